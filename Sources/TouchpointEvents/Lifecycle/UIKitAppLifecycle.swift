@@ -1,0 +1,38 @@
+#if canImport(UIKit) && !os(watchOS)
+import Foundation
+import UIKit
+
+/// Forwards UIKit's background, foreground and terminate notifications as ``AppLifecycleEvent``s.
+///
+/// Compiled on Apple platforms only; the logic that reacts to these events is platform-neutral
+/// and tested through ``ManualAppLifecycle``.
+public struct UIKitAppLifecycle: AppLifecycle {
+    public init() {}
+
+    public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> AppLifecycleObservation {
+        let center = NotificationCenter.default
+        let pairs: [(Notification.Name, AppLifecycleEvent)] = [
+            (UIApplication.didEnterBackgroundNotification, .didEnterBackground),
+            (UIApplication.willEnterForegroundNotification, .willEnterForeground),
+            (UIApplication.willTerminateNotification, .willTerminate),
+        ]
+        let tokens = pairs.map { name, event in
+            center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(event) }
+        }
+        let box = ObserverTokens(tokens)
+        return AppLifecycleObservation { box.remove(from: center) }
+    }
+}
+
+/// The observer tokens of one observation.
+private final class ObserverTokens: @unchecked Sendable {
+    // Safe: the tokens are set once in init and only read afterwards.
+    private let tokens: [any NSObjectProtocol]
+
+    init(_ tokens: [any NSObjectProtocol]) { self.tokens = tokens }
+
+    func remove(from center: NotificationCenter) {
+        for token in tokens { center.removeObserver(token) }
+    }
+}
+#endif
