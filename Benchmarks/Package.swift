@@ -1,0 +1,25 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Benchmarks live in their own package so the main build and CI stay fast.
+// Run them with: cd Benchmarks && swift package benchmark
+let package = Package(
+    name: "TouchpointBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Touchpoint", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "EventsBenchmarks",
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/EventsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
