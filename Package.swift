@@ -22,6 +22,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // Collector only (never in SDK targets).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: SDK
@@ -47,6 +56,27 @@ let package = Package(
             dependencies: ["TouchpointCore", "TouchpointEvents"]
         ),
 
+        // MARK: Collector (server)
+        .systemLibrary(name: "CTouchpointZlib", path: "Sources/CTouchpointZlib"),
+        .target(
+            name: "TouchpointCollector",
+            dependencies: [
+                "TouchpointCore",
+                "CTouchpointZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: Test support shipped as a library
         .target(
             name: "TouchpointTesting",
@@ -58,6 +88,7 @@ let package = Package(
             name: "TouchpointCLI",
             dependencies: [
                 "Touchpoint",
+                "TouchpointCollector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -71,10 +102,24 @@ let package = Package(
             name: "TouchpointEventsTests",
             dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
         ),
+        .testTarget(
+            name: "TouchpointCollectorTests",
+            dependencies: [
+                "TouchpointCollector",
+                "TouchpointTesting",
+                "TouchpointCLI",
+                "CTouchpointZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

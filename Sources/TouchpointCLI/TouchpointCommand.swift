@@ -1,10 +1,10 @@
 import ArgumentParser
 
 /// `touchpoint`: the command-line tool.
-struct TouchpointCommand: ParsableCommand {
+struct TouchpointCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchpoint",
         abstract: "Touchpoint: record, inspect and deliver customer-experience events.",
-        subcommands: []
+        subcommands: [ServeCommand.self, LoadgenCommand.self]
     )
 }

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TouchpointCollector
+
+/// `touchpoint serve`: runs the collector until Ctrl-C (SIGINT) or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Touchpoint collector (Segment-compatible ingest, remote config, query API).",
+        discussion: """
+            Stores events in SQLite under the data directory unless --database names a PostgreSQL URL.
+            The write key and admin token are created on first start and kept in the data directory.
+            Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT,
+            TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN.
+            """
+    )
+
+    @Option(help: "Address to listen on (default 127.0.0.1; env TOUCHPOINT_HOST).")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one (default 8080; env TOUCHPOINT_PORT).")
+    var port: Int?
+
+    @Option(help: "Data directory for SQLite and credentials (default ./touchpoint-data; env TOUCHPOINT_DATA).")
+    var data: String?
+
+    @Option(help: "postgres://user@host:port/database to store in PostgreSQL (env TOUCHPOINT_DATABASE_URL).")
+    var database: String?
+
+    @Option(help: "Write key of the default source (env TOUCHPOINT_WRITE_KEY; default: kept in the data directory).")
+    var writeKey: String?
+
+    @Option(help: "Admin token for the query API and config writes (env TOUCHPOINT_ADMIN_TOKEN).")
+    var adminToken: String?
+
+    @Option(help: "Cache-Control max-age of config documents, in seconds.")
+    var configMaxAge: Int = 60
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = CollectorConfiguration()
+        configuration.host = host ?? environment["TOUCHPOINT_HOST"] ?? configuration.host
+        if let port = try port ?? environment["TOUCHPOINT_PORT"].map(Self.port) { configuration.port = port }
+        if let data = data ?? environment["TOUCHPOINT_DATA"] {
+            configuration.dataDirectory = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
+        }
+        configuration.databaseURL = database ?? environment["TOUCHPOINT_DATABASE_URL"]
+        configuration.writeKey = writeKey ?? environment["TOUCHPOINT_WRITE_KEY"]
+        configuration.adminToken = adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"]
+        configuration.configMaxAge = configMaxAge
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        configuration.logger.logLevel = level
+
+        try await CollectorServer(configuration: configuration).run { collector in
+            let lines = [
+                "Touchpoint collector listening on \(collector.baseURL.absoluteString)",
+                "  storage:     \(collector.storageDescription)",
+                "  write key:   \(collector.writeKey)",
+                "  admin token: \(collector.adminToken)",
+                "Send events to \(collector.baseURL.absoluteString)/v1/batch (HTTP Basic, write key as user name).",
+                "Stop with Ctrl-C.",
+            ]
+            // Unbuffered, so a script or test reading the pipe sees it at once.
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+
+    private static func port(_ text: String) throws -> Int {
+        guard let port = Int(text), (0...65535).contains(port) else {
+            throw ValidationError("TOUCHPOINT_PORT: \(text) is not a port number")
+        }
+        return port
+    }
+}

@@ -1,0 +1,48 @@
+/// One accepted message of a Segment-style request, checked and ready to store.
+///
+/// The collector keeps the message as received (``payload``) and lifts out the fields it indexes
+/// and queries on. ``timestamp`` is the corrected time (see ``TimestampCorrection``);
+/// ``originalTimestamp`` is the text the client sent.
+public struct IngestMessage: Sendable, Hashable {
+    /// The client's `messageId`: with the source, what deduplication keys on.
+    public var messageId: String
+    /// The call: `track`, `identify`, `page`, `screen`, `group` or `alias`.
+    public var type: MessageType
+    /// The event name (`event` of a track call, `name` of a page or screen call).
+    public var name: String?
+    /// The user id, when the client sent one.
+    public var userId: String?
+    /// The anonymous id, when the client sent one.
+    public var anonymousId: String?
+    /// `context.sessionId`, when the client sent one.
+    public var sessionId: String?
+    /// The corrected event time, in milliseconds since 1970.
+    public var timestamp: Int64
+    /// The `timestamp` text as sent, when there was one.
+    public var originalTimestamp: String?
+    /// When the client sent the request (`sentAt`), in milliseconds since 1970.
+    public var sentAt: Int64?
+    /// When the collector received the request, in milliseconds since 1970.
+    public var receivedAt: Int64
+    /// The message as received, compact JSON (without any `writeKey` member).
+    public var payload: String
+
+    /// Creates a message.
+    public init(
+        messageId: String, type: MessageType, name: String?, userId: String?, anonymousId: String?,
+        sessionId: String?, timestamp: Int64, originalTimestamp: String?, sentAt: Int64?, receivedAt: Int64,
+        payload: String
+    ) {
+        self.messageId = messageId
+        self.type = type
+        self.name = name
+        self.userId = userId
+        self.anonymousId = anonymousId
+        self.sessionId = sessionId
+        self.timestamp = timestamp
+        self.originalTimestamp = originalTimestamp
+        self.sentAt = sentAt
+        self.receivedAt = receivedAt
+        self.payload = payload
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import NIOCore
+import TouchpointCore
+
+/// Reads ingest request bodies and stores their events, deduplicated on (source, messageId).
+///
+/// An outcome is returned only after the events are committed to the database, so an
+/// acknowledged event is never lost.
+public final class IngestService: Sendable {
+    let storage: any CollectorStorage
+    let sources: SourceRegistry
+    let metrics: CollectorMetrics
+    /// The decoder, with the limits it applies.
+    public let decoder: BatchDecoder
+    private let clock: any WallClock
+
+    init(
+        storage: any CollectorStorage, sources: SourceRegistry, metrics: CollectorMetrics, limits: IngestLimits,
+        clock: any WallClock
+    ) {
+        self.storage = storage
+        self.sources = sources
+        self.metrics = metrics
+        self.decoder = BatchDecoder(limits: limits)
+        self.clock = clock
+    }
+
+    /// Reads `body` and stores its valid events.
+    /// - Parameters:
+    ///   - body: the decompressed request body.
+    ///   - endpoint: which ingest endpoint it came to.
+    ///   - source: the source the request's `Authorization` header named; nil to take the
+    ///     `writeKey` from the body.
+    /// - Returns: what was stored, deduplicated and rejected.
+    /// - Throws: ``CollectorError`` for a request that is unusable as a whole (`unauthorized`
+    ///   without a known write key), or the storage's error when the database fails (nothing
+    ///   was acknowledged; the client retries).
+    public func ingest(_ body: [UInt8], endpoint: IngestEndpoint, source: String?) async throws -> IngestOutcome {
+        let (request, source) = try body.withUnsafeBytes { buffer in
+            Result { () throws(CollectorError) in try prepare(buffer, endpoint: endpoint, source: source) }
+        }.get()
+        return try await store(request, source: source)
+    }
+
+    func ingest(_ body: ByteBuffer, endpoint: IngestEndpoint, source: String?) async throws -> IngestOutcome {
+        let (request, source) = try body.withUnsafeReadableBytes { buffer in
+            Result { () throws(CollectorError) in try prepare(buffer, endpoint: endpoint, source: source) }
+        }.get()
+        return try await store(request, source: source)
+    }
+
+    /// Decodes the body and settles which source it writes to.
+    private func prepare(_ body: UnsafeRawBufferPointer, endpoint: IngestEndpoint, source: String?)
+        throws(CollectorError) -> (DecodedRequest, String)
+    {
+        let receivedAt = Timestamp.milliseconds(clock.now())
+        let request: DecodedRequest
+        do {
+            request = try decoder.decode(body, endpoint: endpoint, receivedAt: receivedAt)
+        } catch {
+            // Without a known write key the client learns nothing about the body.
+            if source == nil { throw Self.unauthorized }
+            throw error
+        }
+        guard let source = source ?? request.writeKey.flatMap(sources.source(forWriteKey:)) else {
+            throw Self.unauthorized
+        }
+        if case .single = endpoint, let rejection = request.rejections.first {
+            // The request's only message is unusable: the request as a whole is bad.
+            throw CollectorError(.invalidRequest, rejection.description, path: rejection.path)
+        }
+        return (request, source)
+    }
+
+    private func store(_ request: DecodedRequest, source: String) async throws -> IngestOutcome {
+        let start = ContinuousClock.now
+        let stored: [Bool]
+        do {
+            stored = try await storage.insert(request.messages, source: source)
+        } catch {
+            metrics.recordStorageWrite(seconds: (ContinuousClock.now - start).seconds, failed: true)
+            throw error
+        }
+        metrics.recordStorageWrite(seconds: (ContinuousClock.now - start).seconds, failed: false)
+        let accepted = stored.reduce(0) { $0 + ($1 ? 1 : 0) }
+        let outcome = IngestOutcome(
+            source: source, accepted: accepted, duplicates: stored.count - accepted, rejections: request.rejections)
+        metrics.recordIngest(accepted: accepted, rejected: request.rejections.count, deduplicated: outcome.duplicates)
+        return outcome
+    }
+
+    static let unauthorized = CollectorError(
+        .unauthorized, "missing or unknown write key: send it as HTTP Basic user name (writeKey:) or as \"writeKey\" in the body")
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

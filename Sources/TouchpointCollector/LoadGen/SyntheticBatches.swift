@@ -1,0 +1,130 @@
+import Foundation
+import TouchpointCore
+
+/// Realistic Segment batches for load generation: screens, taps, survey and promo events and the
+/// occasional identify, with the context the Touchpoint SDK sends.
+struct SyntheticBatches {
+    private var generator: SplitMix64
+    private let anonymousId: String
+    private let userId: String?
+    private var sessionId: String
+    private var eventsInSession = 0
+    private var writer = JSONWriter(capacity: 128 * 1024)
+
+    init(seed: UInt64) {
+        generator = SplitMix64(seed: seed)
+        anonymousId = UUID().uuidString
+        userId = seed % 3 == 0 ? nil : "user-\(seed)"
+        sessionId = UUID().uuidString
+    }
+
+    /// A `/v1/batch` body with `count` events.
+    /// - Returns: the body and the messageIds it carries.
+    mutating func batch(count: Int, at date: Date) -> [UInt8] {
+        writer.reset()
+        writer.beginObject()
+        writer.key("batch")
+        writer.beginArray()
+        for _ in 0..<count { event(at: date) }
+        writer.endArray()
+        writer.key("sentAt")
+        writer.timestamp(date)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private mutating func event(at date: Date) {
+        eventsInSession += 1
+        if eventsInSession > 200 {
+            sessionId = UUID().uuidString
+            eventsInSession = 1
+        }
+        let kind = generator.next() % 100
+        writer.beginObject()
+        writer.key("messageId")
+        writer.uuid(UUID())
+        writer.key("timestamp")
+        writer.timestamp(date.addingTimeInterval(-Double(generator.next() % 5000) / 1000))
+        writer.key("anonymousId")
+        writer.string(anonymousId)
+        if let userId {
+            writer.key("userId")
+            writer.string(userId)
+        }
+        if kind < 3 {
+            writer.key("type")
+            writer.string("identify")
+            writer.key("traits")
+            writer.object(["plan": .string(kind == 0 ? "pro" : "free"), "signupYear": .int(2026)])
+        } else {
+            writer.key("type")
+            writer.string("track")
+            let (name, properties) = Self.track(kind, &generator)
+            writer.key("event")
+            writer.string(name)
+            writer.key("properties")
+            writer.object(properties)
+        }
+        writer.key("context")
+        writer.beginObject()
+        writer.key("sessionId")
+        writer.string(sessionId)
+        writer.key("library")
+        writer.object(["name": "touchpoint-swift", "version": "0.1.0"])
+        writer.key("app")
+        writer.object(["name": "Loadgen", "version": "1.4.2", "build": "142"])
+        writer.key("device")
+        writer.object(["model": "iPhone16,2", "manufacturer": "Apple"])
+        writer.key("os")
+        writer.object(["name": "iOS", "version": "18.2"])
+        writer.key("locale")
+        writer.string("en-US")
+        writer.key("timezone")
+        writer.string("Europe/Berlin")
+        writer.endObject()
+        writer.endObject()
+    }
+
+    private static func track(_ kind: UInt64, _ generator: inout SplitMix64) -> (String, [String: JSONValue]) {
+        let screens = ["Home", "Search", "Product", "Cart", "Settings", "Profile"]
+        switch kind {
+        case 3..<40:
+            return ("screen_viewed", ["screen": .string(screens[Int(generator.next() % 6)])])
+        case 40..<70:
+            return (
+                "button_tap",
+                ["button": .string("cta-\(generator.next() % 12)"), "screen": .string(screens[Int(generator.next() % 6)])]
+            )
+        case 70..<78:
+            return ("survey_presented", ["id": "ask_rating", "responseType": "choice"])
+        case 78..<84:
+            return ("survey_response", ["id": "ask_rating", "type": "choice", "option": .string("\(1 + generator.next() % 5)")])
+        case 84..<87:
+            return ("survey_dismissed", ["id": "ask_rating", "responseType": "choice"])
+        case 87..<95:
+            return ("promo_impression", ["appID": .string("app-\(generator.next() % 4)"), "currentAppID": "loadgen"])
+        case 95..<97:
+            return ("promo_tap", ["appID": .string("app-\(generator.next() % 4)"), "currentAppID": "loadgen"])
+        default:
+            return (
+                "purchase_completed",
+                ["amount": .double(Double(generator.next() % 10_000) / 100), "currency": "EUR", "items": .int(Int(1 + generator.next() % 4))]
+            )
+        }
+    }
+}
+
+/// A small, fast, seedable random number generator (SplitMix64), so runs are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import TouchpointCore
+
+/// Everything a collector needs to start: where to listen, where to store, who may write and read.
+///
+/// ```swift
+/// var configuration = CollectorConfiguration(dataDirectory: directory.url)
+/// configuration.port = 0  // any free port; `RunningCollector.port` tells which
+/// let collector = try await CollectorServer(configuration: configuration).start()
+/// ```
+public struct CollectorConfiguration: Sendable {
+    /// The address to listen on (default `127.0.0.1`).
+    public var host: String
+    /// The port to listen on (default 8080); 0 picks a free one.
+    public var port: Int
+    /// Where the SQLite database and the generated credentials live (default `./touchpoint-data`).
+    public var dataDirectory: URL
+    /// A `postgres://…` URL to store in PostgreSQL instead of SQLite.
+    public var databaseURL: String?
+    /// The default source's write key; nil to use the one kept in the data directory (created on first start).
+    public var writeKey: String?
+    /// The admin token; nil to use the one kept in the data directory (created on first start).
+    public var adminToken: String?
+    /// More sources besides `default`, each with its own write key.
+    public var additionalSources: [CollectorSource]
+    /// Size limits for ingest requests and events.
+    public var limits: IngestLimits
+    /// `Cache-Control: max-age` for config documents, in seconds (default 60).
+    public var configMaxAge: Int
+    /// The validators config documents pass before they are stored.
+    public var validators: ConfigValidatorRegistry
+    /// Routes to add to the collector's router (a dashboard, for example).
+    public var routes: [CollectorRoutes]
+    /// The most PostgreSQL connections this collector opens (default 8).
+    public var postgresMaximumConnections: Int
+    /// The clock that stamps `receivedAt` and update times.
+    public var clock: any WallClock
+    /// The logger for the server and storage.
+    public var logger: Logger
+
+    /// The default data directory, `./touchpoint-data`.
+    public static var defaultDataDirectory: URL {
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("touchpoint-data")
+    }
+
+    /// The SQLite file's name inside the data directory.
+    public static let sqliteFileName = "touchpoint.sqlite"
+
+    /// Creates a configuration with the defaults: 127.0.0.1:8080, SQLite under `./touchpoint-data`.
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL = CollectorConfiguration.defaultDataDirectory,
+        databaseURL: String? = nil, writeKey: String? = nil, adminToken: String? = nil,
+        additionalSources: [CollectorSource] = [], limits: IngestLimits = .segment, configMaxAge: Int = 60,
+        validators: ConfigValidatorRegistry = .structural, routes: [CollectorRoutes] = [],
+        postgresMaximumConnections: Int = 8, clock: any WallClock = SystemClock(),
+        logger: Logger = Logger.touchpoint("collector")
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
+        self.writeKey = writeKey
+        self.adminToken = adminToken
+        self.additionalSources = additionalSources
+        self.limits = limits
+        self.configMaxAge = configMaxAge
+        self.validators = validators
+        self.routes = routes
+        self.postgresMaximumConnections = postgresMaximumConnections
+        self.clock = clock
+        self.logger = logger
+    }
+}

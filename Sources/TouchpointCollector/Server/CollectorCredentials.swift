@@ -1,0 +1,61 @@
+import Foundation
+import TouchpointCore
+
+/// The write key and admin token a collector uses: given by the caller, or created on first start
+/// and kept in `credentials.json` in the data directory so a restart keeps them.
+public struct CollectorCredentials: Sendable, Hashable {
+    /// The default source's write key.
+    public var writeKey: String
+    /// The token for `Authorization: Bearer …` on the query API and config writes.
+    public var adminToken: String
+
+    /// Creates credentials.
+    public init(writeKey: String, adminToken: String) {
+        self.writeKey = writeKey
+        self.adminToken = adminToken
+    }
+
+    /// The file name inside the data directory.
+    public static let fileName = "credentials.json"
+
+    /// Loads the credentials kept in `directory`, creating any that are missing; values passed in
+    /// win over stored ones for this run and are not written.
+    /// - Throws: when the directory or file cannot be read or written, or the file is not valid JSON.
+    static func resolve(directory: URL, writeKey: String?, adminToken: String?) throws -> CollectorCredentials {
+        if let writeKey, let adminToken { return CollectorCredentials(writeKey: writeKey, adminToken: adminToken) }
+        let file = directory.appendingPathComponent(fileName).path
+        var stored: [String: JSONValue] = [:]
+        if let bytes = try AtomicFile.read(file) {
+            do {
+                stored = try JSONParser.parse(bytes).objectValue ?? [:]
+            } catch {
+                throw CollectorError(.invalidRequest, "\(file): \(error.description)")
+            }
+        }
+        var changed = false
+        for (key, length) in [("writeKey", 16), ("adminToken", 24)] where stored[key]?.stringValue?.isEmpty ?? true {
+            stored[key] = .string(randomHex(bytes: length))
+            changed = true
+        }
+        if changed {
+            var writer = JSONWriter(sortsKeys: true)
+            writer.object(stored)
+            writer.newline()
+            try AtomicFile.write(writer.bytes, to: file)
+            // The file holds secrets: owner only.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+        return CollectorCredentials(
+            writeKey: writeKey ?? stored["writeKey"]?.stringValue ?? "",
+            adminToken: adminToken ?? stored["adminToken"]?.stringValue ?? "")
+    }
+
+    /// `bytes` random bytes from the system's secure generator, as lowercase hex.
+    static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        }.joined()
+    }
+}

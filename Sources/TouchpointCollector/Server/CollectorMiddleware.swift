@@ -1,0 +1,47 @@
+import Hummingbird
+import TouchpointCore
+import HTTPTypes
+import Logging
+
+/// Turns every error into a JSON response and counts every request for `/metrics`.
+struct CollectorMiddleware: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+
+    let metrics: CollectorMetrics
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = Self.response(for: error, logger: context.logger)
+        }
+        metrics.recordRequest(
+            route: context.endpointPath ?? "unmatched", status: response.status.code,
+            seconds: (ContinuousClock.now - start).seconds)
+        return response
+    }
+
+    static func response(for error: any Error, logger: Logger) -> Response {
+        switch error {
+        case let error as CollectorError:
+            return Response.json(error.json, status: error.status)
+        case let error as StorageError where error.code == .invalidCursor:
+            return Response.json(CollectorError(.invalidParameter, "cursor: \(error.message)", path: "cursor").json,
+                status: .badRequest)
+        case let error as HTTPError:
+            let message = error.body ?? error.status.reasonPhrase
+            let code = error.status == .notFound ? "not_found" : "http_\(error.status.code)"
+            return Response.json(.object(["error": .string(message), "code": .string(code)]), status: error.status)
+        default:
+            // The database failed (or something unexpected did): nothing was acknowledged, so the
+            // client may retry. The details go to the log, not to the client.
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            let failure = CollectorError(.storageUnavailable, "storage unavailable; nothing was stored, retry later")
+            return Response.json(failure.json, status: failure.status)
+        }
+    }
+}

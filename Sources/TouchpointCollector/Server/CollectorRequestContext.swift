@@ -1,0 +1,34 @@
+import Hummingbird
+
+/// The request context of the collector's router; routes added through ``CollectorRoutes`` use it.
+public struct CollectorRequestContext: RequestContext {
+    /// Hummingbird's per-request storage (logger, route parameters, endpoint path).
+    public var coreContext: CoreRequestContextStorage
+
+    /// Creates the context for one request.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+    }
+}
+
+/// Extra routes for the collector's router, registered when the server starts.
+///
+/// A dashboard adds its pages this way and reads data through ``CollectorServices/query``:
+///
+/// ```swift
+/// configuration.routes.append(CollectorRoutes { router, services in
+///     router.get("/dashboard") { request, _ in
+///         try services.authenticateAdmin(request)
+///         return "…"
+///     }
+/// })
+/// ```
+public struct CollectorRoutes: Sendable {
+    let register: @Sendable (Router<CollectorRequestContext>, CollectorServices) -> Void
+
+    /// Creates a registration.
+    /// - Parameter register: adds routes to the router; called once, before the server listens.
+    public init(_ register: @escaping @Sendable (Router<CollectorRequestContext>, CollectorServices) -> Void) {
+        self.register = register
+    }
+}

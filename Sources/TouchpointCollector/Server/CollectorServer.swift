@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import TouchpointCore
+import UnixSignals
+
+/// The Touchpoint collector: ingest, remote config, scenario state and the query API over HTTP.
+///
+/// `touchpoint serve` runs one until SIGINT or SIGTERM; code (tests, `touchpoint demo`, a
+/// dashboard) starts one in the background:
+///
+/// ```swift
+/// var configuration = CollectorConfiguration(dataDirectory: directory.url)
+/// configuration.port = 0
+/// let collector = try await CollectorServer(configuration: configuration).start()
+/// print(collector.baseURL, collector.writeKey)
+/// try await collector.shutdown()
+/// ```
+public struct CollectorServer: Sendable {
+    /// What the server was configured with.
+    public var configuration: CollectorConfiguration
+
+    /// Creates a server; nothing happens until ``start()`` or ``run(onListening:)``.
+    public init(configuration: CollectorConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Opens the storage, starts listening, and returns while the server runs in the background.
+    /// - Returns: the running collector, which knows its port and stops on ``RunningCollector/shutdown()``.
+    /// - Throws: when the data directory, the database or the port cannot be used.
+    public func start() async throws -> RunningCollector {
+        try await start(signals: [])
+    }
+
+    /// Runs the server until SIGINT or SIGTERM, then shuts down gracefully: requests in flight
+    /// finish, then the database closes.
+    /// - Parameter onListening: called once the server listens (to print where, for example).
+    public func run(onListening: @Sendable (RunningCollector) -> Void) async throws {
+        let running = try await start(signals: [.sigterm, .sigint])
+        onListening(running)
+        try await running.waitUntilStopped()
+    }
+
+    func start(signals: [UnixSignal]) async throws -> RunningCollector {
+        let logger = configuration.logger
+        try AtomicFile.createDirectory(configuration.dataDirectory.path)
+        let credentials = try CollectorCredentials.resolve(
+            directory: configuration.dataDirectory, writeKey: configuration.writeKey,
+            adminToken: configuration.adminToken)
+        let storage: SQLCollectorStorage
+        let storageDescription: String
+        if let url = configuration.databaseURL {
+            storage = try await SQLCollectorStorage.postgres(
+                url: url, maximumConnections: configuration.postgresMaximumConnections, logger: logger)
+            storageDescription = "PostgreSQL at \(PostgresURL.redacted(url))"
+        } else {
+            let path = configuration.dataDirectory.appendingPathComponent(CollectorConfiguration.sqliteFileName).path
+            storage = try await SQLCollectorStorage.sqlite(path: path, logger: logger)
+            storageDescription = "SQLite at \(path)"
+        }
+        let services = CollectorServices(
+            storage: storage, credentials: credentials, additionalSources: configuration.additionalSources,
+            configuration: configuration)
+        let router = CollectorRouter.make(services: services, extraRoutes: configuration.routes)
+        let listening = ListeningSignal()
+        let requestedPort = configuration.port
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: requestedPort)),
+            onServerRunning: { channel in listening.succeed(channel.localAddress?.port ?? requestedPort) },
+            logger: logger)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [StorageCloser(storage: storage), application], gracefulShutdownSignals: signals,
+                logger: logger))
+        let task = Task {
+            do {
+                try await group.run()
+                listening.fail(CollectorError(.storageUnavailable, "the server stopped before it listened"))
+            } catch {
+                listening.fail(error)
+                throw error
+            }
+        }
+        let port: Int
+        do {
+            port = try await listening.wait()
+        } catch {
+            // The server never listened (a port in use, say): stop everything and close the database.
+            await group.triggerGracefulShutdown()
+            _ = await task.result
+            try? await storage.close()
+            throw error
+        }
+        return RunningCollector(
+            host: configuration.host, port: port, services: services, storageDescription: storageDescription,
+            group: group, task: task)
+    }
+}
+
+/// Closes the storage last, after the HTTP server has drained (services stop in reverse order).
+private struct StorageCloser: Service {
+    let storage: any CollectorStorage
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await storage.close()
+    }
+}
+
+/// A one-shot: the bound port, or why the server did not start.
+private final class ListeningSignal: Sendable {
+    private struct State {
+        var result: Result<Int, any Error>?
+        var waiter: CheckedContinuation<Int, any Error>?
+    }
+
+    private let state = Locked(State())
+
+    func succeed(_ port: Int) { settle(.success(port)) }
+
+    func fail(_ error: any Error) { settle(.failure(error)) }
+
+    func wait() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<Int, any Error>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    private func settle(_ result: Result<Int, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int, any Error>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+}

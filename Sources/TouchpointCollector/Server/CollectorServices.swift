@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import TouchpointCore
+
+/// The collector's parts, shared by its routes and by code that embeds it.
+public final class CollectorServices: Sendable {
+    /// Reads and stores ingest requests.
+    public let ingest: IngestService
+    /// Stores and serves the remote-config documents.
+    public let configs: RemoteConfigService
+    /// The scenario store's backend scope.
+    public let scenarios: ScenarioService
+    /// The read side: sessions, events, survey and promo results.
+    public let query: CollectorQuery
+    /// Request and event counters.
+    public let metrics: CollectorMetrics
+    /// The default source's write key and the admin token.
+    public let credentials: CollectorCredentials
+    /// Every source the collector accepts, `default` first.
+    public let sources: [CollectorSource]
+    /// `Cache-Control: max-age` for config documents, in seconds.
+    public let configMaxAge: Int
+    /// `sqlite` or `postgres`.
+    public var storageBackend: String { storage.backendName }
+
+    let storage: any CollectorStorage
+    let sourceRegistry: SourceRegistry
+    let limits: IngestLimits
+
+    init(
+        storage: any CollectorStorage, credentials: CollectorCredentials, additionalSources: [CollectorSource],
+        configuration: CollectorConfiguration
+    ) {
+        let sources = [CollectorSource(id: CollectorSource.defaultID, writeKey: credentials.writeKey)] + additionalSources
+        let registry = SourceRegistry(sources)
+        let metrics = CollectorMetrics()
+        self.storage = storage
+        self.credentials = credentials
+        self.sources = sources
+        self.sourceRegistry = registry
+        self.metrics = metrics
+        self.limits = configuration.limits
+        self.configMaxAge = configuration.configMaxAge
+        ingest = IngestService(
+            storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
+            clock: configuration.clock)
+        configs = RemoteConfigService(storage: storage, validators: configuration.validators, clock: configuration.clock)
+        scenarios = ScenarioService(
+            storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes)
+        query = CollectorQuery(storage: storage)
+    }
+
+    // MARK: Authentication
+
+    /// Checks `Authorization: Bearer <admin token>`.
+    /// - Throws: ``CollectorError`` `unauthorized` when it is missing or wrong.
+    public func authenticateAdmin(_ request: Request) throws {
+        guard let header = request.headers[.authorization], header.count > 7,
+            header.prefix(7).lowercased() == "bearer ",
+            Self.constantTimeEquals(String(header.dropFirst(7)), credentials.adminToken)
+        else {
+            throw CollectorError(.unauthorized, "missing or wrong admin token: send Authorization: Bearer <admin token>")
+        }
+    }
+
+    /// The source named by the request's write key: HTTP Basic (`writeKey:`), or, when
+    /// `allowQuery` is set, a `?writeKey=` query parameter.
+    /// - Returns: the source id, or nil when the request carries no write key at all.
+    /// - Throws: ``CollectorError`` `unauthorized` for a key that no source has, or an
+    ///   `Authorization` header that is not Basic.
+    public func writeKeySource(_ request: Request, allowQuery: Bool) throws -> String? {
+        if let header = request.headers[.authorization] {
+            guard let key = Self.basicUser(header), let source = sourceRegistry.source(forWriteKey: key) else {
+                throw IngestService.unauthorized
+            }
+            return source
+        }
+        if allowQuery, let key = request.uri.queryParameters.get("writeKey") {
+            guard let source = sourceRegistry.source(forWriteKey: key) else { throw IngestService.unauthorized }
+            return source
+        }
+        return nil
+    }
+
+    /// The source an admin request is about: `?source=<id>`, `?writeKey=<key>`, or `default`.
+    /// - Throws: ``CollectorError`` `not_found` for a source or key the collector does not know.
+    public func adminSource(_ request: Request) throws -> String {
+        let parameters = request.uri.queryParameters
+        if let id = parameters.get("source") {
+            guard sourceRegistry.contains(id: id) else {
+                throw CollectorError(.notFound, "source: no source named \"\(id)\"", path: "source")
+            }
+            return id
+        }
+        if let key = parameters.get("writeKey") {
+            guard let id = sourceRegistry.source(forWriteKey: key) else {
+                throw CollectorError(.notFound, "writeKey: no source has this write key", path: "writeKey")
+            }
+            return id
+        }
+        return CollectorSource.defaultID
+    }
+
+    /// The user name of an HTTP Basic `Authorization` header (`Basic base64(user:password)`).
+    static func basicUser(_ header: String) -> String? {
+        guard header.count > 6, header.prefix(6).lowercased() == "basic " else { return nil }
+        let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let data = Data(base64Encoded: encoded) else { return nil }
+        let decoded = String(decoding: data, as: UTF8.self)
+        let user = decoded.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+        return user?.isEmpty == false ? user : nil
+    }
+
+    /// Compares two secrets in time independent of where they differ.
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        guard left.count == right.count, !right.isEmpty else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,38 @@
+/// A source of events: one app or site, identified by its write key.
+///
+/// Every stored event, config document and scenario state belongs to one source. The default
+/// source is named `default`.
+public struct CollectorSource: Sendable, Hashable {
+    /// The source's name, used in the query API (`?source=`) and the database.
+    public var id: String
+    /// The secret a client sends to write to this source (HTTP Basic user name, or `writeKey`).
+    public var writeKey: String
+
+    /// Creates a source.
+    public init(id: String, writeKey: String) {
+        self.id = id
+        self.writeKey = writeKey
+    }
+
+    /// The name of the source the collector's own write key belongs to.
+    public static let defaultID = "default"
+}
+
+/// The sources a collector accepts, by write key.
+struct SourceRegistry: Sendable {
+    private let byWriteKey: [String: String]
+    private let ids: Set<String>
+
+    init(_ sources: [CollectorSource]) {
+        var byWriteKey: [String: String] = [:]
+        for source in sources where byWriteKey[source.writeKey] == nil { byWriteKey[source.writeKey] = source.id }
+        self.byWriteKey = byWriteKey
+        ids = Set(sources.map(\.id))
+    }
+
+    /// The source `writeKey` belongs to, or nil for an unknown key.
+    func source(forWriteKey writeKey: String) -> String? { byWriteKey[writeKey] }
+
+    /// Whether a source of this name exists.
+    func contains(id: String) -> Bool { ids.contains(id) }
+}

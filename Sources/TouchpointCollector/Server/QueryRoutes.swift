@@ -1,0 +1,103 @@
+import Hummingbird
+import TouchpointCore
+
+/// The query API under `/v1/query` (admin token): sessions, events, survey and promo results.
+enum QueryRoutes {
+    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+        let query = services.query
+        let group = router.group("/v1/query")
+
+        group.get("/sessions") { request, _ in
+            let source = try admin(request, services)
+            let parameters = request.uri.queryParameters
+            var user: UserReference?
+            if let id = parameters.get("userId") {
+                user = .userId(id)
+            } else if let id = parameters.get("anonymousId") {
+                user = .anonymousId(id)
+            }
+            let page = try await query.sessions(source: source, user: user, page: try pageRequest(request))
+            return Response.json(page.json(\.json))
+        }
+
+        group.get("/sessions/:sessionId/events") { request, context in
+            let source = try admin(request, services)
+            let page = try await query.sessionEvents(
+                source: source, sessionId: try context.parameters.require("sessionId"), page: try pageRequest(request))
+            return Response.json(page.json(\.json))
+        }
+
+        group.get("/events") { request, _ in
+            let source = try admin(request, services)
+            let filter = EventFilter(name: request.uri.queryParameters.get("name"), range: try timeRange(request))
+            let page = try await query.events(source: source, filter: filter, page: try pageRequest(request))
+            return Response.json(page.json(\.json))
+        }
+
+        group.get("/surveys") { request, _ in
+            let source = try admin(request, services)
+            let results = try await query.surveyResults(source: source, range: try timeRange(request))
+            let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.surveyId)
+            return Response.json(page.json(\.json))
+        }
+
+        group.get("/surveys/:surveyId/answers") { request, context in
+            let source = try admin(request, services)
+            let page = try await query.surveyTextAnswers(
+                source: source, surveyId: try context.parameters.require("surveyId"), range: try timeRange(request),
+                page: try pageRequest(request))
+            return Response.json(page.json(\.json))
+        }
+
+        group.get("/promos") { request, _ in
+            let source = try admin(request, services)
+            let results = try await query.promoResults(source: source, range: try timeRange(request))
+            let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.appID)
+            return Response.json(page.json(\.json))
+        }
+
+        group.get("/counts") { request, _ in
+            let source = try admin(request, services)
+            let counts = try await query.counts(source: source)
+            return Response.json(
+                .object([
+                    "source": .string(source), "events": .int(counts.events), "sessions": .int(counts.sessions),
+                ]))
+        }
+    }
+
+    private static func admin(_ request: Request, _ services: CollectorServices) throws -> String {
+        try services.authenticateAdmin(request)
+        return try services.adminSource(request)
+    }
+
+    /// `?limit=` (1…1000, default 100) and `?cursor=`.
+    static func pageRequest(_ request: Request) throws -> PageRequest {
+        let parameters = request.uri.queryParameters
+        var limit = 100
+        if let text = parameters.get("limit") {
+            guard let value = Int(text), (1...PageRequest.maximumLimit).contains(value) else {
+                throw CollectorError(
+                    .invalidParameter, "limit: expected 1 to \(PageRequest.maximumLimit), got \"\(text)\"",
+                    path: "limit")
+            }
+            limit = value
+        }
+        return PageRequest(limit: limit, cursor: parameters.get("cursor"))
+    }
+
+    /// `?from=` and `?to=`, ISO-8601 timestamps.
+    static func timeRange(_ request: Request) throws -> TimeRange {
+        let parameters = request.uri.queryParameters
+        var range = TimeRange()
+        for name in ["from", "to"] {
+            guard let text = parameters.get(name) else { continue }
+            guard let date = Timestamp.parse(text) else {
+                throw CollectorError(
+                    .invalidParameter, "\(name): not an ISO-8601 timestamp: \"\(text)\"", path: name)
+            }
+            if name == "from" { range.from = date } else { range.to = date }
+        }
+        return range
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+import TouchpointCore
+import HTTPTypes
+
+/// `GET`/`PUT /v1/scenario/{namespace}/{scenarioID}` with version ETags (write key).
+enum ScenarioRoutes {
+    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+        router.get("/v1/scenario/:namespace/:scenarioID") { request, context in
+            let source = try requireSource(request, services: services)
+            let namespace = try context.parameters.require("namespace")
+            let scenarioId = try context.parameters.require("scenarioID")
+            guard
+                let state = try await services.scenarios.state(
+                    source: source, namespace: namespace, scenarioId: scenarioId)
+            else {
+                throw CollectorError(.notFound, "\(namespace)/\(scenarioId): nothing is stored")
+            }
+            var headers: HTTPFields = [:]
+            headers[.eTag] = state.etag
+            headers[.cacheControl] = "no-cache"
+            if let condition = request.headers[.ifNoneMatch], ETagMatcher.matches(condition, etag: state.etag) {
+                return Response(status: .notModified, headers: headers)
+            }
+            return Response.json(bytes: Array(state.body.utf8), headers: headers)
+        }
+
+        router.put("/v1/scenario/:namespace/:scenarioID") { request, context in
+            let source = try requireSource(request, services: services)
+            let namespace = try context.parameters.require("namespace")
+            let scenarioId = try context.parameters.require("scenarioID")
+            let precondition = try Self.precondition(request.headers)
+            let body = try await RequestBodyReader.read(request, limit: services.limits.maximumRequestBytes)
+            let version = try await services.scenarios.write(
+                source: source, namespace: namespace, scenarioId: scenarioId, body: Array(buffer: body),
+                precondition: precondition)
+            let state = ScenarioState(body: "", version: version)
+            var headers: HTTPFields = [:]
+            headers[.eTag] = state.etag
+            return Response.json(.object(["etag": .string(state.etag), "version": .int(Int(version))]), headers: headers)
+        }
+    }
+
+    private static func requireSource(_ request: Request, services: CollectorServices) throws -> String {
+        guard let source = try services.writeKeySource(request, allowQuery: true) else {
+            throw IngestService.unauthorized
+        }
+        return source
+    }
+
+    /// The write's condition from `If-Match` / `If-None-Match`.
+    /// - Throws: ``CollectorError``: `precondition_required` without either header,
+    ///   `precondition_failed` for an `If-Match` that names no version, `invalid_request` for an
+    ///   `If-None-Match` other than `*`.
+    static func precondition(_ headers: HTTPFields) throws -> ScenarioPrecondition {
+        if let match = headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) {
+            if match == "*" { return .present }
+            var tag = Substring(match)
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let version = Int64(tag.dropFirst().dropLast())
+            else {
+                throw CollectorError(.preconditionFailed, "If-Match: \(match) is not a version this collector handed out")
+            }
+            return .version(version)
+        }
+        if let noneMatch = headers[.ifNoneMatch]?.trimmingCharacters(in: .whitespaces) {
+            guard noneMatch == "*" else {
+                throw CollectorError(.invalidRequest, "If-None-Match: a write accepts only * (create when absent)")
+            }
+            return .absent
+        }
+        throw CollectorError(
+            .preconditionRequired,
+            "send If-Match: \"<etag>\" to update, or If-None-Match: * to create; unconditional writes would lose updates")
+    }
+}

@@ -1,0 +1,45 @@
+/// Where the collector keeps events, sessions, remote configs and scenario state.
+///
+/// Two implementations share one body of SQL logic (``SQLCollectorStorage``): SQLite for one
+/// machine, PostgreSQL for several collectors on one database. One test suite runs against both.
+protocol CollectorStorage: Sendable {
+    /// `sqlite` or `postgres`, for `/health` and logs.
+    var backendName: String { get }
+
+    /// Stores the messages that are new for `source`.
+    /// - Returns: one flag per message, true when it was stored now, false when it was already
+    ///   stored (by an earlier request, another collector, or earlier in the same array).
+    func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool]
+
+    /// The stored config document of `kind` for `source`, if any.
+    func config(source: String, kind: String) async throws -> StoredConfig?
+    /// Replaces the config document of `config.kind` for `config.source`.
+    func putConfig(_ config: StoredConfig) async throws
+
+    /// The scenario state at `key`, if any.
+    func scenario(_ key: ScenarioKey) async throws -> StoredScenario?
+    /// Writes the scenario state at `key` when `condition` holds, atomically.
+    func putScenario(_ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, at time: Int64)
+        async throws -> ScenarioWriteResult
+
+    /// Sessions of `source`, newest first, optionally of one user or anonymous id.
+    func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary>
+    /// One session's events in time order.
+    func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent>
+    /// Events in time order, by name and time range.
+    func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent>
+    /// Counts of survey events, grouped by event, survey, response type and option.
+    func surveyTallies(source: String, range: TimeRange) async throws -> [SurveyTallyRow]
+    /// Free-text answers to one survey, in time order.
+    func surveyTextAnswers(source: String, surveyId: String, range: TimeRange, page: PageRequest) async throws
+        -> Page<SurveyTextAnswer>
+    /// Counts of promo events, grouped by event, promoted app and promoting app.
+    func promoTallies(source: String, range: TimeRange) async throws -> [PromoTallyRow]
+    /// How many events and sessions `source` has.
+    func counts(source: String) async throws -> StorageCounts
+
+    /// Checks that the database answers.
+    func ping() async throws
+    /// Closes the database; nothing may be called afterwards.
+    func close() async throws
+}

@@ -1,0 +1,185 @@
+import Foundation
+import TouchpointCore
+
+extension SQLCollectorStorage {
+    func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {
+        var statement = SQLStatement(
+            dialect,
+            "SELECT session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count FROM sessions WHERE source = "
+        )
+        statement.bind(.text(source))
+        switch user {
+        case .userId(let id):
+            statement.append(" AND user_id = ")
+            statement.bind(.text(id))
+        case .anonymousId(let id):
+            statement.append(" AND anonymous_id = ")
+            statement.bind(.text(id))
+        case nil:
+            break
+        }
+        if let cursor = page.cursor {
+            // Newest first: continue below the last session of the previous page.
+            guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
+                throw StorageError(code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+            }
+            statement.append(" AND (last_timestamp < ")
+            statement.bind(.int(last))
+            statement.append(" OR (last_timestamp = ")
+            statement.bind(.int(last))
+            statement.append(" AND session_id < ")
+            statement.bind(.text(String(cursor[cursor.index(after: separator)...])))
+            statement.append("))")
+        }
+        statement.append(" ORDER BY last_timestamp DESC, session_id DESC LIMIT ")
+        statement.bind(.int(Int64(page.limit + 1)))
+        let rows = try await backend.query(statement)
+        let sessions = try rows.map { row -> SessionSummary in
+            guard let id = row[0].text, let first = row[3].int, let last = row[4].int, let count = row[5].int else {
+                throw StorageError(code: .corruptRow, message: "a sessions row does not have the expected columns")
+            }
+            return SessionSummary(
+                sessionId: id, userId: row[1].text, anonymousId: row[2].text, firstTimestamp: Self.date(first),
+                lastTimestamp: Self.date(last), eventCount: Int(count))
+        }
+        return Self.page(sessions, limit: page.limit) { session in
+            "\(Timestamp.milliseconds(session.lastTimestamp)):\(session.sessionId)"
+        }
+    }
+
+    func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
+        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND session_id = ")
+        statement.bind(.text(sessionId))
+        return try await eventPage(statement, page: page)
+    }
+
+    func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent> {
+        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        if let name = filter.name {
+            statement.append(" AND event = ")
+            statement.bind(.text(name))
+        }
+        appendRange(filter.range, to: &statement)
+        return try await eventPage(statement, page: page)
+    }
+
+    /// Finishes an events query with keyset paging on (timestamp, seq).
+    private func eventPage(_ base: SQLStatement, page: PageRequest) async throws -> Page<StoredEvent> {
+        var statement = base
+        if let (timestamp, sequence) = try Self.integerCursor(page.cursor) {
+            statement.append(" AND (timestamp > ")
+            statement.bind(.int(timestamp))
+            statement.append(" OR (timestamp = ")
+            statement.bind(.int(timestamp))
+            statement.append(" AND seq > ")
+            statement.bind(.int(sequence))
+            statement.append("))")
+        }
+        statement.append(" ORDER BY timestamp, seq LIMIT ")
+        statement.bind(.int(Int64(page.limit + 1)))
+        let events = try await backend.query(statement).map(Self.event)
+        return Self.page(events, limit: page.limit) { event in
+            "\(Timestamp.milliseconds(event.timestamp)):\(event.sequence)"
+        }
+    }
+
+    private func appendRange(_ range: TimeRange, to statement: inout SQLStatement) {
+        if let from = range.fromMilliseconds {
+            statement.append(" AND timestamp >= ")
+            statement.bind(.int(from))
+        }
+        if let to = range.toMilliseconds {
+            statement.append(" AND timestamp < ")
+            statement.bind(.int(to))
+        }
+    }
+
+    // MARK: Surveys and promos
+
+    func surveyTallies(source: String, range: TimeRange) async throws -> [SurveyTallyRow] {
+        let id = dialect.jsonText("payload", ["properties", "id"])
+        let type = dialect.jsonText("payload", ["properties", "type"])
+        let responseType = dialect.jsonText("payload", ["properties", "responseType"])
+        let option = dialect.jsonText("payload", ["properties", "option"])
+        var statement = SQLStatement(
+            dialect,
+            "SELECT event, \(id), COALESCE(\(type), \(responseType)), CASE WHEN event = 'survey_response' THEN \(option) END, COUNT(*) FROM events WHERE source = "
+        )
+        statement.bind(.text(source))
+        statement.append(" AND event IN ('survey_presented', 'survey_response', 'survey_dismissed')")
+        appendRange(range, to: &statement)
+        statement.append(" GROUP BY 1, 2, 3, 4")
+        return try await backend.query(statement).compactMap { row in
+            guard let event = row[0].text, let surveyId = row[1].text, let count = row[4].int else { return nil }
+            return SurveyTallyRow(
+                event: event, surveyId: surveyId, responseType: row[2].text, option: row[3].text, count: Int(count))
+        }
+    }
+
+    func surveyTextAnswers(source: String, surveyId: String, range: TimeRange, page: PageRequest) async throws
+        -> Page<SurveyTextAnswer>
+    {
+        let text = dialect.jsonText("payload", ["properties", "text"])
+        var statement = SQLStatement(
+            dialect,
+            "SELECT seq, timestamp, user_id, anonymous_id, session_id, message_id, \(text) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND event = 'survey_response' AND \(dialect.jsonText("payload", ["properties", "id"])) = ")
+        statement.bind(.text(surveyId))
+        statement.append(" AND \(dialect.jsonText("payload", ["properties", "type"])) = 'text'")
+        appendRange(range, to: &statement)
+        if let (timestamp, sequence) = try Self.integerCursor(page.cursor) {
+            statement.append(" AND (timestamp > ")
+            statement.bind(.int(timestamp))
+            statement.append(" OR (timestamp = ")
+            statement.bind(.int(timestamp))
+            statement.append(" AND seq > ")
+            statement.bind(.int(sequence))
+            statement.append("))")
+        }
+        statement.append(" ORDER BY timestamp, seq LIMIT ")
+        statement.bind(.int(Int64(page.limit + 1)))
+        let rows = try await backend.query(statement)
+        let answers = rows.compactMap { row -> (Int64, SurveyTextAnswer)? in
+            guard let sequence = row[0].int, let timestamp = row[1].int, let messageId = row[5].text else {
+                return nil
+            }
+            let answer = SurveyTextAnswer(
+                text: row[6].text ?? "", timestamp: Self.date(timestamp), userId: row[2].text,
+                anonymousId: row[3].text, sessionId: row[4].text, messageId: messageId)
+            return (sequence, answer)
+        }
+        let paged = Self.page(answers, limit: page.limit) { entry in
+            "\(Timestamp.milliseconds(entry.1.timestamp)):\(entry.0)"
+        }
+        return Page(items: paged.items.map(\.1), nextCursor: paged.nextCursor)
+    }
+
+    func promoTallies(source: String, range: TimeRange) async throws -> [PromoTallyRow] {
+        let app = dialect.jsonText("payload", ["properties", "appID"])
+        let current = dialect.jsonText("payload", ["properties", "currentAppID"])
+        var statement = SQLStatement(dialect, "SELECT event, \(app), \(current), COUNT(*) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND event IN ('promo_impression', 'promo_tap')")
+        appendRange(range, to: &statement)
+        statement.append(" GROUP BY 1, 2, 3")
+        return try await backend.query(statement).compactMap { row in
+            guard let event = row[0].text, let appID = row[1].text, let count = row[3].int else { return nil }
+            return PromoTallyRow(event: event, appID: appID, currentAppID: row[2].text, count: Int(count))
+        }
+    }
+
+    func counts(source: String) async throws -> StorageCounts {
+        var statement = SQLStatement(dialect, "SELECT (SELECT COUNT(*) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        statement.append("), (SELECT COUNT(*) FROM sessions WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(")")
+        guard let row = try await backend.query(statement).first, let events = row[0].int, let sessions = row[1].int
+        else { throw StorageError(code: .corruptRow, message: "counting rows returned nothing") }
+        return StorageCounts(events: Int(events), sessions: Int(sessions))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import TouchpointCore
+
+/// The storage logic, written once over a ``SQLBackend`` (SQLite or PostgreSQL).
+final class SQLCollectorStorage: CollectorStorage {
+    let backend: any SQLBackend
+    var dialect: SQLDialect { backend.dialect }
+    var backendName: String { backend.dialect.rawValue }
+
+    private init(backend: any SQLBackend) {
+        self.backend = backend
+    }
+
+    /// Opens the SQLite database file at `path` (creating it) and brings its schema up to date.
+    static func sqlite(path: String, logger: Logger) async throws -> SQLCollectorStorage {
+        let backend = try await SQLiteBackend.open(path: path, logger: logger)
+        return try await migrated(backend)
+    }
+
+    /// Connects to PostgreSQL at `url` and brings its schema up to date.
+    static func postgres(url: String, maximumConnections: Int = 8, logger: Logger) async throws
+        -> SQLCollectorStorage
+    {
+        let backend = try await PostgresBackend.open(url: url, maximumConnections: maximumConnections, logger: logger)
+        return try await migrated(backend)
+    }
+
+    private static func migrated(_ backend: any SQLBackend) async throws -> SQLCollectorStorage {
+        do {
+            try await SchemaMigrations.migrate(backend)
+        } catch {
+            try? await backend.close()
+            throw error
+        }
+        return SQLCollectorStorage(backend: backend)
+    }
+
+    func ping() async throws {
+        _ = try await backend.query("SELECT 1", [])
+    }
+
+    func close() async throws {
+        try await backend.close()
+    }
+
+    // MARK: Shared row decoding
+
+    static let eventColumns =
+        "seq, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
+
+    static func event(from row: SQLRow) throws -> StoredEvent {
+        guard row.count == 12, let sequence = row[0].int, let messageId = row[1].text, let type = row[2].text,
+            let timestamp = row[7].int, let receivedAt = row[10].int, let payload = row[11].text
+        else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
+        let message = (try? JSONParser.parse(payload)) ?? .string(payload)
+        return StoredEvent(
+            sequence: sequence, messageId: messageId, type: type, name: row[3].text, userId: row[4].text,
+            anonymousId: row[5].text, sessionId: row[6].text, timestamp: date(timestamp),
+            originalTimestamp: row[8].text, sentAt: row[9].int.map(date), receivedAt: date(receivedAt),
+            message: message)
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// A keyset cursor `<a>:<b>` of two integers, or nil for the first page.
+    static func integerCursor(_ cursor: String?) throws -> (Int64, Int64)? {
+        guard let cursor else { return nil }
+        let parts = cursor.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let first = Int64(parts[0]), let second = Int64(parts[1]) else {
+            throw StorageError(code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+        }
+        return (first, second)
+    }
+
+    /// Splits `limit + 1` fetched rows into a page and the cursor after its last item.
+    static func page<Item>(_ items: [Item], limit: Int, cursor: (Item) -> String) -> Page<Item> {
+        guard items.count > limit else { return Page(items: items, nextCursor: nil) }
+        let kept = Array(items.prefix(limit))
+        return Page(items: kept, nextCursor: kept.last.map(cursor))
+    }
+}

@@ -1,0 +1,61 @@
+/// The few places where SQLite's and PostgreSQL's SQL differ, so the storage logic is written once.
+enum SQLDialect: String, Sendable {
+    case sqlite
+    case postgres
+
+    /// The placeholder for the `index`-th bound value (1-based): `?` or `$1`.
+    func placeholder(_ index: Int) -> String {
+        switch self {
+        case .sqlite: return "?"
+        case .postgres: return "$\(index)"
+        }
+    }
+
+    /// Text at `path` inside a JSON text column (nil/NULL when absent), as text whatever its JSON type.
+    func jsonText(_ column: String, _ path: [String]) -> String {
+        switch self {
+        case .sqlite:
+            // json_extract returns SQL NULL for JSON null and for a missing member.
+            return "CAST(json_extract(\(column), '$.\(path.joined(separator: "."))') AS TEXT)"
+        case .postgres:
+            return "(\(column)::jsonb #>> '{\(path.joined(separator: ","))}')"
+        }
+    }
+
+    /// The larger of two values (a scalar function, not an aggregate).
+    var greatest: String { self == .sqlite ? "MAX" : "GREATEST" }
+
+    /// The smaller of two values (a scalar function, not an aggregate).
+    var least: String { self == .sqlite ? "MIN" : "LEAST" }
+}
+
+/// A statement under construction: SQL text with its bound values, numbered in the dialect's style.
+struct SQLStatement {
+    let dialect: SQLDialect
+    private(set) var sql = ""
+    private(set) var binds: [SQLValue] = []
+
+    init(_ dialect: SQLDialect, _ sql: String = "") {
+        self.dialect = dialect
+        self.sql = sql
+    }
+
+    /// Appends SQL text.
+    mutating func append(_ text: String) { sql += text }
+
+    /// Appends a placeholder bound to `value`.
+    mutating func bind(_ value: SQLValue) {
+        binds.append(value)
+        sql += dialect.placeholder(binds.count)
+    }
+
+    /// Appends `(?, ?, …)` bound to `values`.
+    mutating func bindTuple(_ values: [SQLValue]) {
+        sql += "("
+        for (offset, value) in values.enumerated() {
+            if offset > 0 { sql += ", " }
+            bind(value)
+        }
+        sql += ")"
+    }
+}

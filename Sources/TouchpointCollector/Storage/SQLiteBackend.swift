@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLiteNIO
+import TouchpointCore
+
+/// SQLite through sqlite-nio, which bundles its own SQLite: nothing to install on the machine.
+///
+/// One write connection, used by one transaction at a time (SQLite has a single writer), and one
+/// read connection for queries; in WAL mode readers never wait for the writer.
+final class SQLiteBackend: SQLBackend {
+    let dialect = SQLDialect.sqlite
+    private let writer: SQLiteConnection
+    private let reader: SQLiteConnection
+    private let writeLock = AsyncLock()
+    private let closed = Locked(false)
+
+    private init(writer: SQLiteConnection, reader: SQLiteConnection) {
+        self.writer = writer
+        self.reader = reader
+    }
+
+    /// Opens (creating when absent) the database file at `path` in WAL mode.
+    static func open(path: String, logger: Logger) async throws -> SQLiteBackend {
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        do {
+            // WAL: readers do not block the writer. synchronous=NORMAL: a commit survives a crash of
+            // the process (the WAL is written before COMMIT returns); only a power loss can drop the
+            // last transactions.
+            for pragma in [
+                "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA temp_store = MEMORY",
+                "PRAGMA cache_size = -65536",
+            ] {
+                try await run(pragma, on: writer)
+            }
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+        let reader: SQLiteConnection
+        do {
+            reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            try await run("PRAGMA query_only = ON", on: reader)
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+        return SQLiteBackend(writer: writer, reader: reader)
+    }
+
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await Self.run(sql, binds, on: reader)
+    }
+
+    func write<Result: Sendable>(
+        _ body: @Sendable (any SQLTransaction) async throws -> Result
+    ) async throws -> Result {
+        try await writeLock.withLock {
+            try await Self.run("BEGIN IMMEDIATE", on: writer)
+            let transaction = Transaction(connection: writer)
+            do {
+                let result = try await body(transaction)
+                try await Self.run("COMMIT", on: writer)
+                return result
+            } catch {
+                _ = try? await Self.run("ROLLBACK", on: writer)
+                throw error
+            }
+        }
+    }
+
+    func withSchemaLock<Result: Sendable>(
+        _ body: @Sendable (any SQLTransaction) async throws -> Result
+    ) async throws -> Result {
+        // BEGIN IMMEDIATE takes SQLite's write lock, which also excludes other processes.
+        try await write(body)
+    }
+
+    func close() async throws {
+        // A task of its own: closing must happen even when the caller was cancelled (a server
+        // that failed to start), or the connections would be dropped open.
+        try await Task {
+            try await writeLock.withLock {
+                guard !closed.value else { return }
+                try await reader.close()
+                try await writer.close()
+                closed.withLock { $0 = true }
+            }
+        }.value
+    }
+
+    private struct Transaction: SQLTransaction {
+        let connection: SQLiteConnection
+
+        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            try await SQLiteBackend.run(sql, binds, on: connection)
+        }
+    }
+
+    @discardableResult
+    private static func run(_ sql: String, _ binds: [SQLValue] = [], on connection: SQLiteConnection) async throws
+        -> [SQLRow]
+    {
+        let rows = Locked<[SQLRow]>([])
+        let data = try binds.map(Self.data)
+        try await connection.query(sql, data) { row in
+            let values = row.columns.map { Self.value($0.data) }
+            rows.withLock { $0.append(values) }
+        }
+        return rows.value
+    }
+
+    private static func data(_ value: SQLValue) throws -> SQLiteData {
+        switch value {
+        case .null: return .null
+        case .int(let number): return .integer(SQLiteInt64(number))
+        case .double(let number): return .float(number)
+        case .text(let text): return .text(text)
+        case .textArray, .intArray:
+            throw StorageError(code: .unsupported, message: "SQLite has no array parameters")
+        }
+    }
+
+    private static func value(_ data: SQLiteData) -> SQLValue {
+        switch data {
+        case .null: return .null
+        case .integer(let number): return .int(Int64(number))
+        case .float(let number): return .double(number)
+        case .text(let text): return .text(text)
+        case .blob(let buffer): return .text(String(buffer: buffer))
+        }
+    }
+}

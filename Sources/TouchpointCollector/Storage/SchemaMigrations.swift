@@ -1,0 +1,115 @@
+import Foundation
+
+/// The versioned schema: each migration runs once, in order, recorded in `schema_migrations`.
+///
+/// A migration is never edited once released; a change to the schema is a new migration at the
+/// end of the list. Collectors that start together against one PostgreSQL take turns
+/// (an advisory lock), so each migration runs exactly once.
+enum SchemaMigrations {
+    struct Migration: Sendable {
+        let version: Int
+        let summary: String
+        let statements: @Sendable (SQLDialect) -> [String]
+    }
+
+    static let all: [Migration] = [
+        Migration(version: 1, summary: "events, sessions, configs, scenarios") { dialect in
+            let sequence =
+                dialect == .sqlite ? "seq INTEGER PRIMARY KEY" : "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            return [
+                """
+                CREATE TABLE events (
+                    \(sequence),
+                    source TEXT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    event TEXT,
+                    user_id TEXT,
+                    anonymous_id TEXT,
+                    session_id TEXT,
+                    timestamp \(integer) NOT NULL,
+                    original_timestamp TEXT,
+                    sent_at \(integer),
+                    received_at \(integer) NOT NULL,
+                    payload TEXT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX events_message ON events (source, message_id)",
+                "CREATE INDEX events_session ON events (source, session_id, timestamp)",
+                "CREATE INDEX events_name ON events (source, event, timestamp)",
+                """
+                CREATE TABLE sessions (
+                    source TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    user_id TEXT,
+                    anonymous_id TEXT,
+                    first_timestamp \(integer) NOT NULL,
+                    last_timestamp \(integer) NOT NULL,
+                    event_count \(integer) NOT NULL,
+                    PRIMARY KEY (source, session_id)
+                )
+                """,
+                "CREATE INDEX sessions_user ON sessions (source, user_id, last_timestamp)",
+                "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id, last_timestamp)",
+                "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
+                """
+                CREATE TABLE configs (
+                    source TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    etag TEXT NOT NULL,
+                    updated_at \(integer) NOT NULL,
+                    PRIMARY KEY (source, kind)
+                )
+                """,
+                """
+                CREATE TABLE scenarios (
+                    source TEXT NOT NULL,
+                    namespace TEXT NOT NULL,
+                    scenario_id TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    version \(integer) NOT NULL,
+                    updated_at \(integer) NOT NULL,
+                    PRIMARY KEY (source, namespace, scenario_id)
+                )
+                """,
+            ]
+        }
+    ]
+
+    /// The newest schema version this build knows.
+    static var latestVersion: Int { all.last?.version ?? 0 }
+
+    /// Brings the schema up to date.
+    /// - Returns: the versions applied now (empty when the schema was current).
+    /// - Throws: ``StorageError`` with code `migration` when the database is newer than this build.
+    @discardableResult
+    static func migrate(_ backend: any SQLBackend) async throws -> [Int] {
+        let integer = backend.dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return try await backend.withSchemaLock { transaction in
+            _ = try await transaction.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version \(integer) PRIMARY KEY, applied_at \(integer) NOT NULL)",
+                [])
+            let rows = try await transaction.query("SELECT version FROM schema_migrations", [])
+            let applied = Set(rows.compactMap { $0.first?.int }.map(Int.init))
+            if let newest = applied.max(), newest > latestVersion {
+                throw StorageError(
+                    code: .migration,
+                    message: "the database has schema version \(newest); this collector knows up to \(latestVersion)")
+            }
+            var now: [Int] = []
+            let timestamp = Int64((Date.now.timeIntervalSince1970 * 1000).rounded())
+            for migration in all where !applied.contains(migration.version) {
+                for statement in migration.statements(backend.dialect) {
+                    _ = try await transaction.query(statement, [])
+                }
+                var record = SQLStatement(backend.dialect, "INSERT INTO schema_migrations (version, applied_at) VALUES ")
+                record.bindTuple([.int(Int64(migration.version)), .int(timestamp)])
+                _ = try await transaction.query(record)
+                now.append(migration.version)
+            }
+            return now
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+struct CollectorServerTests {
+    static func configuration(_ directory: TemporaryDirectory) -> CollectorConfiguration {
+        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
+        configuration.logger.logLevel = .warning
+        return configuration
+    }
+
+    @Test func startsOnAFreePortAndKeepsCredentialsAndDataAcrossRestarts() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-live")
+        let body = TestMessages.batch((0..<10).map { TestMessages.track("e", id: "restart-\($0)") })
+
+        let first = try await CollectorServer(configuration: Self.configuration(directory)).start()
+        #expect(first.port > 0)
+        #expect(first.writeKey.count == 32)
+        #expect(first.adminToken.count == 48)
+        let client = LiveClient(port: first.port)
+        let stored = try await client.postBatch(body, writeKey: first.writeKey)
+        #expect(stored.status == 200)
+        #expect(try JSONParser.parse(stored.body)["accepted"] == 10)
+        let credentials = (first.writeKey, first.adminToken)
+        try await first.shutdown()
+
+        let second = try await CollectorServer(configuration: Self.configuration(directory)).start()
+        #expect((second.writeKey, second.adminToken) == credentials)
+        let retried = try await LiveClient(port: second.port).postBatch(body, writeKey: second.writeKey)
+        #expect(try JSONParser.parse(retried.body)["duplicates"] == 10)
+        #expect(try await LiveClient(port: second.port).count(adminToken: second.adminToken) == 10)
+        try await second.shutdown()
+
+        let file = try #require(try AtomicFile.read(directory.appending(CollectorCredentials.fileName).path))
+        #expect(try JSONParser.parse(file)["writeKey"]?.stringValue == credentials.0)
+    }
+
+    @Test func explicitCredentialsWin() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-live")
+        var configuration = Self.configuration(directory)
+        configuration.writeKey = "given-key"
+        configuration.adminToken = "given-token"
+        let collector = try await CollectorServer(configuration: configuration).start()
+        #expect(collector.writeKey == "given-key")
+        let response = try await LiveClient(port: collector.port).postBatch(
+            TestMessages.batch([TestMessages.track("e")]), writeKey: "given-key")
+        #expect(response.status == 200)
+        try await collector.shutdown()
+    }
+
+    @Test func refusesAPortInUse() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-live")
+        let first = try await CollectorServer(configuration: Self.configuration(directory)).start()
+        var configuration = Self.configuration(try TemporaryDirectory(prefix: "collector-live"))
+        configuration.port = first.port
+        await #expect(throws: (any Error).self) {
+            let second = try await CollectorServer(configuration: configuration).start()
+            try await second.shutdown()
+        }
+        try await first.shutdown()
+    }
+
+    @Test func gracefulShutdownKeepsEveryAcknowledgedEvent() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-shutdown")
+        let collector = try await CollectorServer(configuration: Self.configuration(directory)).start()
+        let port = collector.port
+        let writeKey = collector.writeKey
+        let acknowledged = Locked<Set<String>>([])
+        let started = Locked(0)
+        // Four clients send batches until the server goes away.
+        let senders = (0..<4).map { client in
+            Task {
+                try await LoadGenerator.onThread {
+                    let connection = HTTPConnection(host: "127.0.0.1", port: port, timeoutSeconds: 20)
+                    for round in 0..<400 {
+                        let ids = (0..<20).map { "c\(client)-r\(round)-\($0)" }
+                        let body = TestMessages.batch(ids.map { TestMessages.track("e", id: $0) })
+                        started.withLock { $0 += 1 }
+                        guard
+                            let response = try? connection.send(
+                                method: "POST", path: "/v1/batch",
+                                headers: [("Authorization", TestMessages.basic(writeKey))], body: body),
+                            response.status == 200
+                        else { return }
+                        acknowledged.withLock { $0.formUnion(ids) }
+                    }
+                }
+            }
+        }
+        // Let some requests through, then stop while others are in flight.
+        while started.value < 40 { try await Task.sleep(for: .milliseconds(5)) }
+        try await collector.shutdown()
+        for sender in senders { try await sender.value }
+
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending(CollectorConfiguration.sqliteFileName).path, logger: PostgresTestEnvironment.logger)
+        var stored = Set<String>()
+        var cursor: String?
+        repeat {
+            let page = try await storage.events(
+                source: "default", filter: EventFilter(), page: PageRequest(limit: 1000, cursor: cursor))
+            stored.formUnion(page.items.map(\.messageId))
+            cursor = page.nextCursor
+        } while cursor != nil
+        try await storage.close()
+        #expect(acknowledged.value.count >= 40 * 20 / 2)
+        #expect(acknowledged.value.isSubset(of: stored))
+    }
+
+    @Test func loadGeneratorReportsNoLossAndNoDuplicates() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-loadgen")
+        let collector = try await CollectorServer(configuration: Self.configuration(directory)).start()
+        let report = try await LoadGenerator(
+            configuration: LoadGenConfiguration(
+                host: "127.0.0.1", port: collector.port, writeKey: collector.writeKey, adminToken: collector.adminToken,
+                clients: 3, events: 3000, batchSize: 50, resendRate: 0.2, seed: 5)
+        ).run()
+        try await collector.shutdown()
+        #expect(report.eventsSent == 3000)
+        #expect(report.failures == 0)
+        #expect(report.stored == 3000)
+        #expect(report.accepted == 3000)
+        #expect(report.duplicatesReported == report.eventsResent)
+        #expect(report.eventsResent > 0)
+        #expect(report.lost == 0)
+        #expect(report.duplicatesStored == 0)
+        #expect(report.latencies.count == report.requests)
+        #expect(report.summary.contains("lost 0, duplicates stored 0"))
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+import TouchpointCore
+
+@testable import TouchpointCollector
+
+/// One suite, run against SQLite and (when configured) PostgreSQL.
+struct StorageSuiteTests {
+    @Test(arguments: StorageKind.available)
+    func storesNewMessagesAndReportsDuplicates(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let first = [TestMessages.ingest("a", id: "m1"), TestMessages.ingest("b", id: "m2")]
+            #expect(try await storage.insert(first, source: "default") == [true, true])
+            // m2 again, m3 new, m3 twice in the same request: only the first copy counts.
+            let second = [
+                TestMessages.ingest("b", id: "m2"), TestMessages.ingest("c", id: "m3"), TestMessages.ingest("c", id: "m3"),
+            ]
+            #expect(try await storage.insert(second, source: "default") == [false, true, false])
+            #expect(try await storage.counts(source: "default") == StorageCounts(events: 3, sessions: 1))
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func deduplicatesPerSource(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let message = TestMessages.ingest("a", id: "same")
+            #expect(try await storage.insert([message], source: "app-one") == [true])
+            #expect(try await storage.insert([message], source: "app-two") == [true])
+            #expect(try await storage.insert([message], source: "app-one") == [false])
+            #expect(try await storage.counts(source: "app-one").events == 1)
+            #expect(try await storage.counts(source: "app-two").events == 1)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func concurrentWritersOfOneBatchStoreItOnce(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let batch = (0..<200).map { TestMessages.ingest("e", id: "m-\($0)", session: "s-\($0 % 7)", at: Double($0)) }
+            let results = try await withThrowingTaskGroup(of: [Bool].self) { group in
+                for _ in 0..<6 { group.addTask { try await storage.insert(batch, source: "default") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let storedPerEvent = (0..<200).map { index in results.filter { $0[index] }.count }
+            #expect(storedPerEvent.allSatisfy { $0 == 1 })
+            #expect(try await storage.counts(source: "default") == StorageCounts(events: 200, sessions: 7))
+            let sessions = try await storage.sessions(source: "default", user: nil, page: PageRequest(limit: 10))
+            #expect(sessions.items.map(\.eventCount).reduce(0, +) == 200)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func derivesSessionsAndUsers(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            _ = try await storage.insert(
+                [
+                    TestMessages.ingest("open", session: "s1", user: nil, anonymous: "anon-1", at: 10),
+                    TestMessages.ingest("login", session: "s1", user: "u1", anonymous: "anon-1", at: 20),
+                    TestMessages.ingest("open", session: "s2", user: "u1", anonymous: "anon-1", at: 100),
+                    TestMessages.ingest("open", session: "s3", user: "u2", anonymous: "anon-2", at: 50),
+                    TestMessages.ingest("orphan", session: nil, user: "u1", at: 5),
+                ], source: "default")
+            // A later request for s1 extends it.
+            _ = try await storage.insert(
+                [TestMessages.ingest("tap", session: "s1", user: nil, anonymous: "anon-1", at: 30)], source: "default")
+
+            let byUser = try await storage.sessions(source: "default", user: .userId("u1"), page: PageRequest())
+            #expect(byUser.items.map(\.sessionId) == ["s2", "s1"])
+            let s1 = try #require(byUser.items.last)
+            #expect(s1.eventCount == 3)
+            #expect(s1.anonymousId == "anon-1")
+            #expect(s1.firstTimestamp == TestMessages.base.addingTimeInterval(10))
+            #expect(s1.lastTimestamp == TestMessages.base.addingTimeInterval(30))
+
+            let byAnonymous = try await storage.sessions(
+                source: "default", user: .anonymousId("anon-2"), page: PageRequest())
+            #expect(byAnonymous.items.map(\.sessionId) == ["s3"])
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func pagesThroughSessionsAndEvents(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            // Equal timestamps in the middle: the order falls back to storage order.
+            let messages = (0..<25).map { index in
+                TestMessages.ingest("step-\(index)", id: "id-\(index)", session: "s", at: Double(index / 2))
+            }
+            _ = try await storage.insert(messages, source: "default")
+            var names: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await storage.sessionEvents(
+                    source: "default", sessionId: "s", page: PageRequest(limit: 7, cursor: cursor))
+                names += page.items.compactMap(\.name)
+                cursor = page.nextCursor
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(pages == 4)
+            #expect(Set(names) == Set((0..<25).map { "step-\($0)" }))
+            #expect(names.count == 25)
+            let times = try await storage.sessionEvents(source: "default", sessionId: "s", page: PageRequest(limit: 100))
+                .items.map(\.timestamp)
+            #expect(times == times.sorted())
+
+            for index in 0..<5 {
+                _ = try await storage.insert(
+                    [TestMessages.ingest("x", session: "other-\(index)", at: Double(1000 + index))], source: "default")
+            }
+            let first = try await storage.sessions(source: "default", user: nil, page: PageRequest(limit: 4))
+            let second = try await storage.sessions(
+                source: "default", user: nil, page: PageRequest(limit: 4, cursor: first.nextCursor))
+            #expect(first.items.map(\.sessionId) == ["other-4", "other-3", "other-2", "other-1"])
+            #expect(second.items.map(\.sessionId) == ["other-0", "s"])
+            #expect(second.nextCursor == nil)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func filtersEventsByNameAndTimeRange(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            _ = try await storage.insert(
+                (0..<10).map { TestMessages.ingest($0.isMultiple(of: 2) ? "even" : "odd", at: Double($0 * 60)) },
+                source: "default")
+            let range = TimeRange(
+                from: TestMessages.base.addingTimeInterval(120), to: TestMessages.base.addingTimeInterval(480))
+            let page = try await storage.events(
+                source: "default", filter: EventFilter(name: "even", range: range), page: PageRequest())
+            #expect(
+                page.items.map(\.timestamp)
+                    == [120, 240, 360].map { TestMessages.base.addingTimeInterval(Double($0)) })
+            let all = try await storage.events(source: "default", filter: EventFilter(), page: PageRequest())
+            #expect(all.items.count == 10)
+            let event = try #require(all.items.first)
+            #expect(event.message["messageId"]?.stringValue == event.messageId)
+            #expect(event.sessionId == "session-1")
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func rejectsCursorsItDidNotHandOut(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            await #expect(throws: StorageError.self) {
+                _ = try await storage.events(
+                    source: "default", filter: EventFilter(), page: PageRequest(cursor: "'; DROP TABLE events; --"))
+            }
+            #expect(try await storage.counts(source: "default").events == 0)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func talliesSurveysAndPromos(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            var messages: [IngestMessage] = []
+            for _ in 0..<4 { messages.append(TestMessages.ingest("survey_presented", properties: ["id": "rate", "responseType": "choice"])) }
+            messages.append(TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": "5"]))
+            messages.append(TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": "5"]))
+            messages.append(TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": 3]))
+            messages.append(TestMessages.ingest("survey_dismissed", properties: ["id": "rate", "responseType": "choice"]))
+            messages.append(TestMessages.ingest("survey_presented", properties: ["id": "ask", "responseType": "text"]))
+            messages.append(
+                TestMessages.ingest("survey_response", user: "u9", at: 5, properties: ["id": "ask", "type": "text", "text": "More dark mode"]))
+            for index in 0..<10 {
+                messages.append(TestMessages.ingest("promo_impression", properties: ["appID": "notes", "currentAppID": index < 6 ? "mail" : "calendar"]))
+            }
+            messages.append(TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "mail"]))
+            messages.append(TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "calendar"]))
+            _ = try await storage.insert(messages, source: "default")
+
+            let query = CollectorQuery(storage: storage)
+            let surveys = try await query.surveyResults(source: "default")
+            #expect(
+                surveys == [
+                    SurveyResult(surveyId: "ask", presented: 1, responded: 1, textAnswers: 1),
+                    SurveyResult(surveyId: "rate", presented: 4, responded: 3, dismissed: 1, choices: ["5": 2, "3": 1]),
+                ])
+            let answers = try await query.surveyTextAnswers(source: "default", surveyId: "ask")
+            #expect(answers.items.map(\.text) == ["More dark mode"])
+            #expect(answers.items.first?.userId == "u9")
+
+            let promos = try await query.promoResults(source: "default")
+            #expect(promos.count == 1)
+            let notes = try #require(promos.first)
+            #expect(notes.impressions == 10)
+            #expect(notes.taps == 2)
+            #expect(notes.clickThrough == 0.2)
+            #expect(notes.byPromotingApp["mail"] == PromoCounts(impressions: 6, taps: 1))
+            #expect(notes.byPromotingApp["calendar"] == PromoCounts(impressions: 4, taps: 1))
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func storesAndReplacesConfigs(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            #expect(try await storage.config(source: "default", kind: "surveys") == nil)
+            let first = StoredConfig(source: "default", kind: "surveys", body: #"{"surveys":[]}"#, etag: "a", updatedAt: 1)
+            try await storage.putConfig(first)
+            #expect(try await storage.config(source: "default", kind: "surveys") == first)
+            let second = StoredConfig(source: "default", kind: "surveys", body: #"{"surveys":[{"id":"x"}]}"#, etag: "b", updatedAt: 2)
+            try await storage.putConfig(second)
+            #expect(try await storage.config(source: "default", kind: "surveys") == second)
+            #expect(try await storage.config(source: "other", kind: "surveys") == nil)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func writesScenariosOptimistically(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let key = ScenarioKey(source: "default", namespace: "onboarding", scenarioId: "s1")
+            #expect(try await storage.scenario(key) == nil)
+            #expect(try await storage.putScenario(key, body: "{}", condition: .version(1), at: 0) == .preconditionFailed(current: nil))
+            #expect(try await storage.putScenario(key, body: "{}", condition: .exists, at: 0) == .preconditionFailed(current: nil))
+            #expect(try await storage.putScenario(key, body: #"{"a":1}"#, condition: .create, at: 0) == .written(version: 1))
+            #expect(try await storage.putScenario(key, body: "{}", condition: .create, at: 0) == .preconditionFailed(current: 1))
+            #expect(try await storage.putScenario(key, body: #"{"a":2}"#, condition: .version(1), at: 0) == .written(version: 2))
+            #expect(try await storage.putScenario(key, body: #"{"a":3}"#, condition: .version(1), at: 0) == .preconditionFailed(current: 2))
+            #expect(try await storage.putScenario(key, body: #"{"a":4}"#, condition: .exists, at: 0) == .written(version: 3))
+            #expect(try await storage.scenario(key) == StoredScenario(body: #"{"a":4}"#, version: 3))
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func concurrentScenarioWritersOneWins(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let key = ScenarioKey(source: "default", namespace: "n", scenarioId: "race")
+            _ = try await storage.putScenario(key, body: "{}", condition: .create, at: 0)
+            let results = try await withThrowingTaskGroup(of: ScenarioWriteResult.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await storage.putScenario(key, body: #"{"writer":\#(index)}"#, condition: .version(1), at: 0)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.filter { $0 == .written(version: 2) }.count == 1)
+            #expect(results.filter { $0 == .preconditionFailed(current: 2) }.count == 7)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func migrationsRunOnceAndAreRecorded(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [])
+            let versions = try await storage.backend.query("SELECT version FROM schema_migrations", [])
+            #expect(versions.compactMap { $0.first?.int } == [Int64(SchemaMigrations.latestVersion)])
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func keepsPayloadsVerbatimAndSQLTextInert(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let hostile = "x'); DROP TABLE events; --"
+            let message = TestMessages.ingest(hostile, id: hostile, session: hostile, user: hostile, properties: ["q": .string(hostile)])
+            #expect(try await storage.insert([message], source: hostile) == [true])
+            let page = try await storage.events(source: hostile, filter: EventFilter(name: hostile), page: PageRequest())
+            let stored = try #require(page.items.first)
+            #expect(stored.messageId == hostile)
+            #expect(stored.properties["q"] == .string(hostile))
+            #expect(stored.message == (try JSONParser.parse(message.payload)))
+        }
+    }
+}

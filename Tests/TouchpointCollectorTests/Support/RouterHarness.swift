@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+/// A collector's router over a fresh SQLite database, driven by HummingbirdTesting.
+enum RouterHarness {
+    static let writeKey = "test-write-key"
+    static let adminToken = "test-admin-token"
+
+    /// Runs `body` against a collector router.
+    static func run(
+        _ setup: TestingSetup = .router, configure: (inout CollectorConfiguration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol, CollectorServices) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-router")
+        var configuration = CollectorConfiguration(
+            dataDirectory: directory.url, writeKey: writeKey, adminToken: adminToken,
+            additionalSources: [CollectorSource(id: "web", writeKey: "web-key")])
+        configuration.logger.logLevel = .warning
+        configure(&configuration)
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: configuration.logger)
+        let services = CollectorServices(
+            storage: storage,
+            credentials: CollectorCredentials(writeKey: writeKey, adminToken: adminToken),
+            additionalSources: configuration.additionalSources, configuration: configuration)
+        let router = CollectorRouter.make(services: services, extraRoutes: configuration.routes)
+        let application = Application(router: router, logger: configuration.logger)
+        do {
+            try await application.test(setup) { client in try await body(client, services) }
+            try await storage.close()
+        } catch {
+            try? await storage.close()
+            throw error
+        }
+    }
+}
+
+extension TestResponse {
+    /// The body as JSON.
+    var json: JSONValue {
+        get throws { try JSONParser.parse(Array(buffer: body)) }
+    }
+}
+
+extension HTTPFields {
+    static func basic(_ key: String) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.authorization] = TestMessages.basic(key)
+        return fields
+    }
+
+    static func bearer(_ token: String) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.authorization] = "Bearer \(token)"
+        return fields
+    }
+}
+
+extension ByteBuffer {
+    init(json: [UInt8]) { self.init(bytes: json) }
+}
