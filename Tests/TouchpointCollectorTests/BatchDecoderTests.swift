@@ -54,7 +54,9 @@ struct BatchDecoderTests {
         messages[5] = .object(["type": "teleport", "messageId": "t", "anonymousId": "a"])
         messages[7] = .object(["type": "track", "messageId": "n", "event": "x"])  // no user
         messages[9] = .object(["type": "track", "messageId": "p", "anonymousId": "a", "event": "x", "properties": [1]])
-        messages[11] = .object(["type": "track", "messageId": "q", "anonymousId": "a", "event": "x", "timestamp": "yesterday"])
+        messages[11] = .object([
+            "type": "track", "messageId": "q", "anonymousId": "a", "event": "x", "timestamp": "yesterday",
+        ])
         messages[13] = .string("not an event")
         messages[17] = .object(["type": "track", "messageId": "r", "anonymousId": "a"])  // no event name
         let request = try decoder.decode(TestMessages.batch(messages), endpoint: .batch, receivedAt: receivedAt)
@@ -75,7 +77,8 @@ struct BatchDecoderTests {
     @Test func rejectsEventsOverTheSizeLimit() throws {
         let big = String(repeating: "x", count: 33 * 1024)
         let body = TestMessages.batch([
-            TestMessages.track("small", id: "a"), TestMessages.track("big", id: "b", properties: ["blob": .string(big)]),
+            TestMessages.track("small", id: "a"),
+            TestMessages.track("big", id: "b", properties: ["blob": .string(big)]),
         ])
         let request = try decoder.decode(body, endpoint: .batch, receivedAt: receivedAt)
         #expect(request.messages.map(\.messageId) == ["a"])
@@ -86,9 +89,14 @@ struct BatchDecoderTests {
     @Test func refusesBatchesOverTheEventLimit() throws {
         let decoder = BatchDecoder(limits: IngestLimits(maximumBatchEvents: 3))
         let body = TestMessages.batch((0..<4).map { TestMessages.track("e", id: "m\($0)") })
-        #expect(throws: CollectorError(.tooManyEvents, "batch: 4 events, over the limit of 3 per batch", path: "batch", problems: [
-            JSONProblem(path: JSONPath.root.appending("batch"), message: "4 events, over the limit of 3 per batch")
-        ])) {
+        #expect(
+            throws: CollectorError(
+                .tooManyEvents, "batch: 4 events, over the limit of 3 per batch", path: "batch",
+                problems: [
+                    JSONProblem(
+                        path: JSONPath.root.appending("batch"), message: "4 events, over the limit of 3 per batch")
+                ])
+        ) {
             try decoder.decode(body, endpoint: .batch, receivedAt: 0)
         }
     }
@@ -113,7 +121,8 @@ struct BatchDecoderTests {
 
     @Test func readsSingleMessageEndpoints() throws {
         let body = Array(
-            #"{"writeKey":"k","messageId":"m","userId":"u","traits":{"name":"Ada"},"sentAt":"2026-01-01T00:00:00Z"}"#.utf8)
+            #"{"writeKey":"k","messageId":"m","userId":"u","traits":{"name":"Ada"},"sentAt":"2026-01-01T00:00:00Z"}"#
+                .utf8)
         let request = try decoder.decode(body, endpoint: .single(.identify), receivedAt: receivedAt)
         #expect(request.writeKey == "k")
         let message = try #require(request.messages.first)
@@ -123,7 +132,8 @@ struct BatchDecoderTests {
         #expect(try JSONParser.parse(message.payload)["writeKey"] == nil)
         #expect(try JSONParser.parse(message.payload)["traits"]?["name"] == "Ada")
 
-        let bad = try decoder.decode(Array(#"{"userId":"u","event":"x"}"#.utf8), endpoint: .single(.track), receivedAt: 0)
+        let bad = try decoder.decode(
+            Array(#"{"userId":"u","event":"x"}"#.utf8), endpoint: .single(.track), receivedAt: 0)
         #expect(bad.messages.isEmpty)
         #expect(bad.rejections.map(\.description) == ["messageId: missing"])
     }

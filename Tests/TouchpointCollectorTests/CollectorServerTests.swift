@@ -97,7 +97,8 @@ struct CollectorServerTests {
         for sender in senders { try await sender.value }
 
         let storage = try await SQLCollectorStorage.sqlite(
-            path: directory.appending(CollectorConfiguration.sqliteFileName).path, logger: PostgresTestEnvironment.logger)
+            path: directory.appending(CollectorConfiguration.sqliteFileName).path,
+            logger: PostgresTestEnvironment.logger)
         var stored = Set<String>()
         var cursor: String?
         repeat {

@@ -77,7 +77,11 @@ struct ConfigRouteTests {
         var validators = ConfigValidatorRegistry.structural
         validators.register(.surveys) { document in
             document["surveys"]?[0]?["trigger"] == nil
-                ? [JSONProblem(path: JSONPath.root.appending("surveys").appending(index: 0).appending("trigger"), message: "missing")]
+                ? [
+                    JSONProblem(
+                        path: JSONPath.root.appending("surveys").appending(index: 0).appending("trigger"),
+                        message: "missing")
+                ]
                 : []
         }
         try await RouterHarness.run(configure: { $0.validators = validators }) { client, _ async throws in

@@ -12,9 +12,11 @@ struct DecoderFuzzTests {
     /// A realistic batch to mutate.
     static let seedBody: [UInt8] = TestMessages.batch(
         [
-            TestMessages.track("checkout", id: "a", user: "u", properties: ["amount": 12.5, "items": [1, 2], "ok": true]),
+            TestMessages.track(
+                "checkout", id: "a", user: "u", properties: ["amount": 12.5, "items": [1, 2], "ok": true]),
             .object(["type": "identify", "messageId": "b", "userId": "u", "traits": ["name": "Zoë \u{1F600}"]]),
-            .object(["type": "page", "messageId": "c", "anonymousId": "x", "name": "Home", "context": ["sessionId": 7]]),
+            .object(["type": "page", "messageId": "c", "anonymousId": "x", "name": "Home", "context": ["sessionId": 7]]
+            ),
         ], sentAt: TestMessages.base, writeKey: "k")
 
     /// Checks the invariants of one decode: no trap; every event either accepted or rejected once.
@@ -79,7 +81,10 @@ struct DecoderFuzzTests {
                 return .string(words[Int(random.next() % UInt64(words.count))])
             case 5: return .array((0..<(random.next() % 4)).map { _ in value(depth: depth + 1) })
             default:
-                let keys = ["type", "messageId", "userId", "anonymousId", "event", "timestamp", "context", "sessionId", "properties", "traits", "name"]
+                let keys = [
+                    "type", "messageId", "userId", "anonymousId", "event", "timestamp", "context", "sessionId",
+                    "properties", "traits", "name",
+                ]
                 var members: [String: JSONValue] = [:]
                 for _ in 0..<(random.next() % 8) {
                     members[keys[Int(random.next() % UInt64(keys.count))]] = value(depth: depth + 1)

@@ -21,7 +21,8 @@ struct ProcessTests {
         #expect(try await collector.terminate() == 0)
 
         let storage = try await SQLCollectorStorage.sqlite(
-            path: directory.appending(CollectorConfiguration.sqliteFileName).path, logger: PostgresTestEnvironment.logger)
+            path: directory.appending(CollectorConfiguration.sqliteFileName).path,
+            logger: PostgresTestEnvironment.logger)
         #expect(try await storage.counts(source: "default").events == 100)
         try await storage.close()
     }
@@ -45,7 +46,9 @@ struct ProcessTests {
             // The same batch to both at once, then again to each.
             let concurrent = try await withThrowingTaskGroup(of: JSONValue.self) { group in
                 for client in clients {
-                    group.addTask { try JSONParser.parse(try await client.postBatch(body, writeKey: "shared-key").body) }
+                    group.addTask {
+                        try JSONParser.parse(try await client.postBatch(body, writeKey: "shared-key").body)
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -12,16 +12,27 @@ struct QueryRouteTests {
     static func seed(_ client: any TestClientProtocol) async throws {
         var messages: [JSONValue] = []
         for index in 0..<6 {
-            messages.append(TestMessages.track("screen_viewed", id: "v\(index)", session: "s1", user: "u1", at: Double(index)))
+            messages.append(
+                TestMessages.track("screen_viewed", id: "v\(index)", session: "s1", user: "u1", at: Double(index)))
         }
         messages.append(TestMessages.track("tap", id: "t1", session: "s2", user: "u1", at: 100))
         messages.append(TestMessages.track("tap", id: "t2", session: "s3", anonymous: "anon-9", at: 200))
-        messages.append(TestMessages.track("survey_presented", session: "s1", properties: ["id": "rate", "responseType": "choice"]))
-        messages.append(TestMessages.track("survey_response", session: "s1", properties: ["id": "rate", "type": "choice", "option": "4"]))
-        messages.append(TestMessages.track("survey_response", session: "s1", at: 7, properties: ["id": "rate", "type": "text", "text": "Nice"]))
-        messages.append(TestMessages.track("promo_impression", session: "s1", properties: ["appID": "notes", "currentAppID": "mail"]))
-        messages.append(TestMessages.track("promo_impression", session: "s1", properties: ["appID": "notes", "currentAppID": "mail"]))
-        messages.append(TestMessages.track("promo_tap", session: "s1", properties: ["appID": "notes", "currentAppID": "mail"]))
+        messages.append(
+            TestMessages.track("survey_presented", session: "s1", properties: ["id": "rate", "responseType": "choice"]))
+        messages.append(
+            TestMessages.track(
+                "survey_response", session: "s1", properties: ["id": "rate", "type": "choice", "option": "4"]))
+        messages.append(
+            TestMessages.track(
+                "survey_response", session: "s1", at: 7, properties: ["id": "rate", "type": "text", "text": "Nice"]))
+        messages.append(
+            TestMessages.track(
+                "promo_impression", session: "s1", properties: ["appID": "notes", "currentAppID": "mail"]))
+        messages.append(
+            TestMessages.track(
+                "promo_impression", session: "s1", properties: ["appID": "notes", "currentAppID": "mail"]))
+        messages.append(
+            TestMessages.track("promo_tap", session: "s1", properties: ["appID": "notes", "currentAppID": "mail"]))
         let response = try await client.execute(
             uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
             body: ByteBuffer(json: TestMessages.batch(messages)))
@@ -30,7 +41,9 @@ struct QueryRouteTests {
 
     @Test func needsTheAdminToken() async throws {
         try await RouterHarness.run { client, _ async throws in
-            for uri in ["/v1/query/sessions", "/v1/query/events", "/v1/query/surveys", "/v1/query/promos", "/v1/query/counts"] {
+            for uri in [
+                "/v1/query/sessions", "/v1/query/events", "/v1/query/surveys", "/v1/query/promos", "/v1/query/counts",
+            ] {
                 #expect(try await client.execute(uri: uri, method: .get).status == .unauthorized)
                 #expect(
                     try await client.execute(uri: uri, method: .get, headers: .bearer("wrong")).status == .unauthorized)
@@ -47,7 +60,8 @@ struct QueryRouteTests {
             let admin = HTTPFields.bearer(RouterHarness.adminToken)
             let sessions = try await client.execute(uri: "/v1/query/sessions?userId=u1", method: .get, headers: admin)
             #expect(sessions.status == .ok)
-            #expect(try sessions.json["items"]?.arrayValue?.compactMap { $0["sessionId"]?.stringValue } == ["s2", "s1"])
+            #expect(
+                try sessions.json["items"]?.arrayValue?.compactMap { $0["sessionId"]?.stringValue } == ["s2", "s1"])
 
             let anonymous = try await client.execute(
                 uri: "/v1/query/sessions?anonymousId=anon-9", method: .get, headers: admin)
@@ -77,7 +91,10 @@ struct QueryRouteTests {
             let response = try await client.execute(
                 uri: "/v1/query/events?name=screen_viewed&from=\(from)&to=\(to)", method: .get, headers: admin)
             #expect(response.status == .ok)
-            #expect(try response.json["items"]?.arrayValue?.compactMap { $0["messageId"]?.stringValue } == ["v2", "v3", "v4"])
+            #expect(
+                try response.json["items"]?.arrayValue?.compactMap { $0["messageId"]?.stringValue } == [
+                    "v2", "v3", "v4",
+                ])
 
             let badTime = try await client.execute(uri: "/v1/query/events?from=yesterday", method: .get, headers: admin)
             #expect(badTime.status == .badRequest)
@@ -130,8 +147,10 @@ struct OperationsRouteTests {
             var messages = (0..<3).map { TestMessages.track("e", id: "m\($0)") }
             messages.append(.object(["type": "track"]))
             let body = ByteBuffer(json: TestMessages.batch(messages))
-            _ = try await client.execute(uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: body)
-            _ = try await client.execute(uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: body)
+            _ = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: body)
+            _ = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: body)
             _ = try await client.execute(uri: "/v1/batch", method: .post, body: body)
 
             let metrics = try await client.execute(uri: "/metrics", method: .get)

@@ -24,21 +24,25 @@ struct ScenarioRouteTests {
             #expect(unconditional.status == .preconditionRequired)
 
             let created = try await client.execute(
-                uri: uri, method: .put, headers: Self.headers((.ifNoneMatch, "*")), body: ByteBuffer(string: #"{"cart":1}"#))
+                uri: uri, method: .put, headers: Self.headers((.ifNoneMatch, "*")),
+                body: ByteBuffer(string: #"{"cart":1}"#))
             #expect(created.status == .ok)
             #expect(created.headers[.eTag] == "\"1\"")
 
             let again = try await client.execute(
-                uri: uri, method: .put, headers: Self.headers((.ifNoneMatch, "*")), body: ByteBuffer(string: #"{"cart":9}"#))
+                uri: uri, method: .put, headers: Self.headers((.ifNoneMatch, "*")),
+                body: ByteBuffer(string: #"{"cart":9}"#))
             #expect(again.status == .preconditionFailed)
 
             let updated = try await client.execute(
-                uri: uri, method: .put, headers: Self.headers((.ifMatch, "\"1\"")), body: ByteBuffer(string: #"{"cart":2}"#))
+                uri: uri, method: .put, headers: Self.headers((.ifMatch, "\"1\"")),
+                body: ByteBuffer(string: #"{"cart":2}"#))
             #expect(updated.status == .ok)
             #expect(updated.headers[.eTag] == "\"2\"")
 
             let stale = try await client.execute(
-                uri: uri, method: .put, headers: Self.headers((.ifMatch, "\"1\"")), body: ByteBuffer(string: #"{"cart":3}"#))
+                uri: uri, method: .put, headers: Self.headers((.ifMatch, "\"1\"")),
+                body: ByteBuffer(string: #"{"cart":3}"#))
             #expect(stale.status == .preconditionFailed)
             #expect(try stale.json["error"] == "checkout/step-2: the stored version is \"2\"")
 
@@ -47,7 +51,8 @@ struct ScenarioRouteTests {
             #expect(read.headers[.eTag] == "\"2\"")
             #expect(String(buffer: read.body) == #"{"cart":2}"#)
 
-            let notModified = try await client.execute(uri: uri, method: .get, headers: Self.headers((.ifNoneMatch, "\"2\"")))
+            let notModified = try await client.execute(
+                uri: uri, method: .get, headers: Self.headers((.ifNoneMatch, "\"2\"")))
             #expect(notModified.status == .notModified)
         }
     }
@@ -57,7 +62,8 @@ struct ScenarioRouteTests {
             var headers = HTTPFields()
             headers[.ifNoneMatch] = "*"
             let created = try await client.execute(
-                uri: "/v1/scenario/n/s?writeKey=web-key", method: .put, headers: headers, body: ByteBuffer(string: "{}"))
+                uri: "/v1/scenario/n/s?writeKey=web-key", method: .put, headers: headers, body: ByteBuffer(string: "{}")
+            )
             #expect(created.status == .ok)
             let otherSource = try await client.execute(uri: "/v1/scenario/n/s", method: .get, headers: Self.headers())
             #expect(otherSource.status == .notFound)

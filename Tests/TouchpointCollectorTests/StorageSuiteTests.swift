@@ -13,7 +13,8 @@ struct StorageSuiteTests {
             #expect(try await storage.insert(first, source: "default") == [true, true])
             // m2 again, m3 new, m3 twice in the same request: only the first copy counts.
             let second = [
-                TestMessages.ingest("b", id: "m2"), TestMessages.ingest("c", id: "m3"), TestMessages.ingest("c", id: "m3"),
+                TestMessages.ingest("b", id: "m2"), TestMessages.ingest("c", id: "m3"),
+                TestMessages.ingest("c", id: "m3"),
             ]
             #expect(try await storage.insert(second, source: "default") == [false, true, false])
             #expect(try await storage.counts(source: "default") == StorageCounts(events: 3, sessions: 1))
@@ -35,7 +36,9 @@ struct StorageSuiteTests {
     @Test(arguments: StorageKind.available)
     func concurrentWritersOfOneBatchStoreItOnce(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
-            let batch = (0..<200).map { TestMessages.ingest("e", id: "m-\($0)", session: "s-\($0 % 7)", at: Double($0)) }
+            let batch = (0..<200).map {
+                TestMessages.ingest("e", id: "m-\($0)", session: "s-\($0 % 7)", at: Double($0))
+            }
             let results = try await withThrowingTaskGroup(of: [Bool].self) { group in
                 for _ in 0..<6 { group.addTask { try await storage.insert(batch, source: "default") } }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -98,8 +101,10 @@ struct StorageSuiteTests {
             #expect(pages == 4)
             #expect(Set(names) == Set((0..<25).map { "step-\($0)" }))
             #expect(names.count == 25)
-            let times = try await storage.sessionEvents(source: "default", sessionId: "s", page: PageRequest(limit: 100))
-                .items.map(\.timestamp)
+            let times = try await storage.sessionEvents(
+                source: "default", sessionId: "s", page: PageRequest(limit: 100)
+            )
+            .items.map(\.timestamp)
             #expect(times == times.sorted())
 
             for index in 0..<5 {
@@ -151,19 +156,32 @@ struct StorageSuiteTests {
     func talliesSurveysAndPromos(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             var messages: [IngestMessage] = []
-            for _ in 0..<4 { messages.append(TestMessages.ingest("survey_presented", properties: ["id": "rate", "responseType": "choice"])) }
-            messages.append(TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": "5"]))
-            messages.append(TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": "5"]))
-            messages.append(TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": 3]))
-            messages.append(TestMessages.ingest("survey_dismissed", properties: ["id": "rate", "responseType": "choice"]))
+            for _ in 0..<4 {
+                messages.append(
+                    TestMessages.ingest("survey_presented", properties: ["id": "rate", "responseType": "choice"]))
+            }
+            messages.append(
+                TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": "5"]))
+            messages.append(
+                TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": "5"]))
+            messages.append(
+                TestMessages.ingest("survey_response", properties: ["id": "rate", "type": "choice", "option": 3]))
+            messages.append(
+                TestMessages.ingest("survey_dismissed", properties: ["id": "rate", "responseType": "choice"]))
             messages.append(TestMessages.ingest("survey_presented", properties: ["id": "ask", "responseType": "text"]))
             messages.append(
-                TestMessages.ingest("survey_response", user: "u9", at: 5, properties: ["id": "ask", "type": "text", "text": "More dark mode"]))
+                TestMessages.ingest(
+                    "survey_response", user: "u9", at: 5,
+                    properties: ["id": "ask", "type": "text", "text": "More dark mode"]))
             for index in 0..<10 {
-                messages.append(TestMessages.ingest("promo_impression", properties: ["appID": "notes", "currentAppID": index < 6 ? "mail" : "calendar"]))
+                messages.append(
+                    TestMessages.ingest(
+                        "promo_impression",
+                        properties: ["appID": "notes", "currentAppID": index < 6 ? "mail" : "calendar"]))
             }
             messages.append(TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "mail"]))
-            messages.append(TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "calendar"]))
+            messages.append(
+                TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "calendar"]))
             _ = try await storage.insert(messages, source: "default")
 
             let query = CollectorQuery(storage: storage)
@@ -171,7 +189,8 @@ struct StorageSuiteTests {
             #expect(
                 surveys == [
                     SurveyResult(surveyId: "ask", presented: 1, responded: 1, textAnswers: 1),
-                    SurveyResult(surveyId: "rate", presented: 4, responded: 3, dismissed: 1, choices: ["5": 2, "3": 1]),
+                    SurveyResult(
+                        surveyId: "rate", presented: 4, responded: 3, dismissed: 1, choices: ["5": 2, "3": 1]),
                 ])
             let answers = try await query.surveyTextAnswers(source: "default", surveyId: "ask")
             #expect(answers.items.map(\.text) == ["More dark mode"])
@@ -192,10 +211,12 @@ struct StorageSuiteTests {
     func storesAndReplacesConfigs(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             #expect(try await storage.config(source: "default", kind: "surveys") == nil)
-            let first = StoredConfig(source: "default", kind: "surveys", body: #"{"surveys":[]}"#, etag: "a", updatedAt: 1)
+            let first = StoredConfig(
+                source: "default", kind: "surveys", body: #"{"surveys":[]}"#, etag: "a", updatedAt: 1)
             try await storage.putConfig(first)
             #expect(try await storage.config(source: "default", kind: "surveys") == first)
-            let second = StoredConfig(source: "default", kind: "surveys", body: #"{"surveys":[{"id":"x"}]}"#, etag: "b", updatedAt: 2)
+            let second = StoredConfig(
+                source: "default", kind: "surveys", body: #"{"surveys":[{"id":"x"}]}"#, etag: "b", updatedAt: 2)
             try await storage.putConfig(second)
             #expect(try await storage.config(source: "default", kind: "surveys") == second)
             #expect(try await storage.config(source: "other", kind: "surveys") == nil)
@@ -207,13 +228,27 @@ struct StorageSuiteTests {
         try await withStorage(kind) { storage async throws in
             let key = ScenarioKey(source: "default", namespace: "onboarding", scenarioId: "s1")
             #expect(try await storage.scenario(key) == nil)
-            #expect(try await storage.putScenario(key, body: "{}", condition: .version(1), at: 0) == .preconditionFailed(current: nil))
-            #expect(try await storage.putScenario(key, body: "{}", condition: .exists, at: 0) == .preconditionFailed(current: nil))
-            #expect(try await storage.putScenario(key, body: #"{"a":1}"#, condition: .create, at: 0) == .written(version: 1))
-            #expect(try await storage.putScenario(key, body: "{}", condition: .create, at: 0) == .preconditionFailed(current: 1))
-            #expect(try await storage.putScenario(key, body: #"{"a":2}"#, condition: .version(1), at: 0) == .written(version: 2))
-            #expect(try await storage.putScenario(key, body: #"{"a":3}"#, condition: .version(1), at: 0) == .preconditionFailed(current: 2))
-            #expect(try await storage.putScenario(key, body: #"{"a":4}"#, condition: .exists, at: 0) == .written(version: 3))
+            #expect(
+                try await storage.putScenario(key, body: "{}", condition: .version(1), at: 0)
+                    == .preconditionFailed(current: nil))
+            #expect(
+                try await storage.putScenario(key, body: "{}", condition: .exists, at: 0)
+                    == .preconditionFailed(current: nil))
+            #expect(
+                try await storage.putScenario(key, body: #"{"a":1}"#, condition: .create, at: 0) == .written(version: 1)
+            )
+            #expect(
+                try await storage.putScenario(key, body: "{}", condition: .create, at: 0)
+                    == .preconditionFailed(current: 1))
+            #expect(
+                try await storage.putScenario(key, body: #"{"a":2}"#, condition: .version(1), at: 0)
+                    == .written(version: 2))
+            #expect(
+                try await storage.putScenario(key, body: #"{"a":3}"#, condition: .version(1), at: 0)
+                    == .preconditionFailed(current: 2))
+            #expect(
+                try await storage.putScenario(key, body: #"{"a":4}"#, condition: .exists, at: 0) == .written(version: 3)
+            )
             #expect(try await storage.scenario(key) == StoredScenario(body: #"{"a":4}"#, version: 3))
         }
     }
@@ -226,7 +261,8 @@ struct StorageSuiteTests {
             let results = try await withThrowingTaskGroup(of: ScenarioWriteResult.self) { group in
                 for index in 0..<8 {
                     group.addTask {
-                        try await storage.putScenario(key, body: #"{"writer":\#(index)}"#, condition: .version(1), at: 0)
+                        try await storage.putScenario(
+                            key, body: #"{"writer":\#(index)}"#, condition: .version(1), at: 0)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -249,9 +285,11 @@ struct StorageSuiteTests {
     func keepsPayloadsVerbatimAndSQLTextInert(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             let hostile = "x'); DROP TABLE events; --"
-            let message = TestMessages.ingest(hostile, id: hostile, session: hostile, user: hostile, properties: ["q": .string(hostile)])
+            let message = TestMessages.ingest(
+                hostile, id: hostile, session: hostile, user: hostile, properties: ["q": .string(hostile)])
             #expect(try await storage.insert([message], source: hostile) == [true])
-            let page = try await storage.events(source: hostile, filter: EventFilter(name: hostile), page: PageRequest())
+            let page = try await storage.events(
+                source: hostile, filter: EventFilter(name: hostile), page: PageRequest())
             let stored = try #require(page.items.first)
             #expect(stored.messageId == hostile)
             #expect(stored.properties["q"] == .string(hostile))

@@ -53,7 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.adminToken = adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"]
         configuration.configMaxAge = configMaxAge
         guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError(
+                "--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
         }
         configuration.logger.logLevel = level
 

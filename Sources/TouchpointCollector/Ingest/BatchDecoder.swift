@@ -57,7 +57,8 @@ public struct BatchDecoder: Sendable {
         }
         guard case .object(let members) = root else {
             throw CollectorError(
-                .invalidRequest, problem: JSONProblem(path: .root, message: "expected an object, found \(root.typeName)"))
+                .invalidRequest,
+                problem: JSONProblem(path: .root, message: "expected an object, found \(root.typeName)"))
         }
         let writeKey = try optionalString(members["writeKey"], at: JSONPath.root.appending("writeKey"))
         let sentAt = try requestTimestamp(members["sentAt"], at: JSONPath.root.appending("sentAt"))
@@ -128,7 +129,8 @@ public struct BatchDecoder: Sendable {
         case .string(let text)?: return text
         case let other?:
             throw CollectorError(
-                .invalidRequest, problem: JSONProblem(path: path, message: "expected a string, found \(other.typeName)"))
+                .invalidRequest, problem: JSONProblem(path: path, message: "expected a string, found \(other.typeName)")
+            )
         }
     }
 

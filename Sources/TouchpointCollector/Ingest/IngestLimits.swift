@@ -8,7 +8,9 @@ public struct IngestLimits: Sendable, Hashable {
     public var maximumBatchEvents: Int
 
     /// Creates limits.
-    public init(maximumRequestBytes: Int = 500 * 1024, maximumEventBytes: Int = 32 * 1024, maximumBatchEvents: Int = 2500) {
+    public init(
+        maximumRequestBytes: Int = 500 * 1024, maximumEventBytes: Int = 32 * 1024, maximumBatchEvents: Int = 2500
+    ) {
         self.maximumRequestBytes = maximumRequestBytes
         self.maximumEventBytes = maximumEventBytes
         self.maximumBatchEvents = maximumBatchEvents

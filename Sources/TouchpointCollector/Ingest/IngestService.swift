@@ -90,7 +90,8 @@ public final class IngestService: Sendable {
     }
 
     static let unauthorized = CollectorError(
-        .unauthorized, "missing or unknown write key: send it as HTTP Basic user name (writeKey:) or as \"writeKey\" in the body")
+        .unauthorized,
+        "missing or unknown write key: send it as HTTP Basic user name (writeKey:) or as \"writeKey\" in the body")
 }
 
 extension Duration {

@@ -32,7 +32,8 @@ struct MessageReader {
         guard size <= limits.maximumEventBytes else {
             return .failure(
                 JSONProblem(
-                    path: path, message: "\(size) bytes, over the limit of \(limits.maximumEventBytes) bytes per event"))
+                    path: path, message: "\(size) bytes, over the limit of \(limits.maximumEventBytes) bytes per event")
+            )
         }
         do {
             let type = try endpointType ?? Self.type(members["type"], at: path.appending("type"))
@@ -84,7 +85,8 @@ struct MessageReader {
                 IngestMessage(
                     messageId: messageId, type: type, name: name, userId: userId, anonymousId: anonymousId,
                     sessionId: sessionId,
-                    timestamp: TimestampCorrection.corrected(timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
+                    timestamp: TimestampCorrection.corrected(
+                        timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
                     originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt,
                     payload: String(decoding: writer.bytes, as: UTF8.self)))
         } catch let problem as JSONProblem {

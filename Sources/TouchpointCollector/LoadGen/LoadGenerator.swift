@@ -102,7 +102,9 @@ public struct LoadGenReport: Sendable {
         if let stored {
             lines.append("stored (counted):  \(stored) → lost \(lost), duplicates stored \(duplicatesStored)")
         } else {
-            lines.append("stored (reported): \(accepted) → lost \(lost), duplicates stored \(duplicatesStored) (pass --admin-token to count)")
+            lines.append(
+                "stored (reported): \(accepted) → lost \(lost), duplicates stored \(duplicatesStored) (pass --admin-token to count)"
+            )
         }
         lines += failureMessages.map { "failure: \($0)" }
         return lines.joined(separator: "\n")
@@ -220,7 +222,8 @@ public struct LoadGenerator: Sendable {
         let key = configuration.writeKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let response = try await Self.onThread {
             try HTTPConnection(host: configuration.host, port: configuration.port).send(
-                method: "GET", path: "/v1/query/counts?writeKey=\(key)", headers: [("Authorization", "Bearer \(token)")])
+                method: "GET", path: "/v1/query/counts?writeKey=\(key)", headers: [("Authorization", "Bearer \(token)")]
+            )
         }
         guard response.status == 200, let count = (try? JSONParser.parse(response.body))?["events"]?.intValue else {
             throw HTTPConnection.Failure(message: "counting stored events: HTTP \(response.status): \(response.text)")

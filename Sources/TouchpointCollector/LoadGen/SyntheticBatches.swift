@@ -93,12 +93,18 @@ struct SyntheticBatches {
         case 40..<70:
             return (
                 "button_tap",
-                ["button": .string("cta-\(generator.next() % 12)"), "screen": .string(screens[Int(generator.next() % 6)])]
+                [
+                    "button": .string("cta-\(generator.next() % 12)"),
+                    "screen": .string(screens[Int(generator.next() % 6)]),
+                ]
             )
         case 70..<78:
             return ("survey_presented", ["id": "ask_rating", "responseType": "choice"])
         case 78..<84:
-            return ("survey_response", ["id": "ask_rating", "type": "choice", "option": .string("\(1 + generator.next() % 5)")])
+            return (
+                "survey_response",
+                ["id": "ask_rating", "type": "choice", "option": .string("\(1 + generator.next() % 5)")]
+            )
         case 84..<87:
             return ("survey_dismissed", ["id": "ask_rating", "responseType": "choice"])
         case 87..<95:
@@ -108,7 +114,10 @@ struct SyntheticBatches {
         default:
             return (
                 "purchase_completed",
-                ["amount": .double(Double(generator.next() % 10_000) / 100), "currency": "EUR", "items": .int(Int(1 + generator.next() % 4))]
+                [
+                    "amount": .double(Double(generator.next() % 10_000) / 100), "currency": "EUR",
+                    "items": .int(Int(1 + generator.next() % 4)),
+                ]
             )
         }
     }

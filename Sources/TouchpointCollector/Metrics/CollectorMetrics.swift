@@ -64,7 +64,9 @@ public final class CollectorMetrics: Sendable {
         var text = ""
         text += "# HELP touchpoint_requests_total HTTP requests handled, by route and status.\n"
         text += "# TYPE touchpoint_requests_total counter\n"
-        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+        for (key, count) in snapshot.requests.sorted(by: {
+            ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status)
+        }) {
             text += "touchpoint_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.status)\"} \(count)\n"
         }
         text += "# HELP touchpoint_request_duration_seconds Time to answer a request, by route.\n"
@@ -76,7 +78,10 @@ public final class CollectorMetrics: Sendable {
         for (name, help, value) in [
             ("touchpoint_events_accepted_total", "Events stored.", snapshot.accepted),
             ("touchpoint_events_rejected_total", "Events rejected as invalid.", snapshot.rejected),
-            ("touchpoint_events_deduplicated_total", "Events dropped because their messageId was stored.", snapshot.deduplicated),
+            (
+                "touchpoint_events_deduplicated_total", "Events dropped because their messageId was stored.",
+                snapshot.deduplicated
+            ),
             ("touchpoint_storage_errors_total", "Storage writes that failed.", snapshot.storageErrors),
         ] {
             text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"

@@ -64,7 +64,8 @@ public final class ScenarioService: Sendable {
         }
         guard case .object = value else {
             throw CollectorError(
-                .invalidRequest, problem: JSONProblem(path: .root, message: "expected an object, found \(value.typeName)"))
+                .invalidRequest,
+                problem: JSONProblem(path: .root, message: "expected an object, found \(value.typeName)"))
         }
         let condition: ScenarioWriteCondition
         switch precondition {

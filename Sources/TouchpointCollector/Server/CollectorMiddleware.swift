@@ -1,7 +1,7 @@
-import Hummingbird
-import TouchpointCore
 import HTTPTypes
+import Hummingbird
 import Logging
+import TouchpointCore
 
 /// Turns every error into a JSON response and counts every request for `/metrics`.
 struct CollectorMiddleware: RouterMiddleware {
@@ -30,7 +30,8 @@ struct CollectorMiddleware: RouterMiddleware {
         case let error as CollectorError:
             return Response.json(error.json, status: error.status)
         case let error as StorageError where error.code == .invalidCursor:
-            return Response.json(CollectorError(.invalidParameter, "cursor: \(error.message)", path: "cursor").json,
+            return Response.json(
+                CollectorError(.invalidParameter, "cursor: \(error.message)", path: "cursor").json,
                 status: .badRequest)
         case let error as HTTPError:
             let message = error.body ?? error.status.reasonPhrase

@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import TouchpointCore
 
 /// The collector's parts, shared by its routes and by code that embeds it.
@@ -32,7 +32,8 @@ public final class CollectorServices: Sendable {
         storage: any CollectorStorage, credentials: CollectorCredentials, additionalSources: [CollectorSource],
         configuration: CollectorConfiguration
     ) {
-        let sources = [CollectorSource(id: CollectorSource.defaultID, writeKey: credentials.writeKey)] + additionalSources
+        let sources =
+            [CollectorSource(id: CollectorSource.defaultID, writeKey: credentials.writeKey)] + additionalSources
         let registry = SourceRegistry(sources)
         let metrics = CollectorMetrics()
         self.storage = storage
@@ -45,7 +46,8 @@ public final class CollectorServices: Sendable {
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
             clock: configuration.clock)
-        configs = RemoteConfigService(storage: storage, validators: configuration.validators, clock: configuration.clock)
+        configs = RemoteConfigService(
+            storage: storage, validators: configuration.validators, clock: configuration.clock)
         scenarios = ScenarioService(
             storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes)
         query = CollectorQuery(storage: storage)
@@ -60,7 +62,8 @@ public final class CollectorServices: Sendable {
             header.prefix(7).lowercased() == "bearer ",
             Self.constantTimeEquals(String(header.dropFirst(7)), credentials.adminToken)
         else {
-            throw CollectorError(.unauthorized, "missing or wrong admin token: send Authorization: Bearer <admin token>")
+            throw CollectorError(
+                .unauthorized, "missing or wrong admin token: send Authorization: Bearer <admin token>")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import TouchpointCore
 
 /// `GET /v1/config/{kind}` (write key) and `PUT /v1/config/{kind}` (admin token).

@@ -1,6 +1,6 @@
+import HTTPTypes
 import Hummingbird
 import TouchpointCore
-import HTTPTypes
 
 /// `GET /health` and `GET /metrics`.
 enum OperationsRoutes {

@@ -1,6 +1,6 @@
-import Hummingbird
-import HTTPTypes
 import Foundation
+import HTTPTypes
+import Hummingbird
 import NIOCore
 
 /// Reading request bodies within the collector's limits.

@@ -1,7 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import TouchpointCore
-import HTTPTypes
 
 /// `GET`/`PUT /v1/scenario/{namespace}/{scenarioID}` with version ETags (write key).
 enum ScenarioRoutes {
@@ -37,7 +37,8 @@ enum ScenarioRoutes {
             let state = ScenarioState(body: "", version: version)
             var headers: HTTPFields = [:]
             headers[.eTag] = state.etag
-            return Response.json(.object(["etag": .string(state.etag), "version": .int(Int(version))]), headers: headers)
+            return Response.json(
+                .object(["etag": .string(state.etag), "version": .int(Int(version))]), headers: headers)
         }
     }
 
@@ -59,7 +60,8 @@ enum ScenarioRoutes {
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let version = Int64(tag.dropFirst().dropLast())
             else {
-                throw CollectorError(.preconditionFailed, "If-Match: \(match) is not a version this collector handed out")
+                throw CollectorError(
+                    .preconditionFailed, "If-Match: \(match) is not a version this collector handed out")
             }
             return .version(version)
         }
@@ -71,6 +73,7 @@ enum ScenarioRoutes {
         }
         throw CollectorError(
             .preconditionRequired,
-            "send If-Match: \"<etag>\" to update, or If-None-Match: * to create; unconditional writes would lose updates")
+            "send If-Match: \"<etag>\" to update, or If-None-Match: * to create; unconditional writes would lose updates"
+        )
     }
 }

@@ -32,7 +32,8 @@ final class PostgresBackend: SQLBackend {
         } catch {
             try? await backend.close()
             throw StorageError(
-                code: .unavailable, message: "cannot reach PostgreSQL at \(PostgresURL.redacted(url)): \(String(reflecting: error))")
+                code: .unavailable,
+                message: "cannot reach PostgreSQL at \(PostgresURL.redacted(url)): \(String(reflecting: error))")
         }
         return backend
     }

@@ -21,7 +21,8 @@ extension SQLCollectorStorage {
         if let cursor = page.cursor {
             // Newest first: continue below the last session of the previous page.
             guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
-                throw StorageError(code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+                throw StorageError(
+                    code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
             }
             statement.append(" AND (last_timestamp < ")
             statement.bind(.int(last))

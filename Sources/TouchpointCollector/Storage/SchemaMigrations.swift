@@ -104,7 +104,8 @@ enum SchemaMigrations {
                 for statement in migration.statements(backend.dialect) {
                     _ = try await transaction.query(statement, [])
                 }
-                var record = SQLStatement(backend.dialect, "INSERT INTO schema_migrations (version, applied_at) VALUES ")
+                var record = SQLStatement(
+                    backend.dialect, "INSERT INTO schema_migrations (version, applied_at) VALUES ")
                 record.bindTuple([.int(Int64(migration.version)), .int(timestamp)])
                 _ = try await transaction.query(record)
                 now.append(migration.version)

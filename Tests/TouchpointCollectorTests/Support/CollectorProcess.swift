@@ -23,7 +23,9 @@ final class CollectorProcess: @unchecked Sendable {
             let url = directory.appendingPathComponent("touchpoint")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        throw TestFailure("the touchpoint executable was not found beside the tests (\(candidates.map(\.path))); run swift build first")
+        throw TestFailure(
+            "the touchpoint executable was not found beside the tests (\(candidates.map(\.path))); run swift build first"
+        )
     }
 
     /// Starts `touchpoint serve --port 0 …` and waits until it prints where it listens.
@@ -45,7 +47,8 @@ final class CollectorProcess: @unchecked Sendable {
                 return collector
             }
             guard collector.process.isRunning else {
-                throw TestFailure("touchpoint serve exited with \(collector.process.terminationStatus): \(collector.text)")
+                throw TestFailure(
+                    "touchpoint serve exited with \(collector.process.terminationStatus): \(collector.text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

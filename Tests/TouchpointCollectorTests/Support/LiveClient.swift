@@ -25,7 +25,8 @@ struct LiveClient: Sendable {
     }
 
     func postBatch(_ body: [UInt8], writeKey: String) async throws -> HTTPConnection.Response {
-        try await send(method: "POST", path: "/v1/batch", headers: [("Authorization", TestMessages.basic(writeKey))], body: body)
+        try await send(
+            method: "POST", path: "/v1/batch", headers: [("Authorization", TestMessages.basic(writeKey))], body: body)
     }
 
     func count(adminToken: String) async throws -> Int {

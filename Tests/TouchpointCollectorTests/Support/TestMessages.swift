@@ -17,7 +17,9 @@ enum TestMessages {
             "timestamp": .string(Timestamp.format(base.addingTimeInterval(offset))),
             "properties": .object(properties),
             "context": .object(
-                session.map { ["sessionId": .string($0), "library": ["name": "touchpoint-swift", "version": "0.1.0"]] }
+                session.map {
+                    ["sessionId": .string($0), "library": ["name": "touchpoint-swift", "version": "0.1.0"]]
+                }
                     ?? [:]),
         ]
         if let user { members["userId"] = .string(user) }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Fuzzes the collector's request-body readers (BatchDecoder, BodyInflater) with libFuzzer.
+#   scripts/fuzz-collector.sh [runs]      (default 1,000,000 runs; the binary stays in .build/fuzz-collector)
+# SwiftPM executables bring their own main and cannot link libFuzzer's, so this builds with swiftc:
+# TouchpointCore and swift-http-types as static modules, then the decoder sources with the entry point.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-1000000}
+work=.build/fuzz-collector
+mkdir -p "$work/corpus"
+[ -d .build/checkouts/swift-http-types ] || swift package resolve
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
+
+# TouchpointCore without its swift-log convenience (the decoder does not log).
+mapfile -t core < <(find Sources/TouchpointCore -name '*.swift' ! -name 'Logger+Touchpoint.swift' | sort)
+swiftc "${flags[@]}" -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
+    -emit-library -static -o "$work/libTouchpointCore.a" "${core[@]}"
+mapfile -t http < <(find .build/checkouts/swift-http-types/Sources/HTTPTypes -name '*.swift' | sort)
+swiftc "${flags[@]}" -module-name HTTPTypes -emit-module -emit-module-path "$work/HTTPTypes.swiftmodule" \
+    -emit-library -static -o "$work/libHTTPTypes.a" "${http[@]}"
+
+ingest=Sources/TouchpointCollector/Ingest
+swiftc "${flags[@]}" -module-name FuzzCollectorDecoder -I "$work" -I Sources/CTouchpointZlib \
+    "$ingest/BatchDecoder.swift" "$ingest/MessageReader.swift" "$ingest/IngestMessage.swift" \
+    "$ingest/MessageType.swift" "$ingest/IngestLimits.swift" "$ingest/IngestRejection.swift" \
+    "$ingest/TimestampCorrection.swift" "$ingest/BodyInflater.swift" \
+    Sources/TouchpointCollector/Errors/CollectorError.swift Fuzz/CollectorDecoder/Entry.swift \
+    "$work/libTouchpointCore.a" "$work/libHTTPTypes.a" -lz -o "$work/fuzz-collector-decoder"
+
+# Seeds: a realistic batch, a single message, and a gzip stream.
+printf '%s' '{"batch":[{"type":"track","event":"checkout","messageId":"m1","anonymousId":"a","timestamp":"2026-01-01T00:00:00.000Z","properties":{"amount":12.5},"context":{"sessionId":"s"}},{"type":"identify","messageId":"m2","userId":"u","traits":{"plan":"pro"}}],"sentAt":"2026-01-01T00:00:01Z","writeKey":"k"}' > "$work/corpus/batch.json"
+printf '%s' '{"messageId":"m","userId":"u","event":"e","writeKey":"k"}' > "$work/corpus/single.json"
+gzip -c "$work/corpus/batch.json" > "$work/corpus/batch.json.gz"
+
+"$work/fuzz-collector-decoder" -runs="$runs" -max_len=4096 -print_final_stats=1 "$work/corpus"
