@@ -43,18 +43,29 @@ final class PostgresBackend: SQLBackend {
         return try await Self.collect(rows)
     }
 
+    func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await retryingConflicts { try await self.query(sql, binds) }
+    }
+
     func write<Result: Sendable>(
         _ body: @Sendable (any SQLTransaction) async throws -> Result
     ) async throws -> Result {
+        try await retryingConflicts {
+            try await client.withTransaction(logger: logger) { connection in
+                try await body(Transaction(connection: connection, logger: logger))
+            }
+        }
+    }
+
+    /// Runs `operation` again (up to 3 times) when PostgreSQL aborted it for a deadlock or a
+    /// serialization failure; it was rolled back, so running it again is safe.
+    private func retryingConflicts<Result: Sendable>(_ operation: () async throws -> Result) async throws -> Result {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await client.withTransaction(logger: logger) { connection in
-                    try await body(Transaction(connection: connection, logger: logger))
-                }
+                return try await operation()
             } catch let error as PSQLError where attempt < 4 && Self.isRetryable(error) {
-                // Two collectors inserting overlapping batches can deadlock; PostgreSQL aborts one.
                 try await Task.sleep(for: .milliseconds(5 * attempt))
             }
         }

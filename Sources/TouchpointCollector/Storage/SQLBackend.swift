@@ -7,6 +7,9 @@ protocol SQLBackend: Sendable {
     /// Runs one read statement outside any transaction.
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
 
+    /// Runs one write statement on its own (atomic by itself), in turn with write transactions.
+    func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     func write<Result: Sendable>(
         _ body: @Sendable (any SQLTransaction) async throws -> Result

@@ -1,4 +1,8 @@
 extension SQLCollectorStorage {
+    /// The columns of `events` an insert writes, in order.
+    static let insertColumns =
+        "source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
+
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
         guard !messages.isEmpty else { return [] }
         // The first copy of a messageId in the request is the one that counts.
@@ -12,30 +16,20 @@ extension SQLCollectorStorage {
         }
         // One order for every writer, so two collectors inserting the same batch cannot deadlock.
         unique.sort { messages[$0].messageId < messages[$1].messageId }
-        let rows = unique.map { messages[$0] }
-        let insertSQL = insertStatement(rows, source: source)
-        let dialect = self.dialect
-        let inserted: Set<String> = try await backend.write { transaction in
-            let returned = try await transaction.query(insertSQL)
-            let inserted = Set(returned.compactMap { $0.first?.text })
-            let sessions = Self.sessionUpdates(rows.filter { inserted.contains($0.messageId) })
-            if !sessions.isEmpty {
-                _ = try await transaction.query(Self.sessionUpsert(sessions, source: source, dialect: dialect))
-            }
-            return inserted
-        }
+        let statement = insertStatement(unique.map { messages[$0] }, source: source)
+        // One statement, atomic on its own: the events and their sessions are stored together
+        // (SQLite: a trigger on events; PostgreSQL: a data-modifying WITH).
+        let returned = try await backend.writeStatement(statement.sql, statement.binds)
+        let inserted = Set(returned.compactMap { $0.first?.text })
         return messages.indices.map { index in
             firstIndex[messages[index].messageId] == index && inserted.contains(messages[index].messageId)
         }
     }
 
     private func insertStatement(_ rows: [IngestMessage], source: String) -> SQLStatement {
-        let columns =
-            "source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
-        var statement = SQLStatement(dialect, "INSERT INTO events (\(columns)) ")
         switch dialect {
         case .sqlite:
-            statement.append("VALUES ")
+            var statement = SQLStatement(dialect, "INSERT INTO events (\(Self.insertColumns)) VALUES ")
             for (offset, row) in rows.enumerated() {
                 if offset > 0 { statement.append(", ") }
                 statement.bindTuple([
@@ -44,10 +38,12 @@ extension SQLCollectorStorage {
                     .optional(row.originalTimestamp), .optional(row.sentAt), .int(row.receivedAt), .text(row.payload),
                 ])
             }
+            statement.append(" ON CONFLICT (source, message_id) DO NOTHING RETURNING message_id")
+            return statement
         case .postgres:
-            // One statement of fixed shape whatever the batch size: arrays, zipped by unnest.
+            // A statement of one shape whatever the batch size: columns as arrays, zipped by unnest.
             // Empty text stands for NULL (the decoder never produces empty ids or names).
-            statement.append("SELECT ")
+            var statement = SQLStatement(dialect, "WITH inserted AS (INSERT INTO events (\(Self.insertColumns)) SELECT ")
             statement.bind(.text(source))
             statement.append(
                 ", m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
@@ -64,63 +60,28 @@ extension SQLCollectorStorage {
                 if offset > 0 { statement.append(", ") }
                 statement.bind(array)
             }
-            statement.append(") AS batch(m, t, e, u, a, s, ts, o, sa, r, p)")
+            // Sessions: one row per session among the events stored now, in session order (lock order).
+            statement.append(
+                """
+                ) AS batch(m, t, e, u, a, s, ts, o, sa, r, p) \
+                ON CONFLICT (source, message_id) DO NOTHING \
+                RETURNING source, message_id, user_id, anonymous_id, session_id, timestamp), \
+                touched AS (INSERT INTO sessions \
+                (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
+                SELECT source, session_id, \
+                (array_agg(user_id ORDER BY timestamp DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
+                (array_agg(anonymous_id ORDER BY timestamp) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
+                MIN(timestamp), MAX(timestamp), COUNT(*) \
+                FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY session_id \
+                ON CONFLICT (source, session_id) DO UPDATE SET \
+                user_id = COALESCE(excluded.user_id, sessions.user_id), \
+                anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id), \
+                first_timestamp = LEAST(sessions.first_timestamp, excluded.first_timestamp), \
+                last_timestamp = GREATEST(sessions.last_timestamp, excluded.last_timestamp), \
+                event_count = sessions.event_count + excluded.event_count) \
+                SELECT message_id FROM inserted
+                """)
+            return statement
         }
-        statement.append(" ON CONFLICT (source, message_id) DO NOTHING RETURNING message_id")
-        return statement
-    }
-
-    struct SessionUpdate {
-        var sessionId: String
-        var userId: String?
-        var anonymousId: String?
-        var first: Int64
-        var last: Int64
-        var count: Int64
-    }
-
-    /// One update per session among the newly stored messages, in session id order.
-    static func sessionUpdates(_ messages: [IngestMessage]) -> [SessionUpdate] {
-        var updates: [String: SessionUpdate] = [:]
-        for message in messages {
-            guard let sessionId = message.sessionId else { continue }
-            if var update = updates[sessionId] {
-                if let userId = message.userId { update.userId = userId }
-                if update.anonymousId == nil { update.anonymousId = message.anonymousId }
-                update.first = min(update.first, message.timestamp)
-                update.last = max(update.last, message.timestamp)
-                update.count += 1
-                updates[sessionId] = update
-            } else {
-                updates[sessionId] = SessionUpdate(
-                    sessionId: sessionId, userId: message.userId, anonymousId: message.anonymousId,
-                    first: message.timestamp, last: message.timestamp, count: 1)
-            }
-        }
-        return updates.values.sorted { $0.sessionId < $1.sessionId }
-    }
-
-    static func sessionUpsert(_ updates: [SessionUpdate], source: String, dialect: SQLDialect) -> SQLStatement {
-        var statement = SQLStatement(
-            dialect,
-            "INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) VALUES "
-        )
-        for (offset, update) in updates.enumerated() {
-            if offset > 0 { statement.append(", ") }
-            statement.bindTuple([
-                .text(source), .text(update.sessionId), .optional(update.userId), .optional(update.anonymousId),
-                .int(update.first), .int(update.last), .int(update.count),
-            ])
-        }
-        statement.append(
-            """
-             ON CONFLICT (source, session_id) DO UPDATE SET \
-            user_id = COALESCE(excluded.user_id, sessions.user_id), \
-            anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id), \
-            first_timestamp = \(dialect.least)(sessions.first_timestamp, excluded.first_timestamp), \
-            last_timestamp = \(dialect.greatest)(sessions.last_timestamp, excluded.last_timestamp), \
-            event_count = sessions.event_count + excluded.event_count
-            """)
-        return statement
     }
 }

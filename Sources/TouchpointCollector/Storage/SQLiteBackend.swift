@@ -53,6 +53,12 @@ final class SQLiteBackend: SQLBackend {
         try await Self.run(sql, binds, on: reader)
     }
 
+    func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        // Under the write lock: a statement run inside another task's open transaction would be
+        // rolled back with it after being acknowledged.
+        try await writeLock.withLock { try await Self.run(sql, binds, on: writer) }
+    }
+
     func write<Result: Sendable>(
         _ body: @Sendable (any SQLTransaction) async throws -> Result
     ) async throws -> Result {

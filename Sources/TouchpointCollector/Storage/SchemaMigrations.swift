@@ -53,6 +53,7 @@ enum SchemaMigrations {
                 "CREATE INDEX sessions_user ON sessions (source, user_id, last_timestamp)",
                 "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id, last_timestamp)",
                 "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
+            ] + sessionTrigger(dialect) + [
                 """
                 CREATE TABLE configs (
                     source TEXT NOT NULL,
@@ -77,6 +78,28 @@ enum SchemaMigrations {
             ]
         }
     ]
+
+    /// SQLite keeps `sessions` up to date with a trigger on each stored event, inside the insert
+    /// statement; PostgreSQL does it in the insert statement itself (a data-modifying WITH), once
+    /// per session rather than once per event.
+    static func sessionTrigger(_ dialect: SQLDialect) -> [String] {
+        guard dialect == .sqlite else { return [] }
+        return [
+            """
+            CREATE TRIGGER events_session AFTER INSERT ON events WHEN NEW.session_id IS NOT NULL BEGIN
+                INSERT INTO sessions
+                    (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count)
+                VALUES (NEW.source, NEW.session_id, NEW.user_id, NEW.anonymous_id, NEW.timestamp, NEW.timestamp, 1)
+                ON CONFLICT (source, session_id) DO UPDATE SET
+                    user_id = COALESCE(excluded.user_id, sessions.user_id),
+                    anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id),
+                    first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp),
+                    last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp),
+                    event_count = sessions.event_count + 1;
+            END
+            """
+        ]
+    }
 
     /// The newest schema version this build knows.
     static var latestVersion: Int { all.last?.version ?? 0 }
