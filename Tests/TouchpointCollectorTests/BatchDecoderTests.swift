@@ -152,4 +152,31 @@ struct BatchDecoderTests {
         #expect(message.messageId == "42")
         #expect(message.userId == "7")
     }
+
+    @Test func storesEachEventAsTheBytesTheClientSent() throws {
+        let first = #"{"type":"track", "event":"a","messageId":"1","anonymousId":"x" ,"properties":{"s":"\u00e9\"]}"}}"#
+        let second = #"{"type":"track","event":"b","messageId":"2","anonymousId":"x","n":[1,{"x":[]}]}"#
+        let body = #"{ "sentAt": "2026-01-01T00:00:00Z", "batch" : [ "# + first + " ,\n\t" + second + " ] }"
+        let request = try decoder.decode(Array(body.utf8), endpoint: .batch, receivedAt: 0)
+        #expect(request.messages.map(\.payload) == [first, second])
+        #expect(try JSONParser.parse(request.messages[0].payload)["properties"]?["s"] == "é\"]}")
+    }
+
+    @Test func findsTheBatchTheParserFinds() throws {
+        // An escaped key names the same member; of duplicate members the parser keeps the last.
+        let body =
+            #"{"batch":[{"type":"track","event":"old","messageId":"1","anonymousId":"x"}],"b\u0061tch":[{"type":"track","event":"new","messageId":"2","anonymousId":"x"}]}"#
+        let request = try decoder.decode(Array(body.utf8), endpoint: .batch, receivedAt: 0)
+        #expect(request.messages.map(\.name) == ["new"])
+        #expect(try JSONParser.parse(request.messages[0].payload)["event"] == "new")
+    }
+
+    @Test func leavesTheWriteKeyOutOfSingleMessages() throws {
+        let plain = #"{"messageId":"m","userId":"u","event":"e"}"#
+        let stored = try decoder.decode(Array(plain.utf8), endpoint: .single(.track), receivedAt: 0)
+        #expect(stored.messages.first?.payload == plain)
+        let keyed = #"{"messageId":"m","userId":"u","event":"e","writeKey":"secret"}"#
+        let rewritten = try decoder.decode(Array(keyed.utf8), endpoint: .single(.track), receivedAt: 0)
+        #expect(rewritten.messages.first?.payload.contains("secret") == false)
+    }
 }

@@ -24,11 +24,15 @@ struct DecoderFuzzTests {
         do {
             let request = try decoder.decode(bytes, endpoint: endpoint, receivedAt: 1_000_000)
             #expect(request.messages.count + request.rejections.count == request.eventCount)
+            // Each stored payload is one of the events the parser saw, byte spans and all.
+            let events = endpoint == .batch ? ((try? JSONParser.parse(bytes))?["batch"]?.arrayValue ?? []) : []
             for message in request.messages {
                 #expect(!message.messageId.isEmpty)
                 #expect(message.userId != nil || message.anonymousId != nil)
                 // What is stored can be read back.
-                #expect((try? JSONParser.parse(message.payload)) != nil)
+                let payload = try? JSONParser.parse(message.payload)
+                #expect(payload != nil)
+                if endpoint == .batch, let payload { #expect(events.contains(payload)) }
             }
             for rejection in request.rejections {
                 #expect(rejection.path.hasPrefix("batch[\(rejection.index)]") || endpoint != .batch)

@@ -68,7 +68,9 @@ public struct BatchDecoder: Sendable {
         case .single(let type):
             var message = members
             message.removeValue(forKey: "writeKey")
-            switch reader.read(.object(message), at: .root, type: type, batchContext: nil) {
+            // Stored as sent unless the body carries the write key, which is not kept with events.
+            let raw = members["writeKey"] == nil ? body : nil
+            switch reader.read(.object(message), raw: raw, at: .root, type: type, batchContext: nil) {
             case .success(let accepted):
                 return DecodedRequest(
                     writeKey: writeKey, sentAt: sentAt, messages: [accepted], rejections: [], eventCount: 1)
@@ -95,12 +97,16 @@ public struct BatchDecoder: Sendable {
                         message: "\(elements.count) events, over the limit of \(limits.maximumBatchEvents) per batch"))
             }
             let batchContext = members["context"]?.objectValue
+            // The bytes of each event as sent, to store them without writing them out again.
+            var spans = BatchSpans.elements(in: body)
+            if spans?.count != elements.count { spans = nil }
             var messages: [IngestMessage] = []
             messages.reserveCapacity(elements.count)
             var rejections: [IngestRejection] = []
             for (index, element) in elements.enumerated() {
                 let path = batchPath.appending(index: index)
-                switch reader.read(element, at: path, type: nil, batchContext: batchContext) {
+                let raw = spans.map { UnsafeRawBufferPointer(rebasing: body[$0[index]]) }
+                switch reader.read(element, raw: raw, at: path, type: nil, batchContext: batchContext) {
                 case .success(let message):
                     messages.append(message)
                 case .failure(let problem):

@@ -16,19 +16,43 @@ struct MessageReader {
         self.receivedAt = receivedAt
     }
 
+    /// A problem at a member of the message (`keys` below it), or at the batch's own context.
+    private struct FieldError: Error {
+        var keys: [String]
+        var message: String
+        var inBatchContext = false
+
+        init(_ keys: String..., message: String) {
+            self.keys = keys
+            self.message = message
+        }
+
+        init(keys: [String], message: String) {
+            self.keys = keys
+            self.message = message
+        }
+    }
+
     /// Reads `value` found at `path`.
     /// - Parameters:
+    ///   - raw: the bytes the value was parsed from, stored as the payload; nil to write the value out.
     ///   - type: the endpoint's type for single-message endpoints; nil in a batch, where `type` is required.
     ///   - batchContext: the batch's top-level `context`, consulted for `sessionId`.
     mutating func read(
-        _ value: JSONValue, at path: JSONPath, type endpointType: MessageType?, batchContext: [String: JSONValue]?
+        _ value: JSONValue, raw: UnsafeRawBufferPointer?, at path: JSONPath, type endpointType: MessageType?,
+        batchContext: [String: JSONValue]?
     ) -> Result<IngestMessage, JSONProblem> {
         guard case .object(let members) = value else {
             return .failure(JSONProblem(path: path, message: "expected an object, found \(value.typeName)"))
         }
-        writer.reset()
-        writer.object(members)
-        let size = writer.bytes.count
+        let size: Int
+        if let raw {
+            size = raw.count
+        } else {
+            writer.reset()
+            writer.object(members)
+            size = writer.bytes.count
+        }
         guard size <= limits.maximumEventBytes else {
             return .failure(
                 JSONProblem(
@@ -36,104 +60,117 @@ struct MessageReader {
             )
         }
         do {
-            let type = try endpointType ?? Self.type(members["type"], at: path.appending("type"))
-            guard let messageId = try Self.identifier(members["messageId"], at: path.appending("messageId")) else {
-                throw JSONProblem(path: path.appending("messageId"), message: "missing")
-            }
-            let userId = try Self.identifier(members["userId"], at: path.appending("userId"))
-            let anonymousId = try Self.identifier(members["anonymousId"], at: path.appending("anonymousId"))
-            guard userId != nil || anonymousId != nil else {
-                throw JSONProblem(path: path, message: "needs a userId or an anonymousId")
-            }
-            let name: String?
-            switch type {
-            case .track:
-                guard let event = try Self.text(members["event"], at: path.appending("event")) else {
-                    throw JSONProblem(path: path.appending("event"), message: "missing")
-                }
-                name = event
-            case .page, .screen:
-                name = try Self.text(members["name"], at: path.appending("name"))
-            case .identify, .group, .alias:
-                name = nil
-            }
-            for key in ["properties", "traits", "context", "integrations"] {
-                try Self.objectOrAbsent(members[key], at: path.appending(key))
-            }
-            let contextPath = path.appending("context")
-            var sessionId = try Self.identifier(
-                members["context"]?["sessionId"], at: contextPath.appending("sessionId"))
-            if sessionId == nil, let batchContext {
-                sessionId = try Self.identifier(
-                    batchContext["sessionId"], at: JSONPath.root.appending("context").appending("sessionId"))
-            }
-            let originalTimestamp = try Self.text(members["timestamp"], at: path.appending("timestamp"))
-            var eventTime: Int64?
-            if let originalTimestamp {
-                guard let date = Timestamp.parse(originalTimestamp) else {
-                    throw JSONProblem(
-                        path: path.appending("timestamp"),
-                        message: "not an ISO-8601 timestamp: \"\(originalTimestamp)\"")
-                }
-                eventTime = Timestamp.milliseconds(date)
-            }
-            let messageSentAt = try Self.text(members["sentAt"], at: path.appending("sentAt")).flatMap {
-                Timestamp.parse($0).map(Timestamp.milliseconds)
-            }
-            let sent = sentAt ?? messageSentAt
-            return .success(
-                IngestMessage(
-                    messageId: messageId, type: type, name: name, userId: userId, anonymousId: anonymousId,
-                    sessionId: sessionId,
-                    timestamp: TimestampCorrection.corrected(
-                        timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
-                    originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt,
-                    payload: String(decoding: writer.bytes, as: UTF8.self)))
-        } catch let problem as JSONProblem {
-            return .failure(problem)
+            var message = try fields(members, type: endpointType, batchContext: batchContext)
+            message.payload =
+                raw.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: writer.bytes, as: UTF8.self)
+            return .success(message)
         } catch {
-            return .failure(JSONProblem(path: path, message: "\(error)"))
+            var problemPath = error.inBatchContext ? JSONPath.root : path
+            for key in error.keys { problemPath = problemPath.appending(key) }
+            return .failure(JSONProblem(path: problemPath, message: error.message))
         }
     }
 
-    private static func type(_ value: JSONValue?, at path: JSONPath) throws -> MessageType {
-        guard let text = try text(value, at: path) else { throw JSONProblem(path: path, message: "missing") }
+    private func fields(
+        _ members: [String: JSONValue], type endpointType: MessageType?, batchContext: [String: JSONValue]?
+    )
+        throws(FieldError) -> IngestMessage
+    {
+        let type: MessageType
+        if let endpointType {
+            type = endpointType
+        } else {
+            type = try Self.type(members["type"])
+        }
+        guard let messageId = try Self.identifier(members["messageId"], "messageId") else {
+            throw FieldError("messageId", message: "missing")
+        }
+        let userId = try Self.identifier(members["userId"], "userId")
+        let anonymousId = try Self.identifier(members["anonymousId"], "anonymousId")
+        guard userId != nil || anonymousId != nil else {
+            throw FieldError(message: "needs a userId or an anonymousId")
+        }
+        let name: String?
+        switch type {
+        case .track:
+            guard let event = try Self.text(members["event"], "event") else {
+                throw FieldError("event", message: "missing")
+            }
+            name = event
+        case .page, .screen:
+            name = try Self.text(members["name"], "name")
+        case .identify, .group, .alias:
+            name = nil
+        }
+        for key in ["properties", "traits", "context", "integrations"] {
+            switch members[key] {
+            case nil, .null?, .object?: break
+            case let other?: throw FieldError(key, message: "expected an object, found \(other.typeName)")
+            }
+        }
+        var sessionId = try Self.identifier(members["context"]?["sessionId"], "context", "sessionId")
+        if sessionId == nil, let batchContext {
+            do throws(FieldError) {
+                sessionId = try Self.identifier(batchContext["sessionId"], "context", "sessionId")
+            } catch {
+                var inContext = error
+                inContext.inBatchContext = true
+                throw inContext
+            }
+        }
+        let originalTimestamp = try Self.text(members["timestamp"], "timestamp")
+        var eventTime: Int64?
+        if let originalTimestamp {
+            guard let date = Timestamp.parse(originalTimestamp) else {
+                throw FieldError("timestamp", message: "not an ISO-8601 timestamp: \"\(originalTimestamp)\"")
+            }
+            eventTime = Timestamp.milliseconds(date)
+        }
+        let messageSentAt = try Self.text(members["sentAt"], "sentAt").flatMap {
+            Timestamp.parse($0).map(Timestamp.milliseconds)
+        }
+        let sent = sentAt ?? messageSentAt
+        return IngestMessage(
+            messageId: messageId, type: type, name: name, userId: userId, anonymousId: anonymousId,
+            sessionId: sessionId,
+            timestamp: TimestampCorrection.corrected(timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
+            originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt, payload: "")
+    }
+
+    private static func type(_ value: JSONValue?) throws(FieldError) -> MessageType {
+        guard let text = try text(value, "type") else { throw FieldError("type", message: "missing") }
         guard let type = MessageType(rawValue: text) else {
             let known = MessageType.allCases.map(\.rawValue).joined(separator: ", ")
-            throw JSONProblem(path: path, message: "unknown type \"\(text)\"; expected one of \(known)")
+            throw FieldError("type", message: "unknown type \"\(text)\"; expected one of \(known)")
         }
         return type
     }
 
     /// A non-empty string, or nil when absent or null.
-    private static func text(_ value: JSONValue?, at path: JSONPath) throws -> String? {
+    private static func text(_ value: JSONValue?, _ keys: String...) throws(FieldError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard !text.isEmpty else { throw JSONProblem(path: path, message: "empty") }
+            guard !text.isEmpty else { throw FieldError(keys: keys, message: "empty") }
             return text
-        case let other?: throw JSONProblem(path: path, message: "expected a string, found \(other.typeName)")
+        case let other?: throw FieldError(keys: keys, message: "expected a string, found \(other.typeName)")
         }
     }
 
     /// An id: a non-empty string or an integer (written as text), at most 256 bytes.
-    private static func identifier(_ value: JSONValue?, at path: JSONPath) throws -> String? {
+    private static func identifier(_ value: JSONValue?, _ keys: String...) throws(FieldError) -> String? {
         let id: String?
-        if case .int(let number)? = value {
-            id = String(number)
-        } else {
-            id = try text(value, at: path)
+        switch value {
+        case nil, .null?: id = nil
+        case .int(let number)?: id = String(number)
+        case .string(let text)?:
+            guard !text.isEmpty else { throw FieldError(keys: keys, message: "empty") }
+            id = text
+        case let other?: throw FieldError(keys: keys, message: "expected a string, found \(other.typeName)")
         }
         if let id, id.utf8.count > maximumIdentifierBytes {
-            throw JSONProblem(path: path, message: "longer than \(maximumIdentifierBytes) bytes")
+            throw FieldError(keys: keys, message: "longer than \(maximumIdentifierBytes) bytes")
         }
         return id
-    }
-
-    private static func objectOrAbsent(_ value: JSONValue?, at path: JSONPath) throws {
-        switch value {
-        case nil, .null?, .object?: return
-        case let other?: throw JSONProblem(path: path, message: "expected an object, found \(other.typeName)")
-        }
     }
 }

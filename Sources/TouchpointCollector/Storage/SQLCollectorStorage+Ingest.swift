@@ -43,7 +43,8 @@ extension SQLCollectorStorage {
         case .postgres:
             // A statement of one shape whatever the batch size: columns as arrays, zipped by unnest.
             // Empty text stands for NULL (the decoder never produces empty ids or names).
-            var statement = SQLStatement(dialect, "WITH inserted AS (INSERT INTO events (\(Self.insertColumns)) SELECT ")
+            var statement = SQLStatement(
+                dialect, "WITH inserted AS (INSERT INTO events (\(Self.insertColumns)) SELECT ")
             statement.bind(.text(source))
             statement.append(
                 ", m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
