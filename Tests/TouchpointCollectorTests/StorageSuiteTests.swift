@@ -52,6 +52,30 @@ struct StorageSuiteTests {
     }
 
     @Test(arguments: StorageKind.available)
+    func overlappingConcurrentRequestsEachLearnWhatTheyStored(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            // Request r carries ids r*10 ..< r*10+30: each id is in up to three requests.
+            let requests = (0..<10).map { request in
+                (request * 10..<request * 10 + 30).map { TestMessages.ingest("e", id: "id-\($0)", session: "s\(request)") }
+            }
+            let results = try await withThrowingTaskGroup(of: ([IngestMessage], [Bool]).self) { group in
+                for messages in requests {
+                    group.addTask { (messages, try await storage.insert(messages, source: "default")) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            var storedBy: [String: Int] = [:]
+            for (messages, flags) in results {
+                #expect(messages.count == flags.count)
+                for (message, stored) in zip(messages, flags) where stored { storedBy[message.messageId, default: 0] += 1 }
+            }
+            #expect(storedBy.count == 120)
+            #expect(storedBy.values.allSatisfy { $0 == 1 })
+            #expect(try await storage.counts(source: "default").events == 120)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
     func derivesSessionsAndUsers(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             _ = try await storage.insert(

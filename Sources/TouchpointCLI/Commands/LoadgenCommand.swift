@@ -37,6 +37,9 @@ struct LoadgenCommand: AsyncParsableCommand {
     @Option(help: "Seed for the event mix.")
     var seed: UInt64 = 1
 
+    @Flag(help: "Send random (v4) message ids, as Segment's libraries do, instead of the SDK's time-ordered (v7) ids.")
+    var randomIds = false
+
     @Flag(help: "Exit with status 1 when any event was lost or stored twice.")
     var strict = false
 
@@ -51,7 +54,7 @@ struct LoadgenCommand: AsyncParsableCommand {
         let configuration = LoadGenConfiguration(
             host: host, port: url.port ?? 80, writeKey: writeKey,
             adminToken: adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"], clients: clients, events: events,
-            batchSize: batch, resendRate: resend, seed: seed)
+            batchSize: batch, resendRate: resend, seed: seed, randomIds: randomIds)
         print("sending \(events) events in batches of \(batch) from \(clients) clients to \(collector) …")
         let report = try await LoadGenerator(configuration: configuration).run()
         print(report.summary)

@@ -22,11 +22,14 @@ public struct LoadGenConfiguration: Sendable {
     public var resendRate: Double
     /// Seed for the event mix, so runs are reproducible.
     public var seed: UInt64
+    /// Random (v4) message ids, as Segment's libraries send; otherwise time-ordered (v7) ids, as
+    /// the Touchpoint SDK sends.
+    public var randomIds: Bool
 
     /// Creates a configuration.
     public init(
         host: String, port: Int, writeKey: String, adminToken: String? = nil, clients: Int = 8, events: Int = 100_000,
-        batchSize: Int = 100, resendRate: Double = 0.01, seed: UInt64 = 1
+        batchSize: Int = 100, resendRate: Double = 0.01, seed: UInt64 = 1, randomIds: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -37,6 +40,7 @@ public struct LoadGenConfiguration: Sendable {
         self.batchSize = max(1, batchSize)
         self.resendRate = min(max(resendRate, 0), 1)
         self.seed = seed
+        self.randomIds = randomIds
     }
 }
 
@@ -182,7 +186,7 @@ public struct LoadGenerator: Sendable {
             ("Authorization", "Basic " + Data((configuration.writeKey + ":").utf8).base64EncodedString()),
             ("Content-Type", "application/json"),
         ]
-        var batches = SyntheticBatches(seed: configuration.seed &* 1000 &+ UInt64(index))
+        var batches = SyntheticBatches(seed: configuration.seed &* 1000 &+ UInt64(index), randomIds: configuration.randomIds)
         var random = SplitMix64(seed: configuration.seed &+ UInt64(index) &* 7919)
         var remaining = events
         while remaining > 0 {

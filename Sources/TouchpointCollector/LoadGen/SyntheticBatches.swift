@@ -10,9 +10,15 @@ struct SyntheticBatches {
     private var sessionId: String
     private var eventsInSession = 0
     private var writer = JSONWriter(capacity: 128 * 1024)
+    private var ids: UUIDv7Generator
+    private let randomIds: Bool
 
-    init(seed: UInt64) {
+    /// - Parameter randomIds: random (v4) message ids, as Segment's own libraries send, instead of
+    ///   the time-ordered (v7) ids the Touchpoint SDK sends.
+    init(seed: UInt64, randomIds: Bool = false) {
         generator = SplitMix64(seed: seed)
+        ids = UUIDv7Generator(seed: seed)
+        self.randomIds = randomIds
         anonymousId = UUID().uuidString
         userId = seed % 3 == 0 ? nil : "user-\(seed)"
         sessionId = UUID().uuidString
@@ -42,7 +48,7 @@ struct SyntheticBatches {
         let kind = generator.next() % 100
         writer.beginObject()
         writer.key("messageId")
-        writer.uuid(UUID())
+        writer.uuid(randomIds ? UUID() : ids.next(at: date))
         writer.key("timestamp")
         writer.timestamp(date.addingTimeInterval(-Double(generator.next() % 5000) / 1000))
         writer.key("anonymousId")

@@ -5,57 +5,61 @@ extension SQLCollectorStorage {
 
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
         guard !messages.isEmpty else { return [] }
+        let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
+        if let coalescer { return try await coalescer.insert(rows) }
         // The first copy of a messageId in the request is the one that counts.
-        var firstIndex: [String: Int] = [:]
-        firstIndex.reserveCapacity(messages.count)
-        var unique: [Int] = []
-        unique.reserveCapacity(messages.count)
-        for (index, message) in messages.enumerated() where firstIndex[message.messageId] == nil {
-            firstIndex[message.messageId] = index
-            unique.append(index)
-        }
-        // One order for every writer, so two collectors inserting the same batch cannot deadlock.
-        unique.sort { messages[$0].messageId < messages[$1].messageId }
-        let statement = insertStatement(unique.map { messages[$0] }, source: source)
-        // One statement, atomic on its own: the events and their sessions are stored together
-        // (SQLite: a trigger on events; PostgreSQL: a data-modifying WITH).
-        let returned = try await backend.writeStatement(statement.sql, statement.binds)
-        let inserted = Set(returned.compactMap { $0.first?.text })
-        return messages.indices.map { index in
-            firstIndex[messages[index].messageId] == index && inserted.contains(messages[index].messageId)
-        }
+        var seen = Set<String>()
+        let unique = rows.filter { seen.insert($0.message.messageId).inserted }
+        let stored = try await Self.write(unique, backend: backend)
+        var reported = Set<String>()
+        return messages.map { stored.contains([source, $0.messageId]) && reported.insert($0.messageId).inserted }
     }
 
-    private func insertStatement(_ rows: [IngestMessage], source: String) -> SQLStatement {
+    /// Stores rows with unique (source, messageId) in one statement, atomic on its own: the events
+    /// and their sessions together (SQLite: a trigger on events; PostgreSQL: a data-modifying WITH).
+    /// - Returns: `[source, messageId]` of the rows stored now.
+    static func write(_ rows: [InsertCoalescer.Row], backend: any SQLBackend) async throws -> Set<[String]> {
+        guard !rows.isEmpty else { return [] }
+        // One order for every writer, so two collectors inserting the same batch cannot deadlock;
+        // time-ordered ids also append to the index instead of splitting pages all over it.
+        let sorted = rows.sorted { ($0.message.messageId, $0.source) < ($1.message.messageId, $1.source) }
+        let statement = insertStatement(sorted, dialect: backend.dialect)
+        let returned = try await backend.writeStatement(statement.sql, statement.binds)
+        return Set(returned.compactMap { row in row.count == 2 ? row.compactMap(\.text) : nil })
+    }
+
+    private static func insertStatement(_ rows: [InsertCoalescer.Row], dialect: SQLDialect) -> SQLStatement {
         switch dialect {
         case .sqlite:
-            var statement = SQLStatement(dialect, "INSERT INTO events (\(Self.insertColumns)) VALUES ")
+            var statement = SQLStatement(dialect, "INSERT INTO events (\(insertColumns)) VALUES ")
             for (offset, row) in rows.enumerated() {
                 if offset > 0 { statement.append(", ") }
+                let message = row.message
                 statement.bindTuple([
-                    .text(source), .text(row.messageId), .text(row.type.rawValue), .optional(row.name),
-                    .optional(row.userId), .optional(row.anonymousId), .optional(row.sessionId), .int(row.timestamp),
-                    .optional(row.originalTimestamp), .optional(row.sentAt), .int(row.receivedAt), .text(row.payload),
+                    .text(row.source), .text(message.messageId), .text(message.type.rawValue), .optional(message.name),
+                    .optional(message.userId), .optional(message.anonymousId), .optional(message.sessionId),
+                    .int(message.timestamp), .optional(message.originalTimestamp), .optional(message.sentAt),
+                    .int(message.receivedAt), .text(message.payload),
                 ])
             }
-            statement.append(" ON CONFLICT (source, message_id) DO NOTHING RETURNING message_id")
+            statement.append(" ON CONFLICT (source, message_id) DO NOTHING RETURNING source, message_id")
             return statement
         case .postgres:
             // A statement of one shape whatever the batch size: columns as arrays, zipped by unnest.
             // Empty text stands for NULL (the decoder never produces empty ids or names).
-            var statement = SQLStatement(
-                dialect, "WITH inserted AS (INSERT INTO events (\(Self.insertColumns)) SELECT ")
-            statement.bind(.text(source))
+            let messages = rows.map(\.message)
+            var statement = SQLStatement(dialect, "WITH inserted AS (INSERT INTO events (\(insertColumns)) SELECT ")
             statement.append(
-                ", m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
+                "src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
             )
             let arrays: [SQLValue] = [
-                .textArray(rows.map(\.messageId)), .textArray(rows.map(\.type.rawValue)),
-                .textArray(rows.map { $0.name ?? "" }), .textArray(rows.map { $0.userId ?? "" }),
-                .textArray(rows.map { $0.anonymousId ?? "" }), .textArray(rows.map { $0.sessionId ?? "" }),
-                .intArray(rows.map(\.timestamp)), .textArray(rows.map { $0.originalTimestamp ?? "" }),
-                .textArray(rows.map { $0.sentAt.map(String.init) ?? "" }), .intArray(rows.map(\.receivedAt)),
-                .textArray(rows.map(\.payload)),
+                .textArray(rows.map(\.source)),
+                .textArray(messages.map(\.messageId)), .textArray(messages.map(\.type.rawValue)),
+                .textArray(messages.map { $0.name ?? "" }), .textArray(messages.map { $0.userId ?? "" }),
+                .textArray(messages.map { $0.anonymousId ?? "" }), .textArray(messages.map { $0.sessionId ?? "" }),
+                .intArray(messages.map(\.timestamp)), .textArray(messages.map { $0.originalTimestamp ?? "" }),
+                .textArray(messages.map { $0.sentAt.map(String.init) ?? "" }), .intArray(messages.map(\.receivedAt)),
+                .textArray(messages.map(\.payload)),
             ]
             for (offset, array) in arrays.enumerated() {
                 if offset > 0 { statement.append(", ") }
@@ -64,7 +68,7 @@ extension SQLCollectorStorage {
             // Sessions: one row per session among the events stored now, in session order (lock order).
             statement.append(
                 """
-                ) AS batch(m, t, e, u, a, s, ts, o, sa, r, p) \
+                ) AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
                 ON CONFLICT (source, message_id) DO NOTHING \
                 RETURNING source, message_id, user_id, anonymous_id, session_id, timestamp), \
                 touched AS (INSERT INTO sessions \
@@ -73,14 +77,14 @@ extension SQLCollectorStorage {
                 (array_agg(user_id ORDER BY timestamp DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
                 (array_agg(anonymous_id ORDER BY timestamp) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
                 MIN(timestamp), MAX(timestamp), COUNT(*) \
-                FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY session_id \
+                FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
                 ON CONFLICT (source, session_id) DO UPDATE SET \
                 user_id = COALESCE(excluded.user_id, sessions.user_id), \
                 anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id), \
                 first_timestamp = LEAST(sessions.first_timestamp, excluded.first_timestamp), \
                 last_timestamp = GREATEST(sessions.last_timestamp, excluded.last_timestamp), \
                 event_count = sessions.event_count + excluded.event_count) \
-                SELECT message_id FROM inserted
+                SELECT source, message_id FROM inserted
                 """)
             return statement
         }

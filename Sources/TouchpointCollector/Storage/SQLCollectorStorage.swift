@@ -7,9 +7,19 @@ final class SQLCollectorStorage: CollectorStorage {
     let backend: any SQLBackend
     var dialect: SQLDialect { backend.dialect }
     var backendName: String { backend.dialect.rawValue }
+    /// SQLite has one writer: requests waiting for it are written together (group commit).
+    /// PostgreSQL writes requests in parallel on several connections.
+    let coalescer: InsertCoalescer?
 
     private init(backend: any SQLBackend) {
         self.backend = backend
+        if backend.dialect == .sqlite {
+            coalescer = InsertCoalescer(maximumRows: 5000) { rows in
+                try await Self.write(rows, backend: backend)
+            }
+        } else {
+            coalescer = nil
+        }
     }
 
     /// Opens the SQLite database file at `path` (creating it) and brings its schema up to date.

@@ -17,28 +17,44 @@ final class SQLiteBackend: SQLBackend {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
     private let checkpointer: SQLiteConnection
-    private let checkpointTask: Task<Void, Never>
+    private let checkpointTask = Locked<Task<Void, Never>?>(nil)
     private let writeLock = AsyncLock()
     private let closed = Locked(false)
 
     /// How often the background checkpoint runs.
     static let checkpointInterval = Duration.milliseconds(250)
+    /// WAL frames (pages) past which the checkpoint also empties the WAL, pausing writes briefly:
+    /// under a steady stream of writes a passive checkpoint never sees the WAL idle, so it never
+    /// restarts from the beginning and the file would grow without bound.
+    static let walFramesBeforeTruncate: Int64 = 16384
 
     private init(writer: SQLiteConnection, reader: SQLiteConnection, checkpointer: SQLiteConnection, logger: Logger) {
         self.writer = writer
         self.reader = reader
         self.checkpointer = checkpointer
-        checkpointTask = Task {
+        let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.checkpointInterval)
                 // PASSIVE: copies what it can without waiting for, or blocking, the writer.
-                guard !Task.isCancelled else { return }
+                guard !Task.isCancelled, let backend = self else { return }
                 do {
-                    try await Self.run("PRAGMA wal_checkpoint(PASSIVE)", on: checkpointer)
+                    try await backend.checkpoint()
                 } catch {
                     logger.warning("WAL checkpoint failed", metadata: ["error": "\(error)"])
                 }
             }
+        }
+        checkpointTask.withLock { $0 = task }
+    }
+
+    /// Copies WAL pages back into the database without stopping writers; when the WAL has grown
+    /// long, empties it while holding the write lock (writers wait, they do not spin).
+    private func checkpoint() async throws {
+        let result = try await Self.run("PRAGMA wal_checkpoint(PASSIVE)", on: checkpointer)
+        // (busy, frames in the WAL, frames checkpointed)
+        guard let frames = result.first?[1].int, frames > Self.walFramesBeforeTruncate else { return }
+        _ = try await writeLock.withLock {
+            try await Self.run("PRAGMA wal_checkpoint(TRUNCATE)", on: checkpointer)
         }
     }
 
@@ -52,6 +68,8 @@ final class SQLiteBackend: SQLBackend {
             for pragma in [
                 "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA temp_store = MEMORY",
                 "PRAGMA cache_size = -65536", "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 67108864",
+                // A sleeping wait for other processes' locks, instead of sqlite-nio's spinning one.
+                "PRAGMA busy_timeout = 10000",
             ] {
                 try await run(pragma, on: writer)
             }
@@ -61,10 +79,11 @@ final class SQLiteBackend: SQLBackend {
         }
         var others: [SQLiteConnection] = []
         do {
-            for _ in 0..<2 {
+            for role in ["reader", "checkpointer"] {
                 let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
                 others.append(connection)
-                try await run("PRAGMA query_only = ON", on: connection)
+                try await run("PRAGMA busy_timeout = 10000", on: connection)
+                if role == "reader" { try await run("PRAGMA query_only = ON", on: connection) }
             }
         } catch {
             for connection in others { try? await connection.close() }
@@ -111,8 +130,10 @@ final class SQLiteBackend: SQLBackend {
     func close() async throws {
         // A task of its own: closing must happen even when the caller was cancelled (a server
         // that failed to start), or the connections would be dropped open.
-        checkpointTask.cancel()
-        await checkpointTask.value
+        if let task = checkpointTask.value {
+            task.cancel()
+            await task.value
+        }
         try await Task {
             try await writeLock.withLock {
                 guard !closed.value else { return }
