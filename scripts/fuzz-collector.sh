@@ -16,14 +16,18 @@ mapfile -t core < <(find Sources/TouchpointCore -name '*.swift' ! -name 'Logger+
 swiftc "${flags[@]}" -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
     -emit-library -static -o "$work/libTouchpointCore.a" "${core[@]}"
 mapfile -t http < <(find .build/checkouts/swift-http-types/Sources/HTTPTypes -name '*.swift' | sort)
-swiftc "${flags[@]}" -module-name HTTPTypes -emit-module -emit-module-path "$work/HTTPTypes.swiftmodule" \
+macros=()
+for version in 1.0 1.1 1.2 1.3 1.6 1.7; do
+    macros+=(-enable-experimental-feature "AvailabilityMacro=HTTPTypes $version: macOS 10.0")
+done
+swiftc "${flags[@]}" "${macros[@]}" -enable-upcoming-feature InternalImportsByDefault -module-name HTTPTypes -emit-module -emit-module-path "$work/HTTPTypes.swiftmodule" \
     -emit-library -static -o "$work/libHTTPTypes.a" "${http[@]}"
 
 ingest=Sources/TouchpointCollector/Ingest
 swiftc "${flags[@]}" -module-name FuzzCollectorDecoder -I "$work" -I Sources/CTouchpointZlib \
     "$ingest/BatchDecoder.swift" "$ingest/MessageReader.swift" "$ingest/IngestMessage.swift" \
     "$ingest/MessageType.swift" "$ingest/IngestLimits.swift" "$ingest/IngestRejection.swift" \
-    "$ingest/TimestampCorrection.swift" "$ingest/BodyInflater.swift" \
+    "$ingest/TimestampCorrection.swift" "$ingest/BodyInflater.swift" "$ingest/BatchSpans.swift" \
     Sources/TouchpointCollector/Errors/CollectorError.swift Fuzz/CollectorDecoder/Entry.swift \
     "$work/libTouchpointCore.a" "$work/libHTTPTypes.a" -lz -o "$work/fuzz-collector-decoder"
 
