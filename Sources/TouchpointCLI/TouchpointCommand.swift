@@ -1,10 +1,16 @@
 import ArgumentParser
 
 /// `touchpoint`: the command-line tool.
-struct TouchpointCommand: ParsableCommand {
+@main
+struct TouchpointCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchpoint",
         abstract: "Touchpoint: record, inspect and deliver customer-experience events.",
-        subcommands: []
+        subcommands: [
+            RecordCommand.self,
+            SessionsCommand.self,
+            EventsCommand.self,
+            DebugCommand.self,
+        ]
     )
 }
