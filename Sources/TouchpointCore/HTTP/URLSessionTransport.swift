@@ -14,6 +14,9 @@ import FoundationNetworking
 /// - No cookies, no URL cache: ETags and retries are the caller's business.
 /// - Cancelling the calling task cancels the request (``HTTPError/Code/cancelled``).
 /// - One transport serves any number of concurrent requests; share it.
+/// - On Linux (FoundationNetworking), a request with a body uses a fresh connection: that
+///   library cannot resend a body when a kept-alive connection turns out to be closed, and
+///   would wait for the timeout instead. Requests without a body reuse connections.
 ///
 /// ```swift
 /// let transport = URLSessionTransport()
@@ -89,7 +92,15 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
-        if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
+        if !request.body.isEmpty {
+            urlRequest.httpBody = Data(request.body)
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking resends a request whose kept-alive connection turned out to
+            // be closed, but cannot rewind its body: the resent request waits for a body that
+            // never comes until the timeout. A fresh connection per request with a body avoids it.
+            if !request.headers.contains("Connection") { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
+            #endif
+        }
         return urlRequest
     }
 }

@@ -175,16 +175,30 @@ final class TestHTTPServerEngine: Sendable {
         }
     }
 
-    /// Runs the async handler from this connection thread, within the handler deadline.
+    /// Runs the async handler from this connection thread, within the handler deadline. Where
+    /// task executors exist, the handler's jobs run on this thread (see ``ConnectionExecutor``).
     private func call(_ handler: @escaping TestHTTPServer.Handler, with request: TestHTTPRequest) -> TestHTTPResponse {
         let result = Locked<TestHTTPResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let response = await handler(request)
-            result.withLock { $0 = response }
-            done.signal()
+        let deadline = DispatchTime.now() + options.handlerTimeout
+        var answered = false
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+            let executor = ConnectionExecutor()
+            Task(executorPreference: executor) {
+                let response = await handler(request)
+                result.withLock { $0 = response }
+                executor.wake()
+            }
+            answered = executor.run(until: { result.value != nil }, deadline: deadline)
+        } else {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                let response = await handler(request)
+                result.withLock { $0 = response }
+                done.signal()
+            }
+            answered = done.wait(timeout: deadline) == .success
         }
-        guard done.wait(timeout: .now() + options.handlerTimeout) == .success, let response = result.value else {
+        guard answered, let response = result.value else {
             return .text("the test handler did not answer within \(options.handlerTimeout) s\n", status: 500)
         }
         return response

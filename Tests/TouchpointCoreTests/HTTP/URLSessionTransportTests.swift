@@ -78,6 +78,22 @@ struct URLSessionTransportTests {
         #expect(error?.isTransient == true)
     }
 
+    /// FoundationNetworking resends a request when a reused connection dies, without its body;
+    /// the transport must not be left waiting for the timeout.
+    @Test func aResetAfterAnEarlierRequestFailsFastForRequestsWithABody() async throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        server.enqueue(.text("first"), .fault(.reset), .fault(.reset), .text("third"))
+        let post = HTTPRequest(method: .post, url: server.url("/p"), body: Array("x".utf8), timeout: 30)
+        #expect(try await transport.send(post).status == 200)
+        let started = Date()
+        let error = await #expect(throws: HTTPError.self) { try await transport.send(post) }
+        #expect(error?.code != .timeout)
+        #expect(Date().timeIntervalSince(started) < 20)
+        // Whether or not the client resent it, the server saw every request whole.
+        #expect(server.requests.allSatisfy { $0.body == Array("x".utf8) })
+    }
+
     @Test func reportsAResponseCutShort() async throws {
         let server = try TestHTTPServer { _ in
             TestHTTPResponse(status: 200, body: Array(repeating: 65, count: 10_000), fault: .closeMidResponse)
