@@ -18,7 +18,9 @@ struct FaultInjectingServerTests {
         }
     }
 
-    func post(_ proxy: FaultInjectingServer, _ path: String = "/v1/batch", body: String = "payload", timeout: Double = 5)
+    func post(
+        _ proxy: FaultInjectingServer, _ path: String = "/v1/batch", body: String = "payload", timeout: Double = 5
+    )
         async throws -> HTTPResponse
     {
         try await transport.send(
@@ -50,12 +52,13 @@ struct FaultInjectingServerTests {
         #expect(proxy.records.first?.upstreamStatus == 202)
     }
 
-    @Test(arguments: [
-        (FaultPlan.Fault.internalServerError, 500, nil),
-        (.serviceUnavailable(retryAfter: "3"), 503, 3.0),
-        (.tooManyRequests(retryAfter: "Sun, 06 Nov 1994 08:49:47 GMT"), 429, 10.0),
-        (.payloadTooLarge, 413, nil),
-    ] as [(FaultPlan.Fault, Int, Double?)])
+    @Test(
+        arguments: [
+            (FaultPlan.Fault.internalServerError, 500, nil),
+            (.serviceUnavailable(retryAfter: "3"), 503, 3.0),
+            (.tooManyRequests(retryAfter: "Sun, 06 Nov 1994 08:49:47 GMT"), 429, 10.0),
+            (.payloadTooLarge, 413, nil),
+        ] as [(FaultPlan.Fault, Int, Double?)])
     func injectsStatusesWithoutForwarding(fault: FaultPlan.Fault, status: Int, retryAfter: Double?) async throws {
         let upstream = try makeUpstream()
         defer { upstream.stop() }
@@ -114,7 +117,8 @@ struct FaultInjectingServerTests {
     @Test func stallsPastTheClientsTimeout() async throws {
         let upstream = try makeUpstream()
         defer { upstream.stop() }
-        let proxy = try FaultInjectingServer(plan: FaultPlan(sequence: [.stall(seconds: 10)]), upstream: upstream.baseURL)
+        let proxy = try FaultInjectingServer(
+            plan: FaultPlan(sequence: [.stall(seconds: 10)]), upstream: upstream.baseURL)
         defer { proxy.stop() }
         let error = await #expect(throws: HTTPError.self) { try await post(proxy, timeout: 0.3) }
         #expect(error?.code == .timeout)
@@ -125,7 +129,8 @@ struct FaultInjectingServerTests {
     @Test func goesDownAndComesBackOnTheSamePort() async throws {
         let upstream = try makeUpstream()
         defer { upstream.stop() }
-        let proxy = try FaultInjectingServer(plan: FaultPlan(sequence: [.down(seconds: 0.3)]), upstream: upstream.baseURL)
+        let proxy = try FaultInjectingServer(
+            plan: FaultPlan(sequence: [.down(seconds: 0.3)]), upstream: upstream.baseURL)
         defer { proxy.stop() }
         let port = proxy.server.port
         _ = await #expect(throws: HTTPError.self) { try await post(proxy) }

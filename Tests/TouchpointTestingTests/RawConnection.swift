@@ -1,9 +1,12 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+@testable import TouchpointTesting
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
 
 /// A bare TCP connection to 127.0.0.1 for sending hand-made HTTP bytes (chunked bodies,
 /// pipelining, `Expect: 100-continue`, malformed requests) that no HTTP client would send.
@@ -23,29 +26,11 @@ final class RawConnection {
     private var buffer: [UInt8] = []
 
     init(port: UInt16, timeout: Int = 5) throws {
-        #if canImport(Darwin)
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw Failure(description: "socket failed") }
-        var value = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        guard let descriptor = Socket.connect(port: port) else {
+            throw Failure(description: "connect to port \(port) failed: errno \(errno)")
         }
-        guard result == 0 else {
-            let code = errno
-            close(descriptor)
-            throw Failure(description: "connect failed: errno \(code)")
-        }
+        self.descriptor = descriptor
+        Socket.setTimeouts(descriptor, seconds: Double(timeout))
     }
 
     deinit { close(descriptor) }
@@ -75,7 +60,8 @@ final class RawConnection {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         if status == 100 || bodyless { return Response(status: status, headers: headers, body: []) }
         let length = headers["content-length"].flatMap { Int($0) }
@@ -113,7 +99,8 @@ final class RawConnection {
 
     private func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }
-        for start in 0...(buffer.count - pattern.count) where Array(buffer[start..<(start + pattern.count)]) == pattern {
+        for start in 0...(buffer.count - pattern.count) where Array(buffer[start..<(start + pattern.count)]) == pattern
+        {
             return start
         }
         return nil

@@ -67,7 +67,9 @@ struct TestHTTPServerTests {
         server.enqueue(.text("first", status: 503), .text("second", status: 429))
         let transport = URLSessionTransport()
         var statuses: [Int] = []
-        for _ in 0..<3 { statuses.append(try await transport.send(HTTPRequest(url: server.url("/"), timeout: 5)).status) }
+        for _ in 0..<3 {
+            statuses.append(try await transport.send(HTTPRequest(url: server.url("/"), timeout: 5)).status)
+        }
         #expect(statuses == [503, 429, 200])
     }
 

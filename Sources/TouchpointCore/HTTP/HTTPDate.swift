@@ -7,7 +7,9 @@ import Foundation
 /// `Sunday, 06-Nov-94 08:49:37 GMT` and `Sun Nov  6 08:49:37 1994`. Parsing is by hand, so
 /// it never depends on the device's locale or calendar.
 public enum HTTPDate {
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
     private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
 
     /// The IMF-fixdate form of `date`, in GMT, to the second.
@@ -63,7 +65,8 @@ public enum HTTPDate {
         } else {
             return nil
         }
-        guard case .number(let hour, _) = time[time.startIndex], case .number(let minute, _) = time[time.startIndex + 1],
+        guard case .number(let hour, _) = time[time.startIndex],
+            case .number(let minute, _) = time[time.startIndex + 1],
             case .number(let second, _) = time[time.startIndex + 2],
             hour < 24, minute < 60, second < 61, day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }

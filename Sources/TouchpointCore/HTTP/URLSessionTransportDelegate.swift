@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The session delegate behind ``URLSessionTransport``: collects each task's body, refuses
@@ -178,6 +178,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         default:
             code = unspecific
         }
-        return HTTPError(code: code, url: url, reason: "\(urlError.localizedDescription) (URLError \(urlError.code.rawValue))")
+        return HTTPError(
+            code: code, url: url, reason: "\(urlError.localizedDescription) (URLError \(urlError.code.rawValue))")
     }
 }

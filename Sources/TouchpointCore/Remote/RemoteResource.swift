@@ -158,7 +158,8 @@ public final class RemoteResource<Value: Sendable>: Sendable {
     public func refresh() async -> RemoteResourceSnapshot<Value> { await run(.ifStale) }
 
     /// Fetches the resource now, ignoring the cache TTL, the ETag and any cool-down (for a
-    /// user's pull-to-refresh). A failure still keeps the last good value.
+    /// user's pull-to-refresh). A failure still keeps the last good value. Like every refresh,
+    /// it joins a request already in flight rather than sending a second one.
     /// - Returns: the state after the fetch.
     @discardableResult
     public func forceRefresh() async -> RemoteResourceSnapshot<Value> { await run(.reload) }
@@ -385,7 +386,8 @@ public final class RemoteResource<Value: Sendable>: Sendable {
                     }
                 }
             } catch {
-                problem = RemoteResourceError(code: .corruptCache, url: url, message: "\(cacheFile.path): \(error.reason)")
+                problem = RemoteResourceError(
+                    code: .corruptCache, url: url, message: "\(cacheFile.path): \(error.reason)")
             }
         }
         let applied = inner.withLock { inner in

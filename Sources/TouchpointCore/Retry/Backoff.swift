@@ -67,7 +67,8 @@ public struct Backoff: Sendable, Hashable {
     ) -> TimeInterval {
         failures = failures == Int.max ? failures : failures + 1
         let range = policy.delayRange(afterFailures: failures)
-        var delay = range.lowerBound == range.upperBound
+        var delay =
+            range.lowerBound == range.upperBound
             ? range.lowerBound : Double.random(in: range, using: &random)
         if let retryAfter, retryAfter.isFinite, retryAfter > delay {
             delay = max(delay, min(retryAfter, policy.maximumRetryAfter))

@@ -45,7 +45,8 @@ public final class FaultInjectingServer: Sendable {
         upstreamTimeout: Double = 30,
         options: TestHTTPServer.Options = TestHTTPServer.Options()
     ) throws {
-        let base = upstream.absoluteString.hasSuffix("/")
+        let base =
+            upstream.absoluteString.hasSuffix("/")
             ? String(upstream.absoluteString.dropLast()) : upstream.absoluteString
         try self.init(plan: plan, options: options) { request in
             await Self.forward(request, to: base, transport: transport, timeout: upstreamTimeout)

@@ -86,11 +86,9 @@ struct HTTPRequestParser {
                 current = head
                 stage = try bodyStage(for: head.headers)
             case .fixedBody(let remaining):
-                let available = min(remaining, buffer.count - position)
-                current!.body.append(contentsOf: buffer[position..<(position + available)])
-                position += available
-                if available < remaining {
-                    stage = .fixedBody(remaining: remaining - available)
+                let left = takeBody(remaining)
+                guard left == 0 else {
+                    stage = .fixedBody(remaining: left)
                     return nil
                 }
                 return finish()
@@ -101,7 +99,8 @@ struct HTTPRequestParser {
                 }
                 let line = String(decoding: buffer[position..<end], as: UTF8.self)
                 position = end + 2
-                let digits = line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                let digits =
+                    line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
                 guard !digits.isEmpty, digits.count <= 15, let size = Int(digits, radix: 16), size >= 0 else {
                     throw Failure(status: 400, reason: "invalid chunk size \"\(line)\"")
                 }
@@ -110,11 +109,9 @@ struct HTTPRequestParser {
                 }
                 stage = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
-                let available = min(remaining, buffer.count - position)
-                current!.body.append(contentsOf: buffer[position..<(position + available)])
-                position += available
-                if available < remaining {
-                    stage = .chunkData(remaining: remaining - available)
+                let left = takeBody(remaining)
+                guard left == 0 else {
+                    stage = .chunkData(remaining: left)
                     return nil
                 }
                 stage = .chunkDataEnd
@@ -127,7 +124,9 @@ struct HTTPRequestParser {
                 stage = .chunkSize
             case .trailers:
                 guard let end = find(crlf, from: position) else {
-                    if buffer.count - position > maximumHeadBytes { throw Failure(status: 431, reason: "trailers too long") }
+                    if buffer.count - position > maximumHeadBytes {
+                        throw Failure(status: 431, reason: "trailers too long")
+                    }
                     return nil
                 }
                 let isLast = end == position
@@ -135,6 +134,15 @@ struct HTTPRequestParser {
                 if isLast { return finish() }
             }
         }
+    }
+
+    /// Moves up to `wanted` buffered bytes into the body.
+    /// - Returns: how many bytes are still wanted.
+    private mutating func takeBody(_ wanted: Int) -> Int {
+        let available = min(wanted, buffer.count - position)
+        current!.body.append(contentsOf: buffer[position..<(position + available)])
+        position += available
+        return wanted - available
     }
 
     private mutating func finish() -> Parsed? {
@@ -193,7 +201,8 @@ struct HTTPRequestParser {
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers.add(name: String(name), value: value)
         }
-        return Parsed(method: String(parts[0]), target: String(parts[1]), version: String(parts[2]), headers: headers, body: [])
+        return Parsed(
+            method: String(parts[0]), target: String(parts[1]), version: String(parts[2]), headers: headers, body: [])
     }
 
     private let crlf: [UInt8] = [13, 10]

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The few POSIX socket calls the test server needs, with the platform differences hidden.
@@ -19,11 +19,11 @@ enum Socket {
     }
 
     #if canImport(Darwin)
-    private static let streamType = SOCK_STREAM
-    private static let sendFlags: Int32 = 0
+        private static let streamType = SOCK_STREAM
+        private static let sendFlags: Int32 = 0
     #else
-    private static let streamType = Int32(SOCK_STREAM.rawValue)
-    private static let sendFlags = Int32(MSG_NOSIGNAL)
+        private static let streamType = Int32(SOCK_STREAM.rawValue)
+        private static let sendFlags = Int32(MSG_NOSIGNAL)
     #endif
 
     /// A TCP socket listening on 127.0.0.1:`port` (0 for an ephemeral port), and the port it got.
@@ -33,10 +33,7 @@ enum Socket {
         var one: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         setCloseOnExec(descriptor)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        var address = loopback(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -65,14 +62,41 @@ enum Socket {
         return (descriptor, UInt16(bigEndian: actual.sin_port))
     }
 
+    /// A connected TCP socket to 127.0.0.1:`port`, or nil when the connection is refused.
+    static func connect(port: UInt16) -> Int32? {
+        let descriptor = socket(AF_INET, streamType, 0)
+        guard descriptor >= 0 else { return nil }
+        setCloseOnExec(descriptor)
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            Socket.close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// The address 127.0.0.1:`port`.
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        return address
+    }
+
     /// Accepts one connection, or returns nil on failure.
     static func accept(_ descriptor: Int32) -> Int32? {
         let client = systemAccept(descriptor, nil, nil)
         guard client >= 0 else { return nil }
         setCloseOnExec(client)
         #if canImport(Darwin)
-        var one: Int32 = 1
-        _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            var one: Int32 = 1
+            _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
         var noDelay: Int32 = 1
         _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
@@ -136,19 +160,19 @@ enum Socket {
     /// Stops all traffic on `descriptor` and wakes any thread blocked on it; the owner still closes it.
     static func shutdownBoth(_ descriptor: Int32) {
         #if canImport(Darwin)
-        _ = shutdown(descriptor, SHUT_RDWR)
+            _ = shutdown(descriptor, SHUT_RDWR)
         #else
-        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
         #endif
     }
 
     static func close(_ descriptor: Int32) {
         #if canImport(Darwin)
-        _ = Darwin.close(descriptor)
+            _ = Darwin.close(descriptor)
         #elseif canImport(Glibc)
-        _ = Glibc.close(descriptor)
+            _ = Glibc.close(descriptor)
         #else
-        _ = Musl.close(descriptor)
+            _ = Musl.close(descriptor)
         #endif
     }
 
@@ -157,10 +181,15 @@ enum Socket {
     }
 }
 
-// `listen` and `accept` are shadowed by the static methods above; these names mean the syscalls.
+// `listen`, `connect` and `accept` are shadowed by the static methods above; these names mean the syscalls.
 @inline(__always)
 private func systemListen(_ descriptor: Int32, _ backlog: Int32) -> Int32 {
     listen(descriptor, backlog)
+}
+
+@inline(__always)
+private func systemConnect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
 }
 
 @inline(__always)

@@ -113,7 +113,11 @@ public struct TestHTTPResponse: Sendable, Hashable {
                 headers["Content-Length"] = "\(body.count)"
             }
         }
-        if close { headers["Connection"] = "close" } else if !headers.contains("Connection") { headers["Connection"] = "keep-alive" }
+        if close {
+            headers["Connection"] = "close"
+        } else if !headers.contains("Connection") {
+            headers["Connection"] = "keep-alive"
+        }
         for field in headers { head += "\(field.name): \(field.value)\r\n" }
         head += "\r\n"
         var bytes = Array(head.utf8)

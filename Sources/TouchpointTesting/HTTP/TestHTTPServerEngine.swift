@@ -79,7 +79,9 @@ final class TestHTTPServerEngine: Sendable {
             finished.signal()
         }
         while state.withLock({ $0.isRunning && $0.generation == generation }) {
-            guard Socket.waitReadable(listener, milliseconds: 100), let client = Socket.accept(listener) else { continue }
+            guard Socket.waitReadable(listener, milliseconds: 100), let client = Socket.accept(listener) else {
+                continue
+            }
             let number: Int? = state.withLock { state in
                 guard state.isRunning && state.generation == generation else { return nil }
                 state.connectionCounter += 1
@@ -156,7 +158,8 @@ final class TestHTTPServerEngine: Sendable {
         let response = scripted ?? call(handler, with: request)
         let connectionHeader = request.headers["Connection"]?.lowercased() ?? ""
         let clientCloses =
-            connectionHeader.contains("close") || (request.version == "HTTP/1.0" && !connectionHeader.contains("keep-alive"))
+            connectionHeader.contains("close")
+            || (request.version == "HTTP/1.0" && !connectionHeader.contains("keep-alive"))
         let closes = clientCloses || response.closesConnection || !state.withLock({ $0.isRunning })
         switch response.fault {
         case .reset:

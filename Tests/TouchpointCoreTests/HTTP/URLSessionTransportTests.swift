@@ -17,7 +17,8 @@ struct URLSessionTransportTests {
 
     @Test func sendsMethodHeadersAndBodyAndReadsThemBack() async throws {
         let server = try TestHTTPServer { request in
-            TestHTTPResponse(status: 201, headers: ["ETag": "\"abc\"", "Set-Cookie": "a=b"], body: request.body.reversed())
+            TestHTTPResponse(
+                status: 201, headers: ["ETag": "\"abc\"", "Set-Cookie": "a=b"], body: request.body.reversed())
         }
         defer { server.stop() }
         let body = Array("hello, collector".utf8)
@@ -48,7 +49,8 @@ struct URLSessionTransportTests {
             TestHTTPResponse(status: 200, body: request.body + request.body, isChunked: chunked)
         }
         defer { server.stop() }
-        let response = try await transport.send(HTTPRequest(method: .put, url: server.url("/big"), body: upload, timeout: 20))
+        let response = try await transport.send(
+            HTTPRequest(method: .put, url: server.url("/big"), body: upload, timeout: 20))
         #expect(response.status == 200)
         #expect(response.body.count == upload.count * 2)
         #expect(Array(response.body[..<upload.count]) == upload)
@@ -157,7 +159,8 @@ struct URLSessionTransportTests {
     }
 
     @Test func refusesAResponseOverTheSizeLimit() async throws {
-        let server = try TestHTTPServer { _ in TestHTTPResponse(status: 200, body: Array(repeating: 1, count: 200_000)) }
+        let server = try TestHTTPServer { _ in TestHTTPResponse(status: 200, body: Array(repeating: 1, count: 200_000))
+        }
         defer { server.stop() }
         let small = URLSessionTransport(configuration: .init(maximumResponseBytes: 100_000))
         let error = await #expect(throws: HTTPError.self) {

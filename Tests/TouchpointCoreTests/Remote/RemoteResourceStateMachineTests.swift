@@ -81,7 +81,10 @@ struct RemoteResourceStateMachineTests {
     @Test func aFailureWithoutAValueLeavesNothing() {
         var machine = Machine(cacheTTL: 10, backoff: policy)
         var random = SeededRandomNumberGenerator(seed: 1)
-        do { let result = machine.failed(failure, retryAfter: nil, now: start, random: &random); #expect(result == .noValue) }
+        do {
+            let result = machine.failed(failure, retryAfter: nil, now: start, random: &random);
+            #expect(result == .noValue)
+        }
         do { let result = machine.decide(.ifStale, now: start); #expect(result == .serve(.noValue)) }
         #expect(machine.snapshot.lastError == failure)
     }
@@ -110,7 +113,8 @@ struct RemoteResourceStateMachineTests {
     }
 
     @Test func autoRefreshIsDueAnIntervalAfterTheLastConfirmationAndAfterTheCoolDown() {
-        var machine = Machine(cacheTTL: 60, backoff: Backoff.Policy(initialDelay: 50, maximumDelay: 50, minimumDelay: 50))
+        var machine = Machine(
+            cacheTTL: 60, backoff: Backoff.Policy(initialDelay: 50, maximumDelay: 50, minimumDelay: 50))
         var random = SeededRandomNumberGenerator(seed: 1)
         #expect(machine.nextAutoRefresh(interval: 30, now: start) == start)
         _ = machine.received("v1", body: [1], etag: nil, now: start)

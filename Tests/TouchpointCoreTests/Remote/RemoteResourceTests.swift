@@ -53,7 +53,8 @@ struct RemoteFixture {
             cacheDirectory: cacheDirectory,
             cacheName: "config",
             transport: transport,
-            configuration: RemoteResourceConfiguration(cacheTTL: ttl, requestTimeout: 5, backoff: backoff, jitterSeed: 7),
+            configuration: RemoteResourceConfiguration(
+                cacheTTL: ttl, requestTimeout: 5, backoff: backoff, jitterSeed: 7),
             clock: clock,
             decodeJSON: { try TestConfig(json: $0) }
         )
@@ -270,7 +271,8 @@ struct RemoteResourceTests {
         case garbage, truncated, badHeader, bodyFailsValidation
 
         func bytes(url: URL) -> [UInt8] {
-            let header = #"{"etag":"\"v1\"","fetchedAt":"2026-01-01T00:00:00.000Z","length":30,"url":"\#(url.absoluteString)","version":1}"#
+            let header =
+                #"{"etag":"\"v1\"","fetchedAt":"2026-01-01T00:00:00.000Z","length":30,"url":"\#(url.absoluteString)","version":1}"#
             switch self {
             case .garbage: return [0xFF, 0x00, 0x13, 0x37]
             case .truncated: return Array((header + "\n" + #"{"version":1,"#).utf8)

@@ -33,7 +33,9 @@ struct RetryAfterTests {
         let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026
         // 2090 would be more than 50 years ahead: it is 1990. 2070 is not: it stays 2070.
         #expect(HTTPDate.parse("Monday, 01-Jan-90 00:00:00 GMT", now: now) == Date(timeIntervalSince1970: 631_152_000))
-        #expect(HTTPDate.parse("Wednesday, 01-Jan-70 00:00:00 GMT", now: now).map(HTTPDate.format) == "Wed, 01 Jan 2070 00:00:00 GMT")
+        #expect(
+            HTTPDate.parse("Wednesday, 01-Jan-70 00:00:00 GMT", now: now).map(HTTPDate.format)
+                == "Wed, 01 Jan 2070 00:00:00 GMT")
         let year2030 = HTTPDate.parse("Tuesday, 01-Jan-30 00:00:00 GMT", now: now)
         #expect(year2030.map(HTTPDate.format) == "Tue, 01 Jan 2030 00:00:00 GMT")
     }
