@@ -68,6 +68,10 @@ let package = Package(
             dependencies: ["TouchpointCore", "TouchpointTesting"]
         ),
         .testTarget(
+            name: "TouchpointTestingTests",
+            dependencies: ["TouchpointTesting", "TouchpointCore"]
+        ),
+        .testTarget(
             name: "TouchpointEventsTests",
             dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
         ),
