@@ -88,7 +88,7 @@ public struct SessionJournal: Sendable {
 
     private static func decode(_ line: JSONLinesReader.Line) -> Entry? {
         guard case .object(let fields)? = try? JSONParser.parse(line.bytes),
-            let id = fields["id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+            let id = fields["id"]?.stringValue.flatMap(UUID.parse),
             let directory = fields["dir"]?.stringValue,
             let startedAt = fields["startedAt"]?.stringValue.flatMap(Timestamp.parse)
         else { return nil }
