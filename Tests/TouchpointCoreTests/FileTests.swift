@@ -118,8 +118,11 @@ struct UUIDParsingTests {
         }
     }
 
-    @Test(arguments: ["", "not-a-uuid", "01A200B8-7FCA-7C09-B0CB-4E61F901C12", "01A200B8-7FCA-7C09-B0CB-4E61F901C12AX",
-                      "01A200B87FCA-7C09-B0CB-4E61F901C12AX", "01A200B8-7FCA-7C09-B0CB+4E61F901C12A", "G1A200B8-7FCA-7C09-B0CB-4E61F901C12A"])
+    @Test(arguments: [
+        "", "not-a-uuid", "01A200B8-7FCA-7C09-B0CB-4E61F901C12", "01A200B8-7FCA-7C09-B0CB-4E61F901C12AX",
+        "01A200B87FCA-7C09-B0CB-4E61F901C12AX", "01A200B8-7FCA-7C09-B0CB+4E61F901C12A",
+        "G1A200B8-7FCA-7C09-B0CB-4E61F901C12A",
+    ])
     func rejectsMalformedText(text: String) {
         #expect(UUID.parse(text) == nil)
         #expect(UUID(uuidString: text) == nil)

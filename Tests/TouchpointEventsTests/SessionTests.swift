@@ -11,7 +11,9 @@ struct SessionTests {
         let session = try #require(await fixture.recorder.currentSession())
         #expect(session.userId == nil)
         #expect(event.sessionId == session.id)
-        #expect(FileManager.default.fileExists(atPath: fixture.directory.path + "/users/anon/sessions/\(session.id.uuidString)"))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: fixture.directory.path + "/users/anon/sessions/\(session.id.uuidString)"))
     }
 
     @Test func inactivityStartsANewSessionForTheSameUser() async throws {

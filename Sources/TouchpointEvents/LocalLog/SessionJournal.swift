@@ -62,7 +62,9 @@ public struct SessionJournal: Sendable {
     /// All entries, in start order.
     public func allEntries() throws -> [Entry] {
         var result: [Entry] = []
-        try entries { result.append($0); return true }
+        try entries {
+            result.append($0); return true
+        }
         return result
     }
 
