@@ -110,7 +110,7 @@ struct SessionTests {
 
 /// Polls `condition` until it holds, failing after `timeout`.
 func waitUntil(
-    timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+    timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()
