@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "Touchpoint", "TouchpointPromo", "TouchpointUI", "TouchpointTesting", "TouchpointCLI",
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ]

@@ -51,22 +51,34 @@ struct PromoCommand: ParsableCommand {
         }
 
         func run() async throws {
+            let result = await preview()
+            if !result.output.isEmpty { print(result.output) }
+            if !result.errors.isEmpty {
+                var standardError = FileHandle.standardError
+                print(result.errors, to: &standardError)
+            }
+            if result.status != 0 { throw ExitCode(result.status) }
+        }
+
+        /// What the command prints and how it exits.
+        struct Result {
+            var output = ""
+            var errors = ""
+            var status: Int32 = 0
+        }
+
+        /// Loads, checks and lists the catalog: the whole command but the printing.
+        func preview() async -> Result {
             let loaded: PromoCatalog
             do {
                 loaded = try PromoCatalog(bytes: try await loadBytes())
             } catch {
-                var standardError = FileHandle.standardError
-                print("error: cannot load the catalog \(catalog): \(error)", to: &standardError)
-                throw ExitCode(1)
+                return Result(errors: "error: cannot load the catalog \(catalog): \(error)", status: 1)
             }
             let selection = PromoSelection(currentAppID: app, maximumApps: maximumApps, rotationKey: user)
             let apps = selection.apps(from: loaded)
-            if json {
-                print(jsonReport(apps: apps, catalog: loaded))
-            } else {
-                print(textReport(apps: apps, catalog: loaded))
-            }
-            if strict && !loaded.problems.isEmpty { throw ExitCode(2) }
+            let output = json ? jsonReport(apps: apps, catalog: loaded) : textReport(apps: apps, catalog: loaded)
+            return Result(output: output, status: strict && !loaded.problems.isEmpty ? 2 : 0)
         }
 
         /// The catalog's bytes, from the network (one request, no cache) or a file.
