@@ -281,4 +281,24 @@ struct PromoServiceLoadingTests {
         #expect(service.displayState == .loaded, "stale rows still show")
         #expect(service.error != nil)
     }
+
+    @Test func aReloadThatChangesNothingDoesNotRedrawTheList() async throws {
+        let fixture = try PromoFixture()
+        fixture.server.enqueue(.json(Self.catalog))
+        let service = fixture.service(fixture.config(ttl: 600))
+        await service.loadApps()
+        await service.loadApps()
+        #expect(service.outcome == .fromFreshCache)
+        let changed = Locked(false)
+        withObservationTracking {
+            _ = (service.apps, service.outcome, service.error, service.problems)
+        } onChange: {
+            changed.withLock { $0 = true }
+        }
+        // A fresh cache again: what every row's task does when the row appears.
+        fixture.clock.advance(by: 1)
+        await service.loadApps()
+        #expect(fixture.server.requestCount == 1)
+        #expect(!changed.value)
+    }
 }

@@ -147,15 +147,16 @@ public final class PromoService {
         return recorder.anonymousId
     }
 
+    // Assigning an equal value notifies no observer (the Observation macro compares
+    // Equatable values), so a reload that changes nothing redraws nothing.
     private func apply(_ snapshot: RemoteResourceSnapshot<PromoCatalog>) {
         outcome = snapshot.outcome
-        let newError = snapshot.lastError.map(PromoError.init)
-        if newError != error { error = newError }
+        error = snapshot.lastError.map(PromoError.init)
         if let catalog = snapshot.value {
             show(catalog)
         } else {
-            if !apps.isEmpty { apps = [] }
-            if !problems.isEmpty { problems = [] }
+            apps = []
+            problems = []
             impressions.keepOnly([])
         }
     }
@@ -164,7 +165,7 @@ public final class PromoService {
         let selection = PromoSelection(
             currentAppID: config.currentAppID, maximumApps: config.maximumApps, rotationKey: rotationKey)
         let listed = selection.apps(from: catalog)
-        if listed != apps { apps = listed }
+        apps = listed
         impressions.keepOnly(Set(listed.map(\.id)))
         guard catalog.problems != problems else { return }
         problems = catalog.problems
