@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "Touchpoint", targets: ["Touchpoint"]),
         .library(name: "TouchpointTesting", targets: ["TouchpointTesting"]),
+        .library(name: "TouchpointUI", targets: ["TouchpointUI"]),
         .executable(name: "touchpoint", targets: ["TouchpointCLI"]),
     ],
     dependencies: [
@@ -43,8 +44,21 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TouchpointPromo",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Touchpoint",
-            dependencies: ["TouchpointCore", "TouchpointEvents"]
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointPromo"]
+        ),
+        // Apple-only SwiftUI views; on Linux every file compiles to nothing.
+        .target(
+            name: "TouchpointUI",
+            dependencies: ["TouchpointPromo"]
         ),
 
         // MARK: Test support shipped as a library
@@ -74,6 +88,14 @@ let package = Package(
         .testTarget(
             name: "TouchpointEventsTests",
             dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
+        ),
+        .testTarget(
+            name: "TouchpointPromoTests",
+            dependencies: [
+                "Touchpoint", "TouchpointPromo", "TouchpointUI", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
     ]
 )
