@@ -1,0 +1,228 @@
+import Foundation
+
+/// The routing queue behind a lock and a condition: the recorder's callback appends, each
+/// adapter's thread takes batches, and callers wait for delivery.
+final class DeliveryHub: @unchecked Sendable {
+    // Safe: every `var` below is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var queue: FanoutQueue<DeliveryItem>
+    private var lanes: [LaneCounters] = []
+    private var received = 0
+    private var untrackableValues = 0
+    private var waiters: [Int: Waiter] = [:]
+    private var cancelledWaiters: Set<Int> = []
+    private var nextWaiterID = 0
+
+    /// How long a lane that ran out of work keeps looking before it sleeps; items appended
+    /// meanwhile cost the recorder's thread no wake-up.
+    let lingerInterval: TimeInterval
+    /// The most items a lane takes under one lock.
+    let batchLimit = 64
+
+    struct LaneCounters {
+        let name: String
+        var delivered = 0
+        var skippedByRule = 0
+        var failed = 0
+    }
+
+    /// Counts a lane reports after a batch.
+    struct BatchCounts {
+        var delivered = 0
+        var skippedByRule = 0
+        var failed = 0
+    }
+
+    private struct Waiter {
+        let target: Int
+        let lanes: Set<Int>?
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    init(capacity: Int, lingerInterval: TimeInterval) {
+        queue = FanoutQueue(capacity: capacity)
+        self.lingerInterval = lingerInterval
+    }
+
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+
+    // MARK: The recorder's side
+
+    /// Appends an item; wakes sleeping lanes (one system call, whatever their number).
+    func enqueue(_ item: DeliveryItem) {
+        let mustWake = locked {
+            received += 1
+            return queue.append(item)
+        }
+        if mustWake { condition.broadcast() }
+    }
+
+    /// Appends items taken from another hub, in order.
+    func enqueue(contentsOf items: [DeliveryItem]) {
+        for item in items { enqueue(item) }
+    }
+
+    /// Removes every held item (tracking must not have started).
+    func removeAll() -> [DeliveryItem] {
+        locked { queue.removeAll() }
+    }
+
+    func noteUntrackableValues(_ count: Int) {
+        locked { untrackableValues += count }
+    }
+
+    /// Whether lanes have been added.
+    var isStarted: Bool { locked { queue.isStarted } }
+
+    /// Adds a lane per name; they read from the oldest held item.
+    func addLanes(named names: [String]) -> Range<Int> {
+        let (range, ready) = locked {
+            lanes.append(contentsOf: names.map { LaneCounters(name: $0) })
+            return (queue.addLanes(names.count), satisfiedWaiters())
+        }
+        for waiter in ready { waiter.resume(returning: true) }
+        return range
+    }
+
+    /// Takes no more items; lanes deliver what is held, then their threads end.
+    func close() {
+        let mustWake = locked { queue.close() }
+        if mustWake { condition.broadcast() }
+    }
+
+    // MARK: The lanes' side
+
+    /// Records that a lane's adapter is configured (or failed to be).
+    func configured(lane: Int, succeeded: Bool) {
+        let ready = locked {
+            queue.configured(lane: lane, succeeded: succeeded)
+            return satisfiedWaiters()
+        }
+        for waiter in ready { waiter.resume(returning: true) }
+    }
+
+    /// The next batch for a lane, waiting for one; nil when the hub is closed and the lane
+    /// has delivered everything.
+    func nextBatch(lane: Int) -> [DeliveryItem]? {
+        condition.lock()
+        defer { condition.unlock() }
+        var lingered = false
+        while true {
+            let items = queue.take(lane: lane, limit: batchLimit)
+            if !items.isEmpty { return items }
+            if queue.isFinished(lane: lane) { return nil }
+            if !lingered {
+                lingered = true
+                queue.setWait(lane: lane, .lingering)
+                _ = condition.wait(until: Date(timeIntervalSinceNow: lingerInterval))
+            } else {
+                queue.setWait(lane: lane, .sleeping)
+                condition.wait()
+            }
+        }
+    }
+
+    /// Records that a lane delivered its batch.
+    func finish(lane: Int, _ counts: BatchCounts) {
+        let ready = locked {
+            queue.finish(lane: lane)
+            lanes[lane].delivered += counts.delivered
+            lanes[lane].skippedByRule += counts.skippedByRule
+            lanes[lane].failed += counts.failed
+            return waiters.isEmpty ? [] : satisfiedWaiters()
+        }
+        for waiter in ready { waiter.resume(returning: true) }
+    }
+
+    // MARK: Observing
+
+    func statistics() -> RoutingStatistics {
+        locked {
+            var statistics = RoutingStatistics()
+            statistics.received = received
+            statistics.droppedBeforeStart = queue.droppedBeforeStart
+            statistics.untrackableValues = untrackableValues
+            statistics.waiting = queue.count
+            statistics.adapters = lanes.indices.map { index in
+                let lane = queue.lanes[index]
+                var adapter = AdapterStatistics(name: lanes[index].name)
+                adapter.delivered = lanes[index].delivered
+                adapter.skippedByRule = lanes[index].skippedByRule
+                adapter.failed = lanes[index].failed
+                adapter.dropped = lane.dropped
+                adapter.isConfigured = lane.isConfigured && lane.isEnabled
+                adapter.configurationFailed = !lane.isEnabled
+                adapter.pending = queue.end - lane.done
+                return adapter
+            }
+            return statistics
+        }
+    }
+
+    /// Waits until every item appended before the call is done with by the chosen lanes (all
+    /// when nil) — delivered, skipped by a rule, or dropped — or until `timeout`.
+    /// - Returns: false when the time ran out (or the task was cancelled) first.
+    func waitUntilDone(lanes chosen: Set<Int>?, timeout: Duration) async -> Bool {
+        let id = locked {
+            nextWaiterID += 1
+            return nextWaiterID
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.waitUntilDone(id: id, lanes: chosen) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func waitUntilDone(id: Int, lanes chosen: Set<Int>?) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let outcome: Bool? = locked {
+                    if cancelledWaiters.remove(id) != nil { return false }
+                    let waiter = Waiter(target: queue.end, lanes: chosen, continuation: continuation)
+                    if isSatisfied(waiter) { return true }
+                    waiters[id] = waiter
+                    return nil
+                }
+                if let outcome { continuation.resume(returning: outcome) }
+            }
+        } onCancel: {
+            let waiter: Waiter? = locked {
+                guard let waiter = waiters.removeValue(forKey: id) else {
+                    cancelledWaiters.insert(id)
+                    return nil
+                }
+                return waiter
+            }
+            waiter?.continuation.resume(returning: false)
+        }
+    }
+
+    /// Removes and returns the waiters whose items are all done with. Call with the lock held.
+    private func satisfiedWaiters() -> [CheckedContinuation<Bool, Never>] {
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        for (id, waiter) in waiters where isSatisfied(waiter) {
+            waiters.removeValue(forKey: id)
+            ready.append(waiter.continuation)
+        }
+        return ready
+    }
+
+    private func isSatisfied(_ waiter: Waiter) -> Bool {
+        guard queue.isStarted else { return false }
+        for index in queue.lanes.indices where waiter.lanes?.contains(index) ?? true {
+            let lane = queue.lanes[index]
+            if lane.isEnabled && lane.done < waiter.target { return false }
+        }
+        return true
+    }
+}
