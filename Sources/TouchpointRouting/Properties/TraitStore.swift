@@ -55,7 +55,8 @@ final class TraitStore: Sendable {
             queue.async {
                 self.applyPending()
                 let traits = self.stored.withLock { stored in
-                    userId.map { stored?.users[$0] ?? [:] } ?? stored?.anonymous ?? [:]
+                    if stored == nil { stored = self.load() }
+                    return userId.map { stored?.users[$0] ?? [:] } ?? stored?.anonymous ?? [:]
                 }
                 continuation.resume(returning: traits)
             }
