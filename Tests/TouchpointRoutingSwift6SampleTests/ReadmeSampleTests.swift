@@ -76,7 +76,9 @@ struct ReadmeSampleTests {
             AppOpen(timestamp: Date(timeIntervalSince1970: 1_767_225_600)).trigger()
         }
         #expect(await harness.delivered())
-        #expect(mixpanel.tracked == [MixpanelSDK.Tracked(event: "App: Open", properties: ["timestamp": "2026-01-01 00:00"])])
+        #expect(
+            mixpanel.tracked == [MixpanelSDK.Tracked(event: "App: Open", properties: ["timestamp": "2026-01-01 00:00"])]
+        )
     }
 
     @Test func propertyUpdateGoesToPeopleAndIntoTheTraits() async throws {
@@ -177,9 +179,9 @@ struct ReadmeSampleTests {
         let intercom = IntercomSDK()
         let swiftyBeaver = SwiftyBeaverLog()
         harness.run {
-            GlobalTracker.loggingLevel = .info // default is .none
+            GlobalTracker.loggingLevel = .info  // default is .none
             GlobalTracker.log { message in
-                swiftyBeaver.info(message) // Log with your favourite logging system
+                swiftyBeaver.info(message)  // Log with your favourite logging system
             }
             GlobalTracker.startTracking(adapters: [IntercomAdapter(sdk: intercom)])
             Events.EventDetail.Viewed(eventId: 21421, state: "rendering").trigger()

@@ -1,3 +1,5 @@
+// swift-format-ignore-file: the README samples stay as the README writes them.
+
 // The seed README's samples, as an app writes them: bare protocol types, plain classes, no
 // concurrency annotations. This file is compiled twice, in Swift 6 mode
 // (TouchpointRoutingSwift6SampleTests) and, through a symbolic link, in Swift 5 mode
@@ -85,7 +87,7 @@ struct AppOpen: TrackableEvent {
     let timestamp: Date
 
     let identifier: EventIdentifier = EventIdentifier(object: "App", action: "Open")
-    var metadata: [String : Any] {
+    var metadata: [String: Any] {
         return ["timestamp": dateFormatter.string(from: timestamp)]
     }
 }
@@ -93,11 +95,11 @@ struct AppOpen: TrackableEvent {
 // MARK: Track property
 
 struct Email: TrackableProperty {
-    let identifier: String = "email"                          // Name of the property
-    let value: String                                         // Our value, whatever type we need. Enums are handy.
+    let identifier: String = "email"  // Name of the property
+    let value: String  // Our value, whatever type we need. Enums are handy.
 
-    var trackedValue: TrackableValueType? { return value }     // How to convert our value to TrackableValueType
-                                                             // String and Int are trackable by default
+    var trackedValue: TrackableValueType? { return value }  // How to convert our value to TrackableValueType
+    // String and Int are trackable by default
 }
 
 // MARK: Binding event to property
@@ -106,17 +108,17 @@ struct EmailChanged: TrackableEvent {
     let newEmail: String
 
     let identifier: EventIdentifier = EventIdentifier(object: "User", action: "Changed", label: "Email")
-    var metadata: [String : Any] {
+    var metadata: [String: Any] {
         return ["new_email": newEmail]
     }
 }
 
 struct BoundEmail: TrackableProperty {
-    let identifier: String = "email"                          // Name of the property
-    let value: String                                         // Our value, whatever type we need. Enums are handy.
+    let identifier: String = "email"  // Name of the property
+    let value: String  // Our value, whatever type we need. Enums are handy.
 
-    var trackedValue: TrackableValueType? { return value }    // How to convert our value to TrackableValueType
-                                                              // String and Int are trackable by default
+    var trackedValue: TrackableValueType? { return value }  // How to convert our value to TrackableValueType
+    // String and Int are trackable by default
     func generateUpdateEvents() -> [TrackableEvent] {
         let emailChanged = EmailChanged(newEmail: value)
         return [emailChanged]
@@ -204,10 +206,11 @@ enum ProhibitSample {
 
 enum AllowSample {
     class MixpanelAdapter: AnalyticsAdapter {
-        let eventTrackingRule: EventTrackingRule? = EventTrackingRule(.allow, types:
-            [
+        let eventTrackingRule: EventTrackingRule? = EventTrackingRule(
+            .allow,
+            types: [
                 Events.App.Opened.self,
-                Events.User.LoggedIn.self
+                Events.User.LoggedIn.self,
             ]
         )
 

@@ -37,7 +37,8 @@ struct LoggingTests {
 
     @Test func verboseAddsOneLinePerPropertySortedByKey() async throws {
         let lines = try await messages(at: .verbose) { $0.tracker.trigger(EventDetailViewed()) }
-        #expect(lines == ["-[Intercom]: EVENT TRIGGERED - 'Event Detail: Viewed'\n > event_id: 21421\n > state: rendering"])
+        #expect(
+            lines == ["-[Intercom]: EVENT TRIGGERED - 'Event Detail: Viewed'\n > event_id: 21421\n > state: rendering"])
     }
 
     @Test func untypedEventsAreLoggedTheSameWay() async throws {

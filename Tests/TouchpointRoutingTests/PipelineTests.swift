@@ -37,10 +37,11 @@ struct PipelineTests {
             #expect(adapter.eventNames == logged, "\(adapter.name) saw another order")
         }
         // Each door kept its kind: typed events arrive as their own type, the others as RecordedEvent.
-        let types = Set(adapters[0].deliveries.compactMap { delivery -> String? in
-            if case .event(_, _, let type) = delivery { return type }
-            return nil
-        })
+        let types = Set(
+            adapters[0].deliveries.compactMap { delivery -> String? in
+                if case .event(_, _, let type) = delivery { return type }
+                return nil
+            })
         #expect(types == ["Numbered", "RecordedEvent"])
         #expect(harness.tracker.statistics.received == threads * perThread)
     }
@@ -54,7 +55,10 @@ struct PipelineTests {
         #expect(recorded.name == "Numbered: 1 - 2")
         #expect(recorded.properties == ["lane": .int(1), "index": .int(2)])
         #expect(await harness.delivered())
-        #expect(adapter.deliveries == [.event(name: "Numbered: 1 - 2", metadata: ["lane": 1, "index": 2], type: "Numbered")])
+        #expect(
+            adapter.deliveries == [
+                .event(name: "Numbered: 1 - 2", metadata: ["lane": 1, "index": 2], type: "Numbered")
+            ])
     }
 
     @Test func eventsBeforeStartWaitAndTheQueueIsBounded() async throws {
@@ -218,7 +222,8 @@ struct PipelineTests {
         defer { harness.tracker.stopTracking() }
         let adapter = InMemoryAdapter()
         harness.tracker.startTracking(adapters: [adapter])
-        harness.recorder.record("identify", properties: ["plan": "pro", "age": .int(40), "nick": .null], type: .identify)
+        harness.recorder.record(
+            "identify", properties: ["plan": "pro", "age": .int(40), "nick": .null], type: .identify)
         harness.recorder.record("Home", type: .screen)
         #expect(await harness.delivered())
         #expect(
@@ -247,6 +252,10 @@ struct PipelineTests {
         #expect(await harness.delivered())
         #expect(adapter.eventNames == ["Button: Tapped"])
         #expect(adapter.properties.map(\.identifier) == ["email"])
-        #expect(lines.all == ["-[InMemoryAdapter]: EVENT TRIGGERED - 'Button: Tapped'", "-[InMemoryAdapter]: PROPERTY UPDATED - 'email'\n > value: a@b.c"])
+        #expect(
+            lines.all == [
+                "-[InMemoryAdapter]: EVENT TRIGGERED - 'Button: Tapped'",
+                "-[InMemoryAdapter]: PROPERTY UPDATED - 'email'\n > value: a@b.c",
+            ])
     }
 }

@@ -50,7 +50,8 @@ struct RuleTests {
         let harness = try RoutingHarness()
         defer { harness.tracker.stopTracking() }
         let everything = InMemoryAdapter(name: "Everything")
-        let onlyTaps = InMemoryAdapter(name: "OnlyTaps", eventTrackingRule: EventTrackingRule(.allow, types: [Tapped.self]))
+        let onlyTaps = InMemoryAdapter(
+            name: "OnlyTaps", eventTrackingRule: EventTrackingRule(.allow, types: [Tapped.self]))
         let noTapsByName = InMemoryAdapter(
             name: "NoTaps", eventTrackingRule: EventTrackingRule(.prohibit, names: ["Button: Tapped"]))
         let checkoutOnly = InMemoryAdapter(

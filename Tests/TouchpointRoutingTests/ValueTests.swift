@@ -3,11 +3,12 @@ import Testing
 import Touchpoint
 
 struct ValueTests {
-    @Test(arguments: [
-        ("App: Opened", "App", "Opened", nil),
-        ("Song: Tapped - More Info", "Song", "Tapped", "More Info"),
-        ("checkout_success", "checkout_success", "", nil),
-    ] as [(String, String, String, String?)])
+    @Test(
+        arguments: [
+            ("App: Opened", "App", "Opened", nil),
+            ("Song: Tapped - More Info", "Song", "Tapped", "More Info"),
+            ("checkout_success", "checkout_success", "", nil),
+        ] as [(String, String, String, String?)])
     func identifiersReadFromNames(name: String, object: String, action: String, label: String?) {
         let identifier = EventIdentifier(name: name)
         #expect(identifier.stringValue == name)
@@ -18,7 +19,9 @@ struct ValueTests {
 
     @Test func identifiersFollowTheConvention() {
         #expect(EventIdentifier(object: "App", action: "Opened").stringValue == "App: Opened")
-        #expect(EventIdentifier(object: "Song", action: "Tapped", label: "More Info").description == "Song: Tapped - More Info")
+        #expect(
+            EventIdentifier(object: "Song", action: "Tapped", label: "More Info").description
+                == "Song: Tapped - More Info")
         #expect(
             EventIdentifier(name: "Song: Tapped - More Info")
                 == EventIdentifier(object: "Song", action: "Tapped", label: "More Info"))

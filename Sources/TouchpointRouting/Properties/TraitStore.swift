@@ -69,7 +69,9 @@ final class TraitStore: Sendable {
         queue.async {
             self.stored.withLock { $0 = Traits() }
             do {
-                if FileManager.default.fileExists(atPath: self.path) { try FileManager.default.removeItem(atPath: self.path) }
+                if FileManager.default.fileExists(atPath: self.path) {
+                    try FileManager.default.removeItem(atPath: self.path)
+                }
             } catch {
                 self.logger.error("cannot delete \(self.path): \(error)")
             }
@@ -130,7 +132,8 @@ final class TraitStore: Sendable {
             var traits = Traits(anonymous: anonymous)
             for (userId, member) in users {
                 guard let object = member.objectValue else {
-                    throw JSONProblem(path: JSONPath(components: [.key("users"), .key(userId)]), message: "not an object")
+                    throw JSONProblem(
+                        path: JSONPath(components: [.key("users"), .key(userId)]), message: "not an object")
                 }
                 traits.users[userId] = object
             }

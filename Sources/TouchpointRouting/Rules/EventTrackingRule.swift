@@ -36,7 +36,8 @@ public struct EventTrackingRule: Sendable, Hashable {
 
     /// Whether an adapter with this rule receives `event`.
     public func allows(_ event: any TrackableEvent) -> Bool {
-        let listed = types.contains(ObjectIdentifier(type(of: event)))
+        let listed =
+            types.contains(ObjectIdentifier(type(of: event)))
             || (!names.isEmpty && names.contains(event.identifier.stringValue))
         return listed == (rule == .allow)
     }

@@ -29,7 +29,8 @@ public struct PropertyTrackingRule: Sendable, Hashable {
 
     /// Whether an adapter with this rule receives `property`.
     public func allows(_ property: any TrackableProperty) -> Bool {
-        let listed = types.contains(ObjectIdentifier(type(of: property)))
+        let listed =
+            types.contains(ObjectIdentifier(type(of: property)))
             || (!names.isEmpty && names.contains(property.identifier))
         return listed == (rule == .allow)
     }

@@ -53,10 +53,10 @@ extension GlobalTracker {
             if let current = shared, current.recorder === recorder { return current }
             let replacement = GlobalTracker(recorder: recorder)
             if let previous = shared {
+                previous.stopTracking()
                 if !previous.hub.isStarted { replacement.hub.enqueue(contentsOf: previous.hub.removeAll()) }
                 replacement.loggingLevel = previous.loggingLevel
                 replacement.log.setHandler(previous.log.current.handler)
-                previous.stopTracking()
             }
             shared = replacement
             return replacement
