@@ -33,6 +33,7 @@ struct SampleHarness {
     }
 }
 
+@Suite(.timeLimit(.minutes(2)))
 struct ReadmeSampleTests {
     @Test func quickStartEventReachesTheAdapterAndTheLog() async throws {
         let harness = try SampleHarness()

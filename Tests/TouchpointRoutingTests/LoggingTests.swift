@@ -15,6 +15,7 @@ final class IntercomLikeAdapter: AnalyticsAdapter, Sendable {
     func track(property: any TrackableProperty) {}
 }
 
+@Suite(.timeLimit(.minutes(2)))
 struct LoggingTests {
     /// Runs `body` against a tracker at `level` with one adapter named Intercom, and returns
     /// what its log handler received.

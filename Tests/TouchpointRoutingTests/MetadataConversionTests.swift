@@ -9,6 +9,7 @@ enum Mood: String, TrackableValueType {
 
 final class Opaque {}
 
+@Suite(.timeLimit(.minutes(2)))
 struct MetadataConversionTests {
     @Test func representableValuesBecomeJSON() {
         let date = Date(timeIntervalSince1970: 1_767_225_600.25)

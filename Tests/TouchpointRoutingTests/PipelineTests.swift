@@ -3,6 +3,7 @@ import Testing
 import Touchpoint
 import TouchpointTesting
 
+@Suite(.timeLimit(.minutes(2)))
 struct PipelineTests {
     @Test func bothDoorsFromSeveralThreadsReachEveryAdapterInLogOrderOnce() async throws {
         let harness = try RoutingHarness()

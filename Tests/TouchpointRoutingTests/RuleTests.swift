@@ -3,6 +3,7 @@ import Testing
 import Touchpoint
 import TouchpointTesting
 
+@Suite(.timeLimit(.minutes(2)))
 struct RuleTests {
     @Test func eventRulesByTypeAndByName() {
         let typedTap: any TrackableEvent = Tapped()

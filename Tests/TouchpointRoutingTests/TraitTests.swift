@@ -3,6 +3,7 @@ import Testing
 import Touchpoint
 import TouchpointTesting
 
+@Suite(.timeLimit(.minutes(2)))
 struct TraitTests {
     @Test func traitsSurviveANewRecorderAndTracker() async throws {
         let directory = try TemporaryDirectory(prefix: "routing-traits")

@@ -38,13 +38,14 @@ final class AdapterLane: @unchecked Sendable {
             hub.configured(lane: index, succeeded: false)
             return
         }
-        while let batch = hub.nextBatch(lane: index) {
+        var counts: DeliveryHub.BatchCounts?
+        while let batch = hub.nextBatch(lane: index, finishing: counts) {
             let settings = log.current
-            var counts = DeliveryHub.BatchCounts()
+            var batchCounts = DeliveryHub.BatchCounts()
             for item in batch {
-                deliver(item, settings, &counts)
+                deliver(item, settings, &batchCounts)
             }
-            hub.finish(lane: index, counts)
+            counts = batchCounts
         }
     }
 

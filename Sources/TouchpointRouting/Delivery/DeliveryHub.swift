@@ -17,7 +17,7 @@ final class DeliveryHub: @unchecked Sendable {
     /// meanwhile cost the recorder's thread no wake-up.
     let lingerInterval: TimeInterval
     /// The most items a lane takes under one lock.
-    let batchLimit = 64
+    let batchLimit = 256
 
     struct LaneCounters {
         let name: String
@@ -105,16 +105,36 @@ final class DeliveryHub: @unchecked Sendable {
         for waiter in ready { waiter.resume(returning: true) }
     }
 
-    /// The next batch for a lane, waiting for one; nil when the hub is closed and the lane
-    /// has delivered everything.
-    func nextBatch(lane: Int) -> [DeliveryItem]? {
+    /// Records that a lane delivered its previous batch (if any), then returns its next one,
+    /// waiting for it; nil when the hub is closed and the lane has delivered everything.
+    ///
+    /// One lock per batch: the lane finishes and takes in the same critical section.
+    func nextBatch(lane: Int, finishing counts: BatchCounts?) -> [DeliveryItem]? {
         condition.lock()
-        defer { condition.unlock() }
+        // Waiters this batch satisfied; whoever removes a waiter resumes it, outside the lock.
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        if let counts {
+            queue.finish(lane: lane)
+            lanes[lane].delivered += counts.delivered
+            lanes[lane].skippedByRule += counts.skippedByRule
+            lanes[lane].failed += counts.failed
+            if !waiters.isEmpty { ready = satisfiedWaiters() }
+        }
         var lingered = false
         while true {
             let items = queue.take(lane: lane, limit: batchLimit)
-            if !items.isEmpty { return items }
-            if queue.isFinished(lane: lane) { return nil }
+            if !items.isEmpty || queue.isFinished(lane: lane) {
+                condition.unlock()
+                for waiter in ready { waiter.resume(returning: true) }
+                return items.isEmpty ? nil : items
+            }
+            if !ready.isEmpty {
+                condition.unlock()
+                for waiter in ready { waiter.resume(returning: true) }
+                ready = []
+                condition.lock()
+                continue
+            }
             if !lingered {
                 lingered = true
                 queue.setWait(lane: lane, .lingering)
@@ -124,18 +144,6 @@ final class DeliveryHub: @unchecked Sendable {
                 condition.wait()
             }
         }
-    }
-
-    /// Records that a lane delivered its batch.
-    func finish(lane: Int, _ counts: BatchCounts) {
-        let ready = locked {
-            queue.finish(lane: lane)
-            lanes[lane].delivered += counts.delivered
-            lanes[lane].skippedByRule += counts.skippedByRule
-            lanes[lane].failed += counts.failed
-            return waiters.isEmpty ? [] : satisfiedWaiters()
-        }
-        for waiter in ready { waiter.resume(returning: true) }
     }
 
     // MARK: Observing
