@@ -53,29 +53,22 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput], scalingFactor: .kilo, maxDuration: .seconds(4))
 
-    let plain = RoutingFixture()
-    Benchmark(
-        "record, no tracker",
-        closure: { benchmark in
-            let recorder = plain.recorder!
-            for index in benchmark.scaledIterations {
-                recorder.record("button_tap", properties: ["screen": "Home", "count": .int(index)])
-            }
-        },
-        setup: { try plain.setUp(adapters: nil) },
-        teardown: { await plain.tearDown() })
-
-    let routed = RoutingFixture()
-    Benchmark(
-        "record, tracker with 5 adapters",
-        closure: { benchmark in
-            let recorder = routed.recorder!
-            for index in benchmark.scaledIterations {
-                recorder.record("button_tap", properties: ["screen": "Home", "count": .int(index)])
-            }
-        },
-        setup: { try routed.setUp(adapters: 5) },
-        teardown: { await routed.tearDown() })
+    /// `record` in a loop: the baseline without a tracker, and with one feeding five adapters.
+    func recordBenchmark(_ name: String, adapters: Int?) {
+        let fixture = RoutingFixture()
+        Benchmark(
+            name,
+            closure: { benchmark in
+                let recorder = fixture.recorder!
+                for index in benchmark.scaledIterations {
+                    recorder.record("button_tap", properties: ["screen": "Home", "count": .int(index)])
+                }
+            },
+            setup: { try fixture.setUp(adapters: adapters) },
+            teardown: { await fixture.tearDown() })
+    }
+    recordBenchmark("record, no tracker", adapters: nil)
+    recordBenchmark("record, tracker with 5 adapters", adapters: 5)
 
     // The tracker's part alone: the callback the recorder makes for each event, without the disk.
     let fanOut = RoutingFixture()

@@ -16,12 +16,14 @@
 /// Declare the adapter's property with the optional type, `EventTrackingRule?`, as above: a
 /// property of type `EventTrackingRule` does not satisfy the requirement.
 public struct EventTrackingRule: Sendable, Hashable {
+    private let list: RuleList
+
     /// Whether the listed events are the only ones allowed or the ones prohibited.
-    public let rule: TrackingRule
+    public var rule: TrackingRule { list.rule }
     /// The listed event types.
-    public let types: Set<ObjectIdentifier>
+    public var types: Set<ObjectIdentifier> { list.types }
     /// The listed event names.
-    public let names: Set<String>
+    public var names: Set<String> { list.names }
 
     /// Creates a rule.
     /// - Parameters:
@@ -29,16 +31,11 @@ public struct EventTrackingRule: Sendable, Hashable {
     ///   - types: event types, e.g. `[Events.App.Opened.self]`.
     ///   - names: event names, e.g. `["App: Opened", "checkout_success"]`.
     public init(_ rule: TrackingRule, types: [any TrackableEvent.Type] = [], names: [String] = []) {
-        self.rule = rule
-        self.types = Set(types.map { ObjectIdentifier($0) })
-        self.names = Set(names)
+        list = RuleList(rule, types: types, names: names)
     }
 
     /// Whether an adapter with this rule receives `event`.
     public func allows(_ event: any TrackableEvent) -> Bool {
-        let listed =
-            types.contains(ObjectIdentifier(type(of: event)))
-            || (!names.isEmpty && names.contains(event.identifier.stringValue))
-        return listed == (rule == .allow)
+        list.allows(type(of: event)) { event.identifier.stringValue }
     }
 }

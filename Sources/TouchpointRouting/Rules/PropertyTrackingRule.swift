@@ -9,12 +9,14 @@
 /// (``TrackableProperty/identifier``, which also matches traits recorded untyped, as
 /// ``RecordedProperty``).
 public struct PropertyTrackingRule: Sendable, Hashable {
+    private let list: RuleList
+
     /// Whether the listed properties are the only ones allowed or the ones prohibited.
-    public let rule: TrackingRule
+    public var rule: TrackingRule { list.rule }
     /// The listed property types.
-    public let types: Set<ObjectIdentifier>
+    public var types: Set<ObjectIdentifier> { list.types }
     /// The listed property names.
-    public let names: Set<String>
+    public var names: Set<String> { list.names }
 
     /// Creates a rule.
     /// - Parameters:
@@ -22,16 +24,11 @@ public struct PropertyTrackingRule: Sendable, Hashable {
     ///   - types: property types, e.g. `[Email.self]`.
     ///   - names: property identifiers, e.g. `["email"]`.
     public init(_ rule: TrackingRule, types: [any TrackableProperty.Type] = [], names: [String] = []) {
-        self.rule = rule
-        self.types = Set(types.map { ObjectIdentifier($0) })
-        self.names = Set(names)
+        list = RuleList(rule, types: types, names: names)
     }
 
     /// Whether an adapter with this rule receives `property`.
     public func allows(_ property: any TrackableProperty) -> Bool {
-        let listed =
-            types.contains(ObjectIdentifier(type(of: property)))
-            || (!names.isEmpty && names.contains(property.identifier))
-        return listed == (rule == .allow)
+        list.allows(type(of: property)) { property.identifier }
     }
 }
