@@ -29,8 +29,8 @@ extension GlobalTracker {
     /// static API use: ``scoped`` when bound, otherwise ``shared``.
     public static var current: GlobalTracker { scoped ?? shared }
 
-    /// Plugs adapters into ``current`` and starts tracking; see
-    /// ``startTracking(adapters:)-(sending [any AnalyticsAdapter])``.
+    /// Plugs adapters into ``current`` and starts tracking (see the instance method of the same
+    /// name).
     ///
     /// ```swift
     /// GlobalTracker.startTracking(adapters: [MixpanelAdapter(token: "abcd")])
@@ -64,7 +64,7 @@ extension GlobalTracker {
         tracker.startTracking(adapters: adapters)
     }
 
-    /// Stops ``current``; see ``stopTracking()-(Self)``.
+    /// Stops ``current`` (see the instance method of the same name).
     public static func stopTracking() {
         current.stopTracking()
     }
