@@ -49,6 +49,38 @@ final class RoutingFixture: @unchecked Sendable {
     }
 }
 
+/// Two recorders side by side, one with a tracker feeding five adapters, recorded into in
+/// alternating blocks so that both see the same machine load.
+final class PairedFixture: @unchecked Sendable {
+    // Safe: as for `RoutingFixture`, the runner calls setUp, the iterations and tearDown in turn.
+    let plain = RoutingFixture()
+    let routed = RoutingFixture()
+    /// Per sample: with minus without, in nanoseconds per event.
+    var differences: [Double] = []
+
+    func setUp() throws {
+        try plain.setUp(adapters: nil)
+        try routed.setUp(adapters: 5)
+        differences = []
+    }
+
+    func tearDown() async {
+        await plain.tearDown()
+        await routed.tearDown()
+        let sorted = differences.sorted()
+        guard !sorted.isEmpty else { return }
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        let line = String(
+            format:
+                "paired difference (with - without), ns per event: p25 %.0f, p50 %.0f, p75 %.0f, p99 %.0f (%d samples)\n",
+            percentile(0.25), percentile(0.5), percentile(0.75), percentile(0.99), sorted.count)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+let withoutMetric = BenchmarkMetric.custom("record without tracker (ns/event)", useScalingFactor: false)
+let withMetric = BenchmarkMetric.custom("record with tracker, 5 adapters (ns/event)", useScalingFactor: false)
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput], scalingFactor: .kilo, maxDuration: .seconds(4))
@@ -98,4 +130,33 @@ let benchmarks: @Sendable () -> Void = {
         },
         setup: { try typed.setUp(adapters: 5) },
         teardown: { await typed.tearDown() })
+
+    // The comparison the target is about: the same `record` call with and without the tracker,
+    // interleaved in blocks of 50 (alternating which goes first) so that load changes hit both.
+    let paired = PairedFixture()
+    Benchmark(
+        "record with and without tracker, paired",
+        configuration: .init(metrics: [withoutMetric, withMetric], scalingFactor: .one),
+        closure: { benchmark in
+            let plain = paired.plain.recorder!
+            let routed = paired.routed.recorder!
+            var without: UInt64 = 0
+            var with: UInt64 = 0
+            for block in 0..<20 {
+                let order = block % 2 == 0 ? [plain, routed] : [routed, plain]
+                for recorder in order {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    for index in 0..<50 {
+                        recorder.record("button_tap", properties: ["screen": "Home", "count": .int(index)])
+                    }
+                    let elapsed = DispatchTime.now().uptimeNanoseconds - start
+                    if recorder === plain { without += elapsed } else { with += elapsed }
+                }
+            }
+            benchmark.measurement(withoutMetric, Int(without / 500))
+            benchmark.measurement(withMetric, Int(with / 500))
+            paired.differences.append((Double(with) - Double(without)) / 500)
+        },
+        setup: { try paired.setUp() },
+        teardown: { await paired.tearDown() })
 }

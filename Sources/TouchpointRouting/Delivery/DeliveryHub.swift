@@ -1,23 +1,41 @@
 import Foundation
+import TouchpointCore
 
-/// The routing queue behind a lock and a condition: the recorder's callback appends, each
-/// adapter's thread takes batches, and callers wait for delivery.
+/// The routing queue: the recorder's callback appends, each adapter's thread takes batches, and
+/// callers wait for delivery.
+///
+/// Two locks keep the recording thread from waiting on the adapters' threads. It appends to a
+/// small inbox under a lock of its own, which the lanes hold only to swap the inbox out; the
+/// lanes move the inbox into the ``FanoutQueue`` and take their batches under `condition`. The
+/// recording thread takes `condition` only to wake sleeping lanes, or to move a full inbox
+/// itself (every ``spillThreshold`` events while no lane does it).
 final class DeliveryHub: @unchecked Sendable {
     // Safe: every `var` below is read and written only while `condition` is locked.
     private let condition = NSCondition()
     private var queue: FanoutQueue<DeliveryItem>
     private var lanes: [LaneCounters] = []
-    private var received = 0
     private var untrackableValues = 0
     private var waiters: [Int: Waiter] = [:]
     private var cancelledWaiters: Set<Int> = []
     private var nextWaiterID = 0
 
+    private let inbox = Locked(Inbox())
+
+    private struct Inbox {
+        var items: [DeliveryItem] = []
+        /// Items ever appended; the sequence number the next one gets in the queue.
+        var appended = 0
+        /// Lanes about to sleep until woken (registered under `condition`).
+        var sleepers = 0
+    }
+
     /// How long a lane that ran out of work keeps looking before it sleeps; items appended
     /// meanwhile cost the recorder's thread no wake-up.
     let lingerInterval: TimeInterval
-    /// The most items a lane takes under one lock.
-    let batchLimit = 256
+    /// The most items a lane takes at once.
+    let batchLimit = 64
+    /// Inbox size at which the recording thread moves it into the queue itself.
+    let spillThreshold: Int
 
     struct LaneCounters {
         let name: String
@@ -42,6 +60,7 @@ final class DeliveryHub: @unchecked Sendable {
     init(capacity: Int, lingerInterval: TimeInterval) {
         queue = FanoutQueue(capacity: capacity)
         self.lingerInterval = lingerInterval
+        spillThreshold = min(64, capacity)
     }
 
     private func locked<Result>(_ body: () -> Result) -> Result {
@@ -50,14 +69,36 @@ final class DeliveryHub: @unchecked Sendable {
         return body()
     }
 
+    /// Moves the inbox into the queue. Call with `condition` locked.
+    /// - Returns: whether a lane sleeps and must be woken.
+    private func moveInboxLocked() -> Bool {
+        let items: [DeliveryItem] = inbox.withLock { inbox in
+            guard !inbox.items.isEmpty else { return [] }
+            defer { inbox.items = [] }
+            return inbox.items
+        }
+        var mustWake = false
+        for item in items where queue.append(item) { mustWake = true }
+        return mustWake
+    }
+
     // MARK: The recorder's side
 
-    /// Appends an item; wakes sleeping lanes (one system call, whatever their number).
+    /// Appends an item. Costs the recording thread one short lock, plus a wake-up (one system
+    /// call whatever the number of lanes) when lanes sleep.
     func enqueue(_ item: DeliveryItem) {
-        let mustWake = locked {
-            received += 1
-            return queue.append(item)
+        let (wake, spill) = inbox.withLock { inbox in
+            inbox.items.append(item)
+            inbox.appended += 1
+            let wake = inbox.sleepers > 0
+            inbox.sleepers = 0
+            return (wake, inbox.items.count >= spillThreshold)
         }
+        guard wake || spill else { return }
+        // Taking `condition` orders the wake-up after any lane's registration as a sleeper.
+        condition.lock()
+        let mustWake = (spill && moveInboxLocked()) || wake
+        condition.unlock()
         if mustWake { condition.broadcast() }
     }
 
@@ -68,7 +109,10 @@ final class DeliveryHub: @unchecked Sendable {
 
     /// Removes every held item (tracking must not have started).
     func removeAll() -> [DeliveryItem] {
-        locked { queue.removeAll() }
+        locked {
+            _ = moveInboxLocked()
+            return queue.removeAll()
+        }
     }
 
     func noteUntrackableValues(_ count: Int) {
@@ -81,6 +125,7 @@ final class DeliveryHub: @unchecked Sendable {
     /// Adds a lane per name; they read from the oldest held item.
     func addLanes(named names: [String]) -> Range<Int> {
         let (range, ready) = locked {
+            if moveInboxLocked() { condition.broadcast() }
             lanes.append(contentsOf: names.map { LaneCounters(name: $0) })
             return (queue.addLanes(names.count), satisfiedWaiters())
         }
@@ -90,8 +135,11 @@ final class DeliveryHub: @unchecked Sendable {
 
     /// Takes no more items; lanes deliver what is held, then their threads end.
     func close() {
-        let mustWake = locked { queue.close() }
-        if mustWake { condition.broadcast() }
+        locked {
+            _ = moveInboxLocked()
+            _ = queue.close()
+        }
+        condition.broadcast()
     }
 
     // MARK: The lanes' side
@@ -122,6 +170,7 @@ final class DeliveryHub: @unchecked Sendable {
         }
         var lingered = false
         while true {
+            if moveInboxLocked() { condition.broadcast() }
             let items = queue.take(lane: lane, limit: batchLimit)
             if !items.isEmpty || queue.isFinished(lane: lane) {
                 condition.unlock()
@@ -140,6 +189,12 @@ final class DeliveryHub: @unchecked Sendable {
                 queue.setWait(lane: lane, .lingering)
                 _ = condition.wait(until: Date(timeIntervalSinceNow: lingerInterval))
             } else {
+                let empty = inbox.withLock { inbox in
+                    guard inbox.items.isEmpty else { return false }
+                    inbox.sleepers += 1
+                    return true
+                }
+                guard empty else { continue }
                 queue.setWait(lane: lane, .sleeping)
                 condition.wait()
             }
@@ -150,8 +205,9 @@ final class DeliveryHub: @unchecked Sendable {
 
     func statistics() -> RoutingStatistics {
         locked {
+            if moveInboxLocked() { condition.broadcast() }
             var statistics = RoutingStatistics()
-            statistics.received = received
+            statistics.received = inbox.withLock { $0.appended }
             statistics.droppedBeforeStart = queue.droppedBeforeStart
             statistics.untrackableValues = untrackableValues
             statistics.waiting = queue.count
@@ -196,6 +252,7 @@ final class DeliveryHub: @unchecked Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let outcome: Bool? = locked {
                     if cancelledWaiters.remove(id) != nil { return false }
+                    if moveInboxLocked() { condition.broadcast() }
                     let waiter = Waiter(target: queue.end, lanes: chosen, continuation: continuation)
                     if isSatisfied(waiter) { return true }
                     waiters[id] = waiter
