@@ -3,7 +3,7 @@ import TouchpointCore
 import TouchpointEvents
 
 #if canImport(CoreFoundation)
-    import CoreFoundation
+import CoreFoundation
 #endif
 
 /// The conversion of a ``TrackableEvent``'s `[String: Any]` metadata to the JSON values the log
@@ -126,11 +126,11 @@ public struct MetadataConversion: Sendable {
 
     private static func convert(_ number: NSNumber, at path: JSONPath, _ problems: inout [JSONProblem]) -> EventValue? {
         #if canImport(Darwin)
-            if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
+        if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
         #endif
         switch String(cString: number.objCType) {
         #if !canImport(Darwin)
-            case "c", "B": return .bool(number.boolValue)
+        case "c", "B": return .bool(number.boolValue)
         #endif
         case "f", "d": return finite(number.doubleValue, at: path, &problems)
         case "Q", "L", "I", "S", "C":
