@@ -119,6 +119,13 @@ let benchmarks: @Sendable () -> Void = {
         setup: { try fanOut.setUp(adapters: 5) },
         teardown: { await fanOut.tearDown() })
 
+    // What `trigger()` adds on the caller's thread before `record`: the metadata's conversion.
+    Benchmark("convert metadata, 2 values") { benchmark in
+        for index in benchmark.scaledIterations {
+            blackHole(MetadataConversion(ButtonTapped(index: index).metadata))
+        }
+    }
+
     let typed = RoutingFixture()
     Benchmark(
         "trigger typed event, 5 adapters",

@@ -19,6 +19,9 @@ final class DeliveryHub: @unchecked Sendable {
     private var cancelledWaiters: Set<Int> = []
     private var nextWaiterID = 0
 
+    /// The inbox's previous buffer, kept empty with its capacity so that swapping allocates
+    /// nothing in the steady state.
+    private var spareInbox: [DeliveryItem] = []
     private let inbox = Locked(Inbox())
 
     private struct Inbox {
@@ -61,6 +64,7 @@ final class DeliveryHub: @unchecked Sendable {
         queue = FanoutQueue(capacity: capacity)
         self.lingerInterval = lingerInterval
         spillThreshold = min(64, capacity)
+        spareInbox.reserveCapacity(spillThreshold)
     }
 
     private func locked<Result>(_ body: () -> Result) -> Result {
@@ -72,13 +76,12 @@ final class DeliveryHub: @unchecked Sendable {
     /// Moves the inbox into the queue. Call with `condition` locked.
     /// - Returns: whether a lane sleeps and must be woken.
     private func moveInboxLocked() -> Bool {
-        let items: [DeliveryItem] = inbox.withLock { inbox in
-            guard !inbox.items.isEmpty else { return [] }
-            defer { inbox.items = [] }
-            return inbox.items
+        inbox.withLock { inbox in
+            if !inbox.items.isEmpty { swap(&inbox.items, &spareInbox) }
         }
         var mustWake = false
-        for item in items where queue.append(item) { mustWake = true }
+        for item in spareInbox where queue.append(item) { mustWake = true }
+        spareInbox.removeAll(keepingCapacity: true)
         return mustWake
     }
 
