@@ -44,6 +44,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TouchpointRouting",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "TouchpointPromo",
             dependencies: [
                 "TouchpointCore",
@@ -53,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "Touchpoint",
-            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointPromo"]
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointRouting", "TouchpointPromo"]
         ),
         // Apple-only SwiftUI views; on Linux every file compiles to nothing.
         .target(
@@ -64,7 +72,7 @@ let package = Package(
         // MARK: Test support shipped as a library
         .target(
             name: "TouchpointTesting",
-            dependencies: ["TouchpointCore", "TouchpointEvents"]
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointRouting"]
         ),
 
         // MARK: Tool
@@ -97,12 +105,29 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(
+            name: "TouchpointRoutingTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"]
+        ),
+        // The seed README's samples, compiled as an app would: once in Swift 5 mode, once in Swift 6.
+        .testTarget(
+            name: "TouchpointRoutingSwift5SampleTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "TouchpointRoutingSwift6SampleTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"]
+        ),
     ]
 )
 
+/// Targets written as app code is (the seed README's samples use bare protocol types).
+let appStyleTargets: Set<String> = ["TouchpointRoutingSwift5SampleTests", "TouchpointRoutingSwift6SampleTests"]
+
 for target in package.targets {
     var settings = target.swiftSettings ?? []
-    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    if !appStyleTargets.contains(target.name) { settings.append(.enableUpcomingFeature("ExistentialAny")) }
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.treatAllWarnings(as: .error))
     target.swiftSettings = settings

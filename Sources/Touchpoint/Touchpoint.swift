@@ -2,6 +2,7 @@
 @_exported import TouchpointCore
 @_exported import TouchpointEvents
 @_exported import TouchpointPromo
+@_exported import TouchpointRouting
 
 #if !canImport(Combine)
 // On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.
