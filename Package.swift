@@ -16,12 +16,14 @@ let package = Package(
     products: [
         .library(name: "Touchpoint", targets: ["Touchpoint"]),
         .library(name: "TouchpointTesting", targets: ["TouchpointTesting"]),
+        .library(name: "TouchpointUI", targets: ["TouchpointUI"]),
         .executable(name: "touchpoint", targets: ["TouchpointCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // MARK: SDK
@@ -43,8 +45,24 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TouchpointStore",
+            dependencies: [
+                "TouchpointCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "OpenCombineShim",
+                    package: "OpenCombine",
+                    condition: .when(platforms: openCombinePlatforms)
+                ),
+            ]
+        ),
+        .target(
             name: "Touchpoint",
-            dependencies: ["TouchpointCore", "TouchpointEvents"]
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointStore"]
+        ),
+        .target(
+            name: "TouchpointUI",
+            dependencies: ["TouchpointStore"]
         ),
 
         // MARK: Test support shipped as a library
@@ -70,6 +88,13 @@ let package = Package(
         .testTarget(
             name: "TouchpointEventsTests",
             dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
+        ),
+        .testTarget(
+            name: "TouchpointStoreTests",
+            dependencies: [
+                "TouchpointStore", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ]
 )

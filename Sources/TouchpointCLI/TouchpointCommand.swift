@@ -5,6 +5,6 @@ struct TouchpointCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchpoint",
         abstract: "Touchpoint: record, inspect and deliver customer-experience events.",
-        subcommands: []
+        subcommands: [StoreCommand.self]
     )
 }
