@@ -18,11 +18,6 @@ extension StoreValue: ExpressibleByBooleanLiteral {
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
-extension StoreValue: ExpressibleByNilLiteral {
-    /// `.null`.
-    public init(nilLiteral: ()) { self = .null }
-}
-
 extension StoreValue: ExpressibleByArrayLiteral {
     /// An `.array`.
     public init(arrayLiteral elements: StoreValue...) { self = .array(elements) }

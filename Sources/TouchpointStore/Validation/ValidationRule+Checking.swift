@@ -82,6 +82,9 @@ extension ValidationRule {
     /// Numbers moved into `min...max`; other values unchanged.
     private func clamp(_ value: StoreValue) -> StoreValue {
         switch value {
+        case .integer(let number) where kind == .number:
+            let clamped = clamp(.number(Double(number)))
+            return clamped == .number(Double(number)) ? value : clamped
         case .integer(let number):
             var result = number
             if let min, Double(result) < min, let bound = Int(exactly: min.rounded(.up)) { result = bound }
