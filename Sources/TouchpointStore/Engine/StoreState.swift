@@ -154,7 +154,11 @@ struct StoreState {
         }
         let mark = context.undo.count
         let old = try mutate(value, at: path, &context)
-        if op == .remove && old == nil { return .ok }
+        if old == value {
+            // Writing what is already there (or removing nothing) is not a change.
+            context.touched.removeLast()
+            return .ok
+        }
         var extraPatches: [StorePatch] = []
         if !validator.isEmpty {
             let scope = Self.scope(of: path, removing: value == nil)

@@ -105,7 +105,8 @@ struct ExpressionGraph {
             state[node] = true
             return nil
         }
-        for node in candidates.sorted() where state[node] == nil {
+        // Start from the newest node (the one being registered) so the report reads from it.
+        for node in candidates.sorted(by: >) where state[node] == nil {
             if let cycle = visit(node) { return cycle }
         }
         return Array(candidates.sorted().prefix(1))

@@ -106,6 +106,7 @@ public final class ScopedStore: KeyValueStore {
 
     private func perform(_ operation: StoreOperation) -> ValidationResult {
         if let transaction = activeTransaction { return transaction.perform(operation) }
+        guard !isInsideComputation else { return rejected(.reentrantWrite) }
         guard let depth = admitWrite() else { return rejected(.feedbackLoop) }
         let outcome = writerLock.withLock { _ in
             guarded.mutate { state in state.apply([operation], transactionID: nil, depth: depth) }
@@ -124,8 +125,8 @@ public final class ScopedStore: KeyValueStore {
     /// effect on the store at commit, after the writes. A nested transaction joins the outer one.
     @discardableResult public func transaction(_ block: (any KeyValueStore) -> Void) -> ValidationResult {
         if let transaction = activeTransaction { return transaction.transaction(block) }
+        guard !isInsideComputation else { return rejected(.reentrantWrite) }
         guard let depth = admitWrite() else { return rejected(.feedbackLoop) }
-        guard !guarded.reentrancy.isHeldByCurrentThread else { return rejected(.reentrantWrite) }
         let transactionID = UUID()
         let (outcome, deferred): (StoreState.Outcome, [@Sendable (ScopedStore) -> Void]) = writerLock.withLock { _ in
             let proxy = TransactionStore(parent: self) { reentrancy in
@@ -151,6 +152,10 @@ public final class ScopedStore: KeyValueStore {
         return result
     }
 
+    /// Whether the current thread is inside this store's lock (running a live expression's
+    /// compute), where taking the writer lock again would deadlock.
+    private var isInsideComputation: Bool { guarded.reentrancy.isHeldByCurrentThread }
+
     /// The transaction the current thread is running on this store, if any.
     private var activeTransaction: TransactionStore? {
         guarded.reentrancy.isInTransactionOnCurrentThread ? guarded.reentrancy.transaction : nil
@@ -161,6 +166,10 @@ public final class ScopedStore: KeyValueStore {
     /// Installs validation rules; see ``KeyValueStore/configureValidation(_:)``.
     public func configureValidation(_ options: ValidationOptions) {
         if let transaction = activeTransaction { return transaction.configureValidation(options) }
+        guard !isInsideComputation else {
+            _ = rejected(.reentrantWrite)
+            return
+        }
         let depth = ReentrancyContext.deliveryDepth + 1
         let outcome = writerLock.withLock { _ in guarded.mutate { $0.configureValidation(options, depth: depth) } }
         guard let outcome else {
@@ -181,6 +190,7 @@ public final class ScopedStore: KeyValueStore {
     /// Registers a live expression and computes it once; see ``KeyValueStore/registerLiveExpression(_:)``.
     @discardableResult public func registerLiveExpression(_ expr: LiveExpression) -> ValidationResult {
         if let transaction = activeTransaction { return transaction.registerLiveExpression(expr) }
+        guard !isInsideComputation else { return rejected(.reentrantWrite) }
         let depth = ReentrancyContext.deliveryDepth + 1
         let registered: Result<StoreState.Outcome, StoreError>? = writerLock.withLock { _ in
             guarded.mutate { state in
@@ -205,6 +215,10 @@ public final class ScopedStore: KeyValueStore {
     /// Stops recomputing an expression; its last output stays.
     public func unregisterLiveExpression(id: String) {
         if let transaction = activeTransaction { return transaction.unregisterLiveExpression(id: id) }
+        guard !isInsideComputation else {
+            _ = rejected(.reentrantWrite)
+            return
+        }
         _ = writerLock.withLock { _ in guarded.mutate { $0.unregisterExpression(id: id) } }
     }
 
@@ -212,6 +226,10 @@ public final class ScopedStore: KeyValueStore {
 
     /// Replaces every value without validation (then fills required defaults) as one change.
     func reset(to members: [String: StoreValue]) {
+        guard !isInsideComputation else {
+            _ = rejected(.reentrantWrite)
+            return
+        }
         let depth = ReentrancyContext.deliveryDepth + 1
         let outcome = writerLock.withLock { _ in
             guarded.mutate { state -> StoreState.Outcome in
