@@ -25,3 +25,33 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 
     func read() -> Value { mutate { $0 } }
 }
+
+import TouchpointStore
+
+/// A write scheduler that runs nothing until told to, so tests count coalesced writes exactly.
+final class ManualWriteScheduler: StoreWriteScheduler {
+    private let pending = LockedBox<[@Sendable () -> Void]>([])
+
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        pending.mutate { $0.append(work) }
+    }
+
+    /// How many scheduled writes are waiting.
+    var count: Int { pending.read().count }
+
+    /// Runs the waiting writes.
+    func runAll() {
+        let work = pending.mutate { pending -> [@Sendable () -> Void] in
+            defer { pending.removeAll() }
+            return pending
+        }
+        for item in work { item() }
+    }
+}
+
+/// A `UserDefaults` suite of its own, removed when the test ends.
+final class TemporarySuite {
+    let name = "touchpoint-tests-\(UUID().uuidString)"
+
+    deinit { UserDefaults.standard.removePersistentDomain(forName: name) }
+}

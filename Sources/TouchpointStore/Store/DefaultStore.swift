@@ -71,7 +71,8 @@ public final class DefaultStore: Store {
     // MARK: Scenarios
 
     /// Starts a scenario: its session store is cleared and, when `cache` is given, filled with
-    /// that scope's values (validated like any write).
+    /// that scope's top-level values (over the required defaults, validated like any write; when
+    /// they break a rule the session starts without them and the problem is reported).
     /// - Parameters:
     ///   - id: the scenario.
     ///   - cache: a scope to copy initial values from, e.g. a file scope the scenario saves to.
@@ -81,7 +82,8 @@ public final class DefaultStore: Store {
         let session = scoped(.scenarioSession(id: id))
         session.reset(to: [:])
         if let cache {
-            let values = scoped(cache).snapshot()
+            // On top of what the reset left (required defaults), as one validated write.
+            let values = session.snapshot().merging(scoped(cache).snapshot()) { _, cached in cached }
             if case .failed(let reason) = session.replaceAll(with: values) {
                 context.report(
                     StoreError(.validationFailed, keyPath: "\(cache)", "scenario \(id) started empty: \(reason)"),
