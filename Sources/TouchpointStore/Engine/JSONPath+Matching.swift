@@ -11,8 +11,14 @@ extension JSONPath {
     }
 
     static func intersects(_ a: ArraySlice<Component>, _ b: ArraySlice<Component>) -> Bool {
-        for (x, y) in zip(a, b) where x != y && x != .wildcard && y != .wildcard {
-            return false
+        var i = a.startIndex
+        var j = b.startIndex
+        while i < a.endIndex && j < b.endIndex {
+            let x = a[i]
+            let y = b[j]
+            if x != y && x != .wildcard && y != .wildcard { return false }
+            i += 1
+            j += 1
         }
         return true
     }

@@ -18,8 +18,8 @@ final class ReentrancyContext: @unchecked Sendable {
     // Safe: `root` is written and read only by the thread that holds the store's state lock
     // (`holderKey` points here only on that thread); `transaction` only by the thread running
     // the transaction block (`transactionKey` points here only on that thread).
-    var root: StoreValue?
-    var transaction: TransactionStore?
+    @exclusivity(unchecked) var root: StoreValue?
+    @exclusivity(unchecked) var transaction: TransactionStore?
 
     private var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 

@@ -18,8 +18,8 @@ struct StoreState {
     let scenarioID: String
 
     // Observation
-    private(set) var subscriptions: [Int: Subscription] = [:]
-    private var subscriptionIndex = PathTrie()
+    private(set) var subscriptions: [Int: Observer] = [:]
+    private var subscriptionIndex = PathTrie<Observer>()
     private var changeObservers: [Int: @Sendable (StoreChange) -> Void] = [:]
     private var nextID = 0
 
@@ -57,6 +57,8 @@ struct StoreState {
         var changed = false
         /// Whether the caller must drain deliveries (no other drain is running).
         var mustDrain = false
+        /// The first deliveries to make, when the caller drains (later ones wait in the state).
+        var deliveries: [Delivery] = []
         /// Messages to log as warnings (lenient fixes, expression skips) after unlocking.
         var warnings: [String] = []
         /// Problems to report (the runtime cycle guard) after unlocking.
@@ -65,15 +67,46 @@ struct StoreState {
 
     /// One change in progress.
     struct ChangeContext {
-        /// Subscription id → its value before the change.
-        var captured: [Int: StoreValue?] = [:]
+        /// Index nodes whose single-path subscribers the change may affect, with the value at
+        /// the node's path before the change (worked out once for all of them).
+        var capturedNodes: [ObjectIdentifier: (node: PathTrie<Observer>.Node, old: StoreValue?)] = [:]
+        /// Multi-path subscribers the change may affect, with their value before the change.
+        var capturedCombined: [Int: (subscription: Observer, old: StoreValue?)] = [:]
+        /// The patches, when someone will see them (change observers, the debug inspector).
         var patches: [StorePatch] = []
+        /// How many patches the change has made, recorded or not.
+        var patchCount = 0
+        /// Whether patches are kept (else only counted).
+        var recordsPatches = true
+        /// Whether writes record how to undo them (not needed when nothing after a write can
+        /// fail: no validation rules and a single operation).
+        var recordsUndo = true
         /// Paths written, in order, for finding the live expressions to run.
         var touched: [JSONPath] = []
         /// (path, value before) to restore, in reverse, when the change is rolled back.
         var undo: [(JSONPath, StoreValue?)] = []
         var warnings: [String] = []
         var problems: [StoreError] = []
+
+        mutating func record(_ patch: @autoclosure () -> StorePatch) {
+            patchCount += 1
+            if recordsPatches { patches.append(patch()) }
+        }
+
+        mutating func dropPatches(after count: Int) {
+            patchCount = count
+            if patches.count > count { patches.removeSubrange(count...) }
+        }
+    }
+
+    /// A context for a new change.
+    private func makeContext(operations: Int) -> ChangeContext {
+        var context = ChangeContext()
+        #if !DEBUG
+        context.recordsPatches = !changeObservers.isEmpty
+        #endif
+        context.recordsUndo = operations > 1 || !validator.isEmpty
+        return context
     }
 
     /// A copy with the same values, rules and expressions but no observers, for a transaction to
@@ -100,7 +133,7 @@ struct StoreState {
 
     /// Applies `operations` as one change: all of them or (when one fails) none.
     mutating func apply(_ operations: [StoreOperation], transactionID: UUID?, depth: Int) -> Outcome {
-        var context = ChangeContext()
+        var context = makeContext(operations: operations.count)
         for operation in operations {
             if case .failed(let reason) = apply(operation, &context) {
                 rollback(&context, to: 0)
@@ -108,6 +141,16 @@ struct StoreState {
             }
         }
         return finish(&context, transactionID: transactionID, depth: depth, initiallyDirty: [])
+    }
+
+    /// Applies one operation as one change.
+    mutating func apply(_ operation: StoreOperation, depth: Int) -> Outcome {
+        var context = makeContext(operations: 1)
+        if case .failed(let reason) = apply(operation, &context) {
+            rollback(&context, to: 0)
+            return Outcome(result: .failed(reason: reason), warnings: context.warnings)
+        }
+        return finish(&context, transactionID: nil, depth: depth, initiallyDirty: [])
     }
 
     /// What ``apply(_:transactionID:depth:)`` would do, without doing it.
@@ -160,6 +203,7 @@ struct StoreState {
             return .ok
         }
         var extraPatches: [StorePatch] = []
+        var fixedInside = false
         if !validator.isEmpty {
             let scope = Self.scope(of: path, removing: value == nil)
             for finding in validator.check(root, around: scope) {
@@ -170,40 +214,51 @@ struct StoreState {
                 case .fixed(let fixPath, let fixed, let reason):
                     let before = try mutate(fixed, at: fixPath, &context)
                     context.warnings.append("\(reason); lenient validation wrote \(ValidationRule.excerpt(fixed)) instead")
-                    if !path.isPrefix(of: fixPath) {
+                    if path.isPrefix(of: fixPath) {
+                        fixedInside = true
+                    } else {
                         extraPatches.append(
                             StorePatch(op: .set, keyPath: fixPath.description, oldValue: before, newValue: fixed))
                     }
                 }
             }
         }
-        context.patches.append(
-            StorePatch(op: op, keyPath: canonical, oldValue: old, newValue: root.value(at: path.components[...])))
-        context.patches.append(contentsOf: extraPatches)
+        context.record(
+            StorePatch(
+                op: op, keyPath: canonical, oldValue: old,
+                newValue: fixedInside ? root.value(at: path.components[...]) : value))
+        for patch in extraPatches { context.record(patch) }
         return .ok
     }
 
-    /// The one primitive that changes `root`: captures the subscribers it can affect, records how
-    /// to undo it, and writes.
+    /// The one primitive that changes `root`: captures the subscribers it can affect, writes, and
+    /// records how to undo it.
     private mutating func mutate(
         _ value: StoreValue?, at path: JSONPath, _ context: inout ChangeContext
     ) throws(StoreError) -> StoreValue? {
         let scope = Self.scope(of: path, removing: value == nil)
         capture(scope, &context)
-        // Undo restores the highest step that did not exist (so created parents go too), or the
-        // scope's old value.
-        var undoPath = scope
-        var existing = root
-        for (depth, component) in scope.components.enumerated() {
-            guard let next = existing.value(at: [component]) else {
-                undoPath = JSONPath(components: Array(scope.components.prefix(depth + 1)))
-                break
-            }
-            existing = next
+        var created: Int?
+        guard context.recordsUndo else {
+            let old = try root.write(value, at: path, created: &created)
+            context.touched.append(scope)
+            return old
         }
-        let undoValue = root.value(at: undoPath.components[...])
-        let old = try root.write(value, at: path)
-        context.undo.append((undoPath, undoValue))
+        if scope.components.count != path.components.count {
+            // Removing an array element: undo restores the whole array.
+            let array = root.value(at: scope.components[...])
+            let old = try root.write(value, at: path, created: &created)
+            context.undo.append((scope, array))
+            context.touched.append(scope)
+            return old
+        }
+        let old = try root.write(value, at: path, created: &created)
+        if let created {
+            // Parents were created: undo removes the highest of them.
+            context.undo.append((JSONPath(components: Array(path.components.prefix(created + 1))), nil))
+        } else {
+            context.undo.append((path, old))
+        }
         context.touched.append(scope)
         return old
     }
@@ -222,12 +277,20 @@ struct StoreState {
     }
 
     private mutating func capture(_ path: JSONPath, _ context: inout ChangeContext) {
-        guard subscriptionIndex.count > 0 else { return }
-        let root = self.root
-        let subscriptions = self.subscriptions
-        subscriptionIndex.forEachIntersecting(path) { id in
-            guard context.captured.index(forKey: id) == nil, let subscription = subscriptions[id] else { return }
-            context.captured[id] = .some(subscription.value(in: root))
+        guard !subscriptions.isEmpty else { return }
+        let index = subscriptionIndex
+        index.forEachNode(intersecting: path) { node in
+            let key = ObjectIdentifier(node)
+            guard context.capturedNodes.index(forKey: key) == nil else { return }
+            var single = false
+            for subscription in node.entries {
+                if !subscription.combined {
+                    single = true
+                } else if context.capturedCombined.index(forKey: subscription.id) == nil {
+                    context.capturedCombined[subscription.id] = (subscription, subscription.value(in: root))
+                }
+            }
+            context.capturedNodes[key] = (node, single ? root.resolve(node.path) : nil)
         }
     }
 
@@ -237,33 +300,94 @@ struct StoreState {
     ) -> Outcome {
         if !expressions.isEmpty { runExpressions(&context, initiallyDirty: initiallyDirty) }
         var outcome = Outcome(warnings: context.warnings, problems: context.problems)
-        guard !context.patches.isEmpty else { return outcome }
+        guard context.patchCount > 0 else { return outcome }
         outcome.changed = true
         generation &+= 1
-        for id in context.captured.keys.sorted() {
-            guard let subscription = subscriptions[id], let old = context.captured[id] else { continue }
-            let new = subscription.value(in: root)
-            if new != old {
-                let deliver = subscription.deliver
-                pending.append(Delivery(depth: depth) { deliver(new) })
+        // Deliveries go straight to the caller when nobody is draining, else into the queue.
+        var deliveries: [Delivery] = []
+        for (node, old) in context.capturedNodes.values {
+            guard node.entries.contains(where: { !$0.combined }) else { continue }
+            let new = root.resolve(node.path)
+            guard new != old else { continue }
+            for subscription in node.entries where !subscription.combined {
+                deliveries.append(Delivery(depth: depth, order: subscription.id, target: .value(subscription.deliver, new)))
             }
         }
-        let change = StoreChange(scenarioID: scenarioID, patches: context.patches, transactionID: transactionID)
-        #if DEBUG
-        recentChanges.append(change)
-        #endif
-        for id in changeObservers.keys.sorted() {
-            let observer = changeObservers[id]!
-            pending.append(Delivery(depth: depth) { observer(change) })
+        for (subscription, old) in context.capturedCombined.values {
+            let new = subscription.value(in: root)
+            if new != old {
+                deliveries.append(Delivery(depth: depth, order: subscription.id, target: .value(subscription.deliver, new)))
+            }
         }
-        if !pending.isEmpty && !delivering {
+        // Subscribers hear about a change in the order they subscribed.
+        if context.capturedNodes.count + context.capturedCombined.count > 1 { deliveries.sort { $0.order < $1.order } }
+        #if DEBUG
+        let recordsChanges = true
+        #else
+        let recordsChanges = !changeObservers.isEmpty
+        #endif
+        if recordsChanges {
+            let change = StoreChange(scenarioID: scenarioID, patches: context.patches, transactionID: transactionID)
+            #if DEBUG
+            recentChanges.append(change)
+            #endif
+            for id in changeObservers.keys.sorted() {
+                deliveries.append(Delivery(depth: depth, order: id, target: .change(changeObservers[id]!, change)))
+            }
+        }
+        guard !deliveries.isEmpty else { return outcome }
+        if delivering {
+            pending.append(contentsOf: deliveries)
+        } else {
             delivering = true
             outcome.mustDrain = true
+            outcome.deliveries = deliveries
         }
         return outcome
     }
 
     // MARK: Live expressions
+
+    /// Which expressions a change still has to run, and which ran.
+    private struct ExpressionRun {
+        var dirty: [Bool]
+        var ran: [Bool]
+        /// The lowest position that may be dirty and not yet run.
+        var cursor = 0
+        /// How many of the change's touched paths have been matched against dependencies.
+        var seen = 0
+        /// What each expression wrote in this pass (`.some(nil)`: removed), so an expression
+        /// whose input is exactly another's output reads it without a dictionary lookup. Valid
+        /// because outputs never overlap; cleared when a write elsewhere could change one.
+        var written: [StoreValue??]
+
+        mutating func forgetWritten() {
+            for index in written.indices { written[index] = nil }
+        }
+
+        init(count: Int, initiallyDirty: [Int]) {
+            dirty = [Bool](repeating: false, count: count)
+            ran = [Bool](repeating: false, count: count)
+            written = [StoreValue??](repeating: nil, count: count)
+            for position in initiallyDirty { dirty[position] = true }
+        }
+
+        /// Marks `dependent` dirty, or reports that it already ran (the runtime cycle guard).
+        mutating func mark(_ dependent: Int, by writer: Int?, nodes: [ExpressionGraph.Node], _ context: inout ChangeContext) {
+            guard !ran[dependent] else {
+                if let writer, !context.problems.contains(where: { $0.code == .dependencyCycle }) {
+                    context.problems.append(
+                        StoreError(
+                            .dependencyCycle, keyPath: nodes[writer].expression.outputKeyPath,
+                            "live expression \(nodes[writer].expression.id) changed an input of \(nodes[dependent].expression.id), which already ran in this change; the runtime cycle guard did not run it again"
+                        ))
+                }
+                return
+            }
+            dirty[dependent] = true
+            if dependent < cursor { cursor = dependent }
+        }
+    }
 
     /// Recomputes, in dependency order, each expression whose dependencies the change touched,
     /// at most once. An expression whose inputs change after it ran (a loop the registration
@@ -271,48 +395,56 @@ struct StoreState {
     /// change reports it as a ``StoreError/Code/dependencyCycle`` problem instead of looping.
     private mutating func runExpressions(_ context: inout ChangeContext, initiallyDirty: [Int]) {
         let nodes = expressions.ordered
-        var dirty = [Bool](repeating: false, count: nodes.count)
-        var ran = [Bool](repeating: false, count: nodes.count)
-        for position in initiallyDirty { dirty[position] = true }
-        var cursor = 0
-        var seen = 0
         let dependents = expressions.dependents
-        func markTouched(by writer: Int?, _ context: inout ChangeContext) {
-            while seen < context.touched.count {
-                dependents.forEachIntersecting(context.touched[seen]) { dependent in
-                    guard !ran[dependent] else {
-                        if let writer, !context.problems.contains(where: { $0.code == .dependencyCycle }) {
-                            context.problems.append(
-                                StoreError(
-                                    .dependencyCycle, keyPath: nodes[writer].expression.outputKeyPath,
-                                    "live expression \(nodes[writer].expression.id) changed an input of \(nodes[dependent].expression.id), which already ran in this change; the runtime cycle guard did not run it again"
-                                ))
-                        }
-                        return
-                    }
-                    dirty[dependent] = true
-                    cursor = Swift.min(cursor, dependent)
+        let successors = expressions.successors
+        var run = ExpressionRun(count: nodes.count, initiallyDirty: initiallyDirty)
+        // Matches the touched paths not yet seen against the dependencies; a path that is exactly
+        // the writer's output uses the dependents found at registration.
+        func markTouched(by writer: Int?, _ run: inout ExpressionRun, _ context: inout ChangeContext) {
+            while run.seen < context.touched.count {
+                let path = context.touched[run.seen]
+                run.seen += 1
+                if let writer, path == nodes[writer].output {
+                    for dependent in successors[writer] { run.mark(dependent, by: writer, nodes: nodes, &context) }
+                } else {
+                    dependents.forEachIntersecting(path) { run.mark($0, by: writer, nodes: nodes, &context) }
                 }
-                seen += 1
             }
         }
-        markTouched(by: nil, &context)
-        while cursor < nodes.count {
-            let position = cursor
-            cursor += 1
-            guard dirty[position], !ran[position] else { continue }
-            ran[position] = true
+        markTouched(by: nil, &run, &context)
+        while run.cursor < nodes.count {
+            let position = run.cursor
+            run.cursor += 1
+            guard run.dirty[position], !run.ran[position] else { continue }
+            run.ran[position] = true
             let node = nodes[position]
             reentrancy.root = root
-            let result = node.expression.compute { keyPath in
-                guard let entry = try? self.paths.entry(keyPath) else { return nil }
-                return self.root.resolve(entry.path)
+            let sources = expressions.inputSources[position]
+            // Read the pass's written values through a buffer, not a copy of the array: a copy
+            // would make the next write to `run.written` copy it whole.
+            let result = run.written.withUnsafeBufferPointer { written in
+                node.compute { keyPath in
+                    // The declared inputs are matched by text first, which costs no hashing.
+                    for index in node.inputTexts.indices where node.inputTexts[index] == keyPath {
+                        if let source = sources[index], let value = written[source] { return value }
+                        return self.root.resolve(node.inputPaths[index])
+                    }
+                    guard let entry = try? self.paths.entry(keyPath) else { return nil }
+                    return self.root.resolve(entry.path)
+                }
             }
             reentrancy.root = nil
-            let current = root.value(at: node.output.components[...])
-            if node.expression.policy == .writeIfChanged && result == current { continue }
-            let mark = context.undo.count
-            let patchCount = context.patches.count
+            if validator.isEmpty && !context.recordsUndo {
+                // Nothing can reject the write and nothing will undo it: write directly.
+                writeOutput(result, of: node, at: position, &run, &context)
+                continue
+            }
+            run.forgetWritten()
+            let undoMark = context.undo.count
+            let patchMark = context.patchCount
+            let recordedUndo = context.recordsUndo
+            // An expression's write can fail after it is made (validation), so it can be undone.
+            context.recordsUndo = recordedUndo || !validator.isEmpty
             let outcome: ValidationResult
             do throws(StoreError) {
                 outcome = try write(
@@ -321,19 +453,61 @@ struct StoreState {
             } catch {
                 outcome = .failed(reason: error.description)
             }
+            context.recordsUndo = recordedUndo
             if case .failed(let reason) = outcome {
-                rollback(&context, to: mark)
-                context.patches.removeSubrange(patchCount...)
-                context.touched.removeSubrange(Swift.min(seen, context.touched.count)...)
+                rollback(&context, to: undoMark)
+                context.dropPatches(after: patchMark)
+                context.touched.removeSubrange(Swift.min(run.seen, context.touched.count)...)
                 context.warnings.append("live expression \(node.expression.id) not written: \(reason)")
                 continue
             }
-            if result == current, context.patches.count == patchCount {
-                // alwaysWrite of an unchanged value (or a removal of nothing): record it anyway.
-                context.patches.append(
-                    StorePatch(op: .set, keyPath: node.output.description, oldValue: current, newValue: current))
+            if !recordedUndo && context.undo.count > undoMark { context.undo.removeSubrange(undoMark...) }
+            if context.patchCount == patchMark && node.expression.policy == .alwaysWrite {
+                // The result equals the value already there; alwaysWrite records it anyway.
+                context.record(StorePatch(op: .set, keyPath: node.output.description, oldValue: result, newValue: result))
             }
-            markTouched(by: position, &context)
+            markTouched(by: position, &run, &context)
+        }
+    }
+
+    /// The fast path of an expression's write: no validation, no undo record, dependents marked
+    /// from the graph instead of the touched-path log.
+    private mutating func writeOutput(
+        _ result: StoreValue?, of node: ExpressionGraph.Node, at position: Int, _ run: inout ExpressionRun,
+        _ context: inout ChangeContext
+    ) {
+        let removesElement = result == nil && node.outputEndsInIndex
+        let scope = removesElement ? node.output.parent : node.output
+        capture(scope, &context)
+        let old: StoreValue?
+        do throws(StoreError) {
+            var created: Int?
+            old = try root.write(result, at: node.output, created: &created)
+        } catch {
+            context.warnings.append("live expression \(node.expression.id) not written: \(error)")
+            return
+        }
+        run.written[position] = .some(result)
+        if old == result {
+            if node.expression.policy == .alwaysWrite {
+                context.record(StorePatch(op: .set, keyPath: node.expression.outputKeyPath, oldValue: old, newValue: old))
+            }
+            return
+        }
+        context.record(
+            StorePatch(
+                op: result == nil ? .remove : .set, keyPath: node.expression.outputKeyPath, oldValue: old, newValue: result))
+        if removesElement {
+            run.forgetWritten()
+            context.touched.append(scope)
+            expressions.dependents.forEachIntersecting(scope) { run.mark($0, by: position, nodes: expressions.ordered, &context) }
+            run.seen = context.touched.count
+        } else {
+            let successors = expressions.successors[position]
+            if !successors.isEmpty {
+                let nodes = expressions.ordered
+                for dependent in successors { run.mark(dependent, by: position, nodes: nodes, &context) }
+            }
         }
     }
 
@@ -347,17 +521,18 @@ struct StoreState {
     ) -> Int {
         nextID += 1
         let paths = entries.map(\.path)
-        let probe = Subscription(id: nextID, paths: paths, keyPaths: keyPaths, combined: combined, kind: kind) { _ in }
-        let deliver = makeDeliver(probe.value(in: root))
-        subscriptions[nextID] = Subscription(
+        let current = Observer.value(of: paths, keyPaths: keyPaths, combined: combined, in: root)
+        let deliver = makeDeliver(current)
+        let subscription = Observer(
             id: nextID, paths: paths, keyPaths: keyPaths, combined: combined, kind: kind, deliver: deliver)
-        for path in paths { subscriptionIndex.insert(path, id: nextID) }
+        subscriptions[nextID] = subscription
+        for path in paths { subscriptionIndex.insert(path, subscription) }
         return nextID
     }
 
     mutating func unsubscribe(_ id: Int) {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
-        for path in subscription.paths { subscriptionIndex.remove(path, id: id) }
+        for path in subscription.paths { subscriptionIndex.remove(path) { $0 === subscription } }
     }
 
     mutating func observeChanges(_ observer: @escaping @Sendable (StoreChange) -> Void) -> Int {
@@ -376,8 +551,9 @@ struct StoreState {
             delivering = false
             return []
         }
-        defer { pending.removeAll(keepingCapacity: true) }
-        return pending
+        var batch: [Delivery] = []
+        swap(&batch, &pending)
+        return batch
     }
 
     // MARK: Configuration
@@ -397,7 +573,7 @@ struct StoreState {
             for finding in validator.check(root, around: .root) {
                 guard case .fixed(let path, let value, let reason) = finding else { continue }
                 if let old = try? mutate(value, at: path, &context) {
-                    context.patches.append(StorePatch(op: .set, keyPath: path.description, oldValue: old, newValue: value))
+                    context.record(StorePatch(op: .set, keyPath: path.description, oldValue: old, newValue: value))
                     context.warnings.append("\(reason); lenient validation wrote \(ValidationRule.excerpt(value)) instead")
                 }
             }
@@ -424,7 +600,7 @@ struct StoreState {
         let old = root
         _ = try? mutate(.object(members), at: .root, &context)
         if old != root {
-            context.patches.append(StorePatch(op: .set, keyPath: "$", oldValue: old, newValue: root))
+            context.record(StorePatch(op: .set, keyPath: "$", oldValue: old, newValue: root))
         }
         for (path, value) in validator.missingDefaults(in: root) {
             _ = try? write(value, at: path, canonical: path.description, op: .set, &context)

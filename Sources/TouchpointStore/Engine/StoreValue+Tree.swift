@@ -69,16 +69,32 @@ extension StoreValue {
     /// - Throws: ``StoreError`` with ``StoreError/Code/typeMismatch``, ``StoreError/Code/indexOutOfRange``
     ///   or ``StoreError/Code/wildcardWrite``; the tree is unchanged when it throws.
     mutating func write(_ new: StoreValue?, at path: JSONPath) throws(StoreError) -> StoreValue? {
-        guard !path.components.isEmpty else {
+        var created: Int?
+        return try write(new, at: path, created: &created)
+    }
+
+    /// Writes like ``write(_:at:)`` and sets `created` to the index of the first step that did not
+    /// exist and was created as a parent (nil when every parent existed), so the write can be undone
+    /// by removing that step.
+    mutating func write(_ new: StoreValue?, at path: JSONPath, created: inout Int?) throws(StoreError) -> StoreValue? {
+        let components = path.components
+        guard !components.isEmpty else {
             let old = self
             self = new ?? .object([:])
             return old
         }
-        return try write(new, at: path.components[...], path: path)
+        // The common case, a top-level key, without the general walk.
+        if components.count == 1, case .key(let key) = components[0], case .object(var members) = self {
+            self = .null  // keeps `members` uniquely referenced while it is changed
+            defer { self = .object(members) }
+            guard let new else { return members.removeValue(forKey: key) }
+            return members.updateValue(new, forKey: key)
+        }
+        return try write(new, at: components[...], path: path, created: &created)
     }
 
     private mutating func write(
-        _ new: StoreValue?, at components: ArraySlice<JSONPath.Component>, path: JSONPath
+        _ new: StoreValue?, at components: ArraySlice<JSONPath.Component>, path: JSONPath, created: inout Int?
     ) throws(StoreError) -> StoreValue? {
         let step = components.first!
         let rest = components.dropFirst()
@@ -96,16 +112,17 @@ extension StoreValue {
                 guard let new else { return members.removeValue(forKey: key) }
                 return members.updateValue(new, forKey: key)
             }
-            var created = false
+            var createdHere = false
             if members[key] == nil {
                 guard new != nil else { return nil }
                 members[key] = Self.emptyContainer(for: rest.first!)
-                created = true
+                createdHere = true
+                if created == nil { created = path.components.count - components.count }
             }
             do {
-                return try members[key]!.write(new, at: rest, path: path)
+                return try members[key]!.write(new, at: rest, path: path, created: &created)
             } catch {
-                if created { members.removeValue(forKey: key) }
+                if createdHere { members.removeValue(forKey: key) }
                 throw error
             }
         case .index(let index):
@@ -126,19 +143,20 @@ extension StoreValue {
                 elements.append(new)
                 return nil
             }
-            var created = false
+            var createdHere = false
             if index >= elements.count {
                 guard new != nil else { return nil }
                 guard index == elements.count else {
                     throw outOfRange(path, depth: path.components.count - components.count, elements.count)
                 }
                 elements.append(Self.emptyContainer(for: rest.first!))
-                created = true
+                createdHere = true
+                if created == nil { created = path.components.count - components.count }
             }
             do {
-                return try elements[index].write(new, at: rest, path: path)
+                return try elements[index].write(new, at: rest, path: path, created: &created)
             } catch {
-                if created { elements.removeLast() }
+                if createdHere { elements.removeLast() }
                 throw error
             }
         }

@@ -3,16 +3,38 @@ import TouchpointCore
 /// The registered live expressions in dependency order, with an index from dependency paths to
 /// expressions. Rebuilt on each registration; a registration that would close a loop is refused.
 struct ExpressionGraph {
-    struct Node {
+    /// One registered expression (a class: the evaluation loop hands it around for one retain).
+    final class Node {
         let expression: LiveExpression
+        let compute: @Sendable (_ get: (String) -> StoreValue?) -> StoreValue?
         let output: JSONPath
+        /// Whether removing the output removes an array element (so its siblings move).
+        let outputEndsInIndex: Bool
         let dependencies: [JSONPath]
+        /// The declared dependencies as written, so `get` can match them without hashing.
+        let inputTexts: [String]
+        /// The declared dependencies parsed, in the order of ``inputTexts``.
+        var inputPaths: [JSONPath] { dependencies }
+
+        init(expression: LiveExpression, output: JSONPath, inputs: [(text: String, path: JSONPath)]) {
+            self.expression = expression
+            self.compute = expression.compute
+            self.output = output
+            if case .index? = output.components.last { outputEndsInIndex = true } else { outputEndsInIndex = false }
+            self.inputTexts = inputs.map(\.text)
+            self.dependencies = inputs.map(\.path)
+        }
     }
 
     /// In topological order: every expression comes after those whose output it depends on.
     private(set) var ordered: [Node] = []
     /// Dependency patterns → position in ``ordered``.
-    private(set) var dependents = PathTrie()
+    private(set) var dependents = PathTrie<Int>()
+    /// For each position, the positions whose dependencies its output intersects (all later).
+    private(set) var successors: [[Int]] = []
+    /// For each position and input, the position of the expression whose output is exactly that
+    /// input's path, if any.
+    private(set) var inputSources: [[Int?]] = []
 
     var isEmpty: Bool { ordered.isEmpty }
 
@@ -30,10 +52,10 @@ struct ExpressionGraph {
                 .wildcardWrite, keyPath: expression.outputKeyPath,
                 "live expression \(expression.id): the output must be one concrete key path")
         }
-        var dependencies: [JSONPath] = []
+        var inputs: [(text: String, path: JSONPath)] = []
         for keyPath in expression.dependsOn.sorted() {
             do {
-                dependencies.append(try JSONPath(parsing: keyPath))
+                inputs.append((keyPath, try JSONPath(parsing: keyPath)))
             } catch {
                 throw StoreError(.invalidKeyPath, keyPath: keyPath, "live expression \(expression.id): \(error)")
             }
@@ -44,7 +66,7 @@ struct ExpressionGraph {
                 .duplicateOutput, keyPath: expression.outputKeyPath,
                 "live expressions \(other.expression.id) and \(expression.id) both write here (\(other.output) and \(output))")
         }
-        nodes.append(Node(expression: expression, output: output, dependencies: dependencies))
+        nodes.append(Node(expression: expression, output: output, inputs: inputs))
         return try ExpressionGraph(sorting: nodes)
     }
 
@@ -86,7 +108,14 @@ struct ExpressionGraph {
         }
         ordered = order.map { nodes[$0] }
         for (position, node) in ordered.enumerated() {
-            for dependency in node.dependencies { dependents.insert(dependency, id: position) }
+            for dependency in node.dependencies { dependents.insert(dependency, position) }
+        }
+        let ordered = self.ordered
+        inputSources = ordered.map { node in
+            node.dependencies.map { input in ordered.firstIndex { $0.output == input } }
+        }
+        self.successors = ordered.map { source in
+            ordered.indices.filter { ordered[$0].dependencies.contains(where: { $0.intersects(source.output) }) }
         }
     }
 

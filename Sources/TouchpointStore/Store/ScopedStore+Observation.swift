@@ -111,20 +111,8 @@ extension ScopedStore {
     private func subjectPublisher<Output: Sendable>(
         _ keyPaths: [String], combined: Bool, kind: String, _ convert: @escaping @Sendable (StoreValue?) -> Output
     ) -> AnyPublisher<Output, Never> {
-        Deferred { [weak self] () -> AnyPublisher<Output, Never> in
-            guard let self else { return Empty().eraseToAnyPublisher() }
-            var subject: ValueSubject<Output>?
-            let id = self.subscribe(keyPaths, combined: combined, kind: kind) { current in
-                let created = ValueSubject(convert(current))
-                subject = created
-                return { created.send(convert($0)) }
-            }
-            guard let id, let subject else { return Just(convert(nil)).eraseToAnyPublisher() }
-            return subject.subject
-                .handleEvents(receiveCancel: { [weak self] in self?.unsubscribe(id) })
-                .eraseToAnyPublisher()
-        }
-        .eraseToAnyPublisher()
+        StoreValuePublisher(store: self, keyPaths: keyPaths, combined: combined, kind: kind, convert: convert)
+            .eraseToAnyPublisher()
     }
 
     private func stream<Output: Sendable>(

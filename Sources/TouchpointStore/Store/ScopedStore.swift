@@ -109,7 +109,7 @@ public final class ScopedStore: KeyValueStore {
         guard !isInsideComputation else { return rejected(.reentrantWrite) }
         guard let depth = admitWrite() else { return rejected(.feedbackLoop) }
         let outcome = writerLock.withLock { _ in
-            guarded.mutate { state in state.apply([operation], transactionID: nil, depth: depth) }
+            guarded.mutate { state in state.apply(operation, depth: depth) }
         }
         guard let outcome else { return rejected(.reentrantWrite) }
         return finish(outcome)
@@ -264,22 +264,22 @@ public final class ScopedStore: KeyValueStore {
         for problem in outcome.problems { context.report(problem, level: .warning) }
         if case .failed(let reason) = outcome.result { context.logger.notice("\(scope): write rejected: \(reason)") }
         if outcome.changed && persistence != nil { scheduleWrite() }
-        if outcome.mustDrain { drain() }
+        if outcome.mustDrain { drain(outcome.deliveries) }
         return outcome.result
     }
 
     /// Hands queued values to subscribers until none are left. Only one thread drains at a time
     /// (the state says which), so deliveries keep change order.
-    private func drain() {
+    private func drain(_ first: [Delivery]) {
         let outer = ReentrancyContext.deliveryDepth
         defer { ReentrancyContext.deliveryDepth = outer }
-        while true {
-            let batch = guarded.read { $0.takeDeliveries() } ?? []
-            if batch.isEmpty { return }
+        var batch = first
+        while !batch.isEmpty {
             for delivery in batch {
                 ReentrancyContext.deliveryDepth = delivery.depth
                 delivery.run()
             }
+            batch = guarded.read { $0.takeDeliveries() } ?? []
         }
     }
 }

@@ -68,7 +68,7 @@ final class TransactionStore: KeyValueStore {
     /// Applies a write to the copy and records it; a rejected write fails the whole transaction
     /// in strict mode and is skipped (and logged) in lenient mode.
     func perform(_ operation: StoreOperation) -> ValidationResult {
-        let outcome = guarded.mutate { $0.apply([operation], transactionID: nil, depth: 0) }
+        let outcome = guarded.mutate { $0.apply(operation, depth: 0) }
         guard let outcome else {
             return .failed(reason: StoreError(.reentrantWrite, ScopedStore.reentrantWriteMessage).description)
         }
