@@ -31,5 +31,10 @@ let package = Package(
             path: "Benchmarks/StoreBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "StoreInstructionCounts",
+            dependencies: [.product(name: "Touchpoint", package: "Touchpoint")],
+            path: "Benchmarks/StoreInstructionCounts"
+        ),
     ]
 )

@@ -184,4 +184,54 @@ struct ObservationTests {
         #expect(final.values.allSatisfy { $0 == 199 })
         #expect(sums.values.last == .object(final))
     }
+    @Test func manySubscribersUnderOneChangeEachHearOnce() {
+        let store = DefaultStore(appID: "observe").named(.appMemory)
+        let watchers = (0..<40).map { Watcher(store, "grid[\($0)]") }
+        store.set("grid", .array((0..<40).map { .integer($0) }))
+        store.set("grid", .array((0..<40).map { .integer($0 % 2 == 0 ? $0 : -$0) }))
+        for (index, watcher) in watchers.enumerated() {
+            let expected: [StoreValue?] = index % 2 == 0 ? [.integer(index)] : [.integer(index), .integer(-index)]
+            #expect(watcher.changes == expected, "grid[\(index)]")
+        }
+    }
+
+    @Test func aSubscriberWithoutDemandGetsTheNewestValueWhenItAsks() {
+        final class Slow: Subscriber, @unchecked Sendable {
+            typealias Input = StoreValue?
+            typealias Failure = Never
+            var subscription: (any Subscription)?
+            var received: [StoreValue?] = []
+            func receive(subscription: any Subscription) {
+                self.subscription = subscription
+                subscription.request(.max(1))
+            }
+            func receive(_ input: StoreValue?) -> Subscribers.Demand {
+                received.append(input)
+                return .none
+            }
+            func receive(completion: Subscribers.Completion<Never>) {}
+        }
+        let store = DefaultStore(appID: "observe").scoped(.appMemory)
+        store.set("n", 0)
+        let slow = Slow()
+        store.publisher(for: "n").subscribe(slow)
+        for value in 1...5 { store.set("n", .integer(value)) }
+        #expect(slow.received == [0])
+        slow.subscription?.request(.max(1))
+        #expect(slow.received == [0, 5])  // the newest, not a backlog
+        slow.subscription?.cancel()
+        #expect(store.subscriptionCount == 0)
+    }
+
+    @Test func anInvalidKeyPathPublishesNilOnceAndFinishes() {
+        let store = DefaultStore(appID: "observe").scoped(.appMemory)
+        let values = Recorder<StoreValue?>()
+        let finished = Recorder<Bool>()
+        let cancellable = store.publisher(for: "a[").sink(
+            receiveCompletion: { _ in finished.append(true) }, receiveValue: { values.append($0) })
+        defer { cancellable.cancel() }
+        #expect(values.values == [nil])
+        #expect(finished.values == [true])
+        #expect(store.subscriptionCount == 0)
+    }
 }

@@ -69,7 +69,24 @@ struct StoreState {
     struct ChangeContext {
         /// Index nodes whose single-path subscribers the change may affect, with the value at
         /// the node's path before the change (worked out once for all of them).
-        var capturedNodes: [ObjectIdentifier: (node: PathTrie<Observer>.Node, old: StoreValue?)] = [:]
+        var capturedNodes: [(node: PathTrie<Observer>.Node, old: StoreValue?)] = []
+        /// The nodes in ``capturedNodes``, for a quick membership test once there are many.
+        var capturedNodeIDs: Set<ObjectIdentifier> = []
+
+        /// Whether `node` was captured already (a linear scan while there are few).
+        func hasCaptured(_ node: PathTrie<Observer>.Node) -> Bool {
+            capturedNodes.count < 16
+                ? capturedNodes.contains { $0.node === node } : capturedNodeIDs.contains(ObjectIdentifier(node))
+        }
+
+        mutating func capture(_ node: PathTrie<Observer>.Node, old: StoreValue?) {
+            capturedNodes.append((node, old))
+            if capturedNodes.count == 16 {
+                capturedNodeIDs = Set(capturedNodes.map { ObjectIdentifier($0.node) })
+            } else if capturedNodes.count > 16 {
+                capturedNodeIDs.insert(ObjectIdentifier(node))
+            }
+        }
         /// Multi-path subscribers the change may affect, with their value before the change.
         var capturedCombined: [Int: (subscription: Observer, old: StoreValue?)] = [:]
         /// The patches, when someone will see them (change observers, the debug inspector).
@@ -280,8 +297,7 @@ struct StoreState {
         guard !subscriptions.isEmpty else { return }
         let index = subscriptionIndex
         index.forEachNode(intersecting: path) { node in
-            let key = ObjectIdentifier(node)
-            guard context.capturedNodes.index(forKey: key) == nil else { return }
+            guard !context.hasCaptured(node) else { return }
             var single = false
             for subscription in node.entries {
                 if !subscription.combined {
@@ -290,7 +306,7 @@ struct StoreState {
                     context.capturedCombined[subscription.id] = (subscription, subscription.value(in: root))
                 }
             }
-            context.capturedNodes[key] = (node, single ? root.resolve(node.path) : nil)
+            context.capture(node, old: single ? root.resolve(node.path) : nil)
         }
     }
 
@@ -305,7 +321,7 @@ struct StoreState {
         generation &+= 1
         // Deliveries go straight to the caller when nobody is draining, else into the queue.
         var deliveries: [Delivery] = []
-        for (node, old) in context.capturedNodes.values {
+        for (node, old) in context.capturedNodes {
             guard node.entries.contains(where: { !$0.combined }) else { continue }
             let new = root.resolve(node.path)
             guard new != old else { continue }
