@@ -93,7 +93,9 @@ struct JSONPathParsingTests {
             _ = try JSONPath(parsing: "items[0.title")
             Issue.record("expected a syntax error")
         } catch {
-            #expect(error.description == "invalid key path at character 8: expected ']', found '.'\n  items[0.title\n         ^")
+            #expect(
+                error.description
+                    == "invalid key path at character 8: expected ']', found '.'\n  items[0.title\n         ^")
             #expect(error.offset == 7)
         }
     }

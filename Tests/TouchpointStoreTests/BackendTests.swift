@@ -15,7 +15,9 @@ struct BackendTests {
         }
         let second = try await backend.push(["a": 2], namespace: "n", scenarioID: "s", precondition: .ifMatch(first))
         #expect(second == "\"2\"")
-        #expect(try await backend.pull(namespace: "n", scenarioID: "s") == StoreBackendDocument(values: ["a": 2], etag: "\"2\""))
+        #expect(
+            try await backend.pull(namespace: "n", scenarioID: "s")
+                == StoreBackendDocument(values: ["a": 2], etag: "\"2\""))
         #expect(try await backend.pull(namespace: "n", scenarioID: "other") == nil)
     }
 

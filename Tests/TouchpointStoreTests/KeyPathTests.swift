@@ -2,9 +2,9 @@ import Testing
 import TouchpointStore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 struct KeyPathTests {
@@ -29,7 +29,8 @@ struct KeyPathTests {
         #expect(store.set("items[1]", ["title": "second"]) == .ok)  // appends
         #expect(
             store.set("items[3]", "gap")
-                == .failed(reason: "items[3]: index 3 is out of range: items has 2 elements (a write may append at index 2)"))
+                == .failed(
+                    reason: "items[3]: index 3 is out of range: items has 2 elements (a write may append at index 2)"))
         #expect(store.set("items[5].title", "x") != .ok)
         #expect(store.get("items[2]") == nil)
         #expect(store.get("items[99].title") == nil)
@@ -43,7 +44,9 @@ struct KeyPathTests {
         let store = makeStore()
         store.set("cart.total", 12)
         store.set("items", [1, 2])
-        #expect(store.set("cart.total.amount", 1) == .failed(reason: "cart.total.amount: cart.total is an integer, not an object"))
+        #expect(
+            store.set("cart.total.amount", 1)
+                == .failed(reason: "cart.total.amount: cart.total is an integer, not an object"))
         #expect(store.set("items.first", 1) == .failed(reason: "items.first: items is an array, not an object"))
         #expect(store.set("cart[0]", 1) == .failed(reason: "cart[0]: cart is an object, not an array"))
         #expect(store.set("[0]", 1) == .failed(reason: "[0]: the root is an object, not an array"))
@@ -57,7 +60,12 @@ struct KeyPathTests {
     @Test func invalidKeyPathsAreRefusedWithACaret() {
         let store = makeStore()
         let result = store.set("items[0.title", 1)
-        #expect(result == .failed(reason: "items[0.title: invalid key path at character 8: expected ']', found '.'\n  items[0.title\n         ^"))
+        #expect(
+            result
+                == .failed(
+                    reason:
+                        "items[0.title: invalid key path at character 8: expected ']', found '.'\n  items[0.title\n         ^"
+                ))
         #expect(store.get("a..b") == nil)
         #expect(store.snapshot().isEmpty)
     }
@@ -69,7 +77,9 @@ struct KeyPathTests {
         #expect(store.get("items[*].price") == [1.5, 3])
         #expect(store.get("prices.*") == [1, 2])
         #expect(store.get("items[*].missing") == nil)
-        #expect(store.set("items[*].price", 0) == .failed(reason: "items[*].price: a write needs a concrete path, not a pattern"))
+        #expect(
+            store.set("items[*].price", 0)
+                == .failed(reason: "items[*].price: a write needs a concrete path, not a pattern"))
         #expect(store.merge("items[*]", ["a": 1]) != .ok)
     }
 
@@ -107,8 +117,11 @@ struct MergeTests {
 
     @Test func mergesRecursivelyAndNullRemoves() {
         let store = makeStore()
-        store.set("user", ["name": "Ada", "address": ["city": "Paris", "zip": "75001"], "tags": ["a", "b"], "age": 36])
-        #expect(store.merge("user", ["address": ["city": "Lyon", "zip": .null], "tags": ["c"], "age": .null, "new": 1]) == .ok)
+        store.set(
+            "user", ["name": "Ada", "address": ["city": "Paris", "zip": "75001"], "tags": ["a", "b"], "age": 36])
+        #expect(
+            store.merge("user", ["address": ["city": "Lyon", "zip": .null], "tags": ["c"], "age": .null, "new": 1])
+                == .ok)
         #expect(store.get("user") == ["name": "Ada", "address": ["city": "Lyon"], "tags": ["c"], "new": 1])
     }
 
@@ -136,7 +149,10 @@ struct MergeTests {
         defer { cancellable.cancel() }
         store.merge("a", ["y": .null, "z": 3])
         let change = try #require(changes.values.first)
-        #expect(change.patches == [StorePatch(op: .merge, keyPath: "a", oldValue: ["x": 1, "y": 2], newValue: ["x": 1, "z": 3])])
+        #expect(
+            change.patches == [
+                StorePatch(op: .merge, keyPath: "a", oldValue: ["x": 1, "y": 2], newValue: ["x": 1, "z": 3])
+            ])
         #expect(change.transactionID == nil)
     }
 

@@ -2,13 +2,15 @@ import Testing
 import TouchpointStore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 struct LiveExpressionTests {
-    private func sum(_ id: String, _ output: String, _ inputs: [String], runs: Recorder<String>? = nil) -> LiveExpression {
+    private func sum(_ id: String, _ output: String, _ inputs: [String], runs: Recorder<String>? = nil)
+        -> LiveExpression
+    {
         LiveExpression(id: id, outputKeyPath: output, dependsOn: Set(inputs)) { get in
             runs?.append(id)
             return .number(inputs.compactMap { get($0)?.doubleValue }.reduce(0, +))
@@ -104,7 +106,9 @@ struct LiveExpressionTests {
         store.set("x", 5)
         #expect(store.get("z") == nil)
         // Two expressions may not write the same place.
-        #expect(store.registerLiveExpression(sum("x2", "x", ["w"])) == .failed(reason: "x: live expressions x and x2 both write here (x and x)"))
+        #expect(
+            store.registerLiveExpression(sum("x2", "x", ["w"]))
+                == .failed(reason: "x: live expressions x and x2 both write here (x and x)"))
     }
 
     @Test func replacingAnExpressionByIDAndUnregistering() {
@@ -122,7 +126,9 @@ struct LiveExpressionTests {
     @Test func alwaysWriteRecordsAPatchEvenWhenTheValueIsTheSame() throws {
         let store = DefaultStore(appID: "expr").scoped(.appMemory)
         store.registerLiveExpression(
-            .init(id: "flag", outputKeyPath: "flag", dependsOn: ["input"], compute: { _ in .bool(true) }, policy: .alwaysWrite))
+            .init(
+                id: "flag", outputKeyPath: "flag", dependsOn: ["input"], compute: { _ in .bool(true) },
+                policy: .alwaysWrite))
         store.registerLiveExpression(
             .init(id: "quiet", outputKeyPath: "quiet", dependsOn: ["input"], compute: { _ in .bool(true) }))
         let changes = Recorder<StoreChange>()
@@ -160,7 +166,9 @@ struct LiveExpressionTests {
         store.set("in", 7)
         #expect(store.get("out") == 7)
         #expect(store.exists("elsewhere") == false)
-        #expect(attempts.values.last == .failed(reason: "a live expression's compute cannot write to the store; return the value instead"))
+        #expect(
+            attempts.values.last
+                == .failed(reason: "a live expression's compute cannot write to the store; return the value instead"))
     }
 
     @Test func outputsAreValidatedAndAFailingOutputDoesNotUndoTheWrite() {
@@ -181,7 +189,8 @@ struct LiveExpressionTests {
         let problems = Recorder<StoreError>()
         let store = DefaultStore(appID: "expr", configuration: .init(onProblem: { problems.append($0) }))
         let s = store.named(.appMemory)
-        s.configureValidation(.init(mode: .lenient, schema: ["cart": Rule(kind: .object, defaultValue: ["count": 0], max: 1)]))
+        s.configureValidation(
+            .init(mode: .lenient, schema: ["cart": Rule(kind: .object, defaultValue: ["count": 0], max: 1)]))
         s.set("cart", ["count": 1])
         let runs = Recorder<String>()
         s.registerLiveExpression(

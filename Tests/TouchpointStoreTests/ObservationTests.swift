@@ -3,9 +3,9 @@ import Testing
 import TouchpointStore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 struct ObservationTests {
@@ -136,7 +136,11 @@ struct ObservationTests {
         store.set("a", 1)
         var iterator = changes.makeAsyncIterator()
         let change = try #require(await iterator.next())
-        #expect(change == StoreChange(scenarioID: "s1", patches: [StorePatch(op: .set, keyPath: "a", oldValue: nil, newValue: 1)], transactionID: nil))
+        #expect(
+            change
+                == StoreChange(
+                    scenarioID: "s1", patches: [StorePatch(op: .set, keyPath: "a", oldValue: nil, newValue: 1)],
+                    transactionID: nil))
     }
 
     @Test func aSubscriberMayWriteFromItsCallbackAndEveryoneSeesChangesInOrder() {

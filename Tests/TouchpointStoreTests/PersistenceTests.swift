@@ -87,7 +87,9 @@ struct PersistenceTests {
         #expect(problem.keyPath == url.path)
         #expect(problem.message.contains("invalid JSON at byte 65"))
         #expect(store.problems == problems.values)
-        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("broken.json.corrupt-") }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("broken.json.corrupt-")
+        }
         #expect(kept.count == 1)
         // Writing again does not touch the kept bytes.
         file.set("b", 2)

@@ -3,16 +3,20 @@ import Testing
 import TouchpointStore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// Random sequences of writes: every subscriber's latest value equals what the store holds at its
 /// path, and no subscriber is told about a value it already had.
 struct PropertyTests {
-    static let writePaths = ["a", "a.b", "a.c", "a.b.d", "list", "list[0]", "list[1]", "list[0].x", "list[2].x", "m.n", "$"]
-    static let watchPaths = ["a", "a.b", "a.b.d", "a.*", "list", "list[0]", "list[1].x", "list[*].x", "m", "missing", "$"]
+    static let writePaths = [
+        "a", "a.b", "a.c", "a.b.d", "list", "list[0]", "list[1]", "list[0].x", "list[2].x", "m.n", "$",
+    ]
+    static let watchPaths = [
+        "a", "a.b", "a.b.d", "a.*", "list", "list[0]", "list[1].x", "list[*].x", "m", "missing", "$",
+    ]
 
     static func value(_ code: Int) -> StoreValue {
         switch code % 9 {
@@ -63,11 +67,15 @@ struct PropertyTests {
                     let values = received[path]!.values
                     #expect(values.last! == store.get(path), "\(path) after \(code)")
                 }
-                #expect(combined.values.last == ["a.b": store.get("a.b") ?? .null, "list[0]": store.get("list[0]") ?? .null])
+                #expect(
+                    combined.values.last == [
+                        "a.b": store.get("a.b") ?? .null, "list[0]": store.get("list[0]") ?? .null,
+                    ])
             }
             for path in Self.watchPaths {
                 let values = received[path]!.values
-                #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(path) was told about a value it had")
+                #expect(
+                    zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(path) was told about a value it had")
             }
             withExtendedLifetime(cancellables) {}
         }

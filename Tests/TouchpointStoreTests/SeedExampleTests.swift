@@ -2,9 +2,9 @@ import Testing
 import TouchpointStore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// The seed's section 12 example, as written (the trailing comma in the `.init(...)` call is
@@ -18,6 +18,8 @@ struct SeedExampleTests {
         let store = DefaultStore(appID: "com.acme.app")
         let s = store.named(.scenarioSession(id: "checkout"))
 
+        // The seed's text, kept as written (swift-format would re-indent it).
+        // swift-format-ignore
         s.configureValidation(.init(
             mode: .strict,
             schema: [
@@ -27,6 +29,7 @@ struct SeedExampleTests {
         ))
 
         // Live expression: cart.total = sum(items[*].price)
+        // swift-format-ignore
         s.registerLiveExpression(.init(
             id: "sum-total",
             outputKeyPath: "cart.total",
@@ -72,4 +75,3 @@ struct SeedExampleTests {
         #expect(s.get("cart.total") == .number(15.5))
     }
 }
-

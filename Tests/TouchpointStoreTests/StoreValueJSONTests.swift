@@ -26,7 +26,8 @@ struct StoreValueJSONTests {
     @Test(arguments: samples)
     func roundTripsThroughCodable(value: StoreValue) throws {
         let data = try JSONEncoder().encode(value)
-        #expect(try JSONDecoder().decode(StoreValue.self, from: data) == value, "\(String(decoding: data, as: UTF8.self))")
+        #expect(
+            try JSONDecoder().decode(StoreValue.self, from: data) == value, "\(String(decoding: data, as: UTF8.self))")
     }
 
     @Test func taggedEncodingIsDocumentedShape() {
@@ -119,7 +120,8 @@ enum RandomValues {
 
     static func text(using generator: inout SplitMix64) -> String {
         let alphabet = Array("ab \"\\é😀\n$")
-        return String((0..<Int(generator.next() % 6)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+        return String(
+            (0..<Int(generator.next() % 6)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointStore
 
 /// Collects values from any thread.
 final class Recorder<Value: Sendable>: Sendable {
@@ -25,8 +26,6 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 
     func read() -> Value { mutate { $0 } }
 }
-
-import TouchpointStore
 
 /// A write scheduler that runs nothing until told to, so tests count coalesced writes exactly.
 final class ManualWriteScheduler: StoreWriteScheduler {

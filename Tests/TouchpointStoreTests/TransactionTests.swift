@@ -3,9 +3,9 @@ import Testing
 import TouchpointStore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 struct TransactionTests {

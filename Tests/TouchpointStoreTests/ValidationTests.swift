@@ -63,11 +63,16 @@ struct ValidationTests {
     }
 
     @Test func patternsMustMatchTheWholeText() {
-        let store = store(.strict, ["code": Rule(kind: .string, pattern: "[A-Z]{3}[0-9]+"), "bad": Rule(kind: .string, pattern: "(")])
+        let store = store(
+            .strict, ["code": Rule(kind: .string, pattern: "[A-Z]{3}[0-9]+"), "bad": Rule(kind: .string, pattern: "(")])
         #expect(store.set("code", "ABC123") == .ok)
-        #expect(store.set("code", "xABC123") == .failed(reason: #"code: "xABC123" does not match the pattern [A-Z]{3}[0-9]+"#))
+        #expect(
+            store.set("code", "xABC123")
+                == .failed(reason: #"code: "xABC123" does not match the pattern [A-Z]{3}[0-9]+"#))
         #expect(store.set("code", "ABC123x") != .ok)
-        #expect(store.set("bad", "anything") == .failed(reason: #"bad: the rule's pattern "(" is not a valid regular expression"#))
+        #expect(
+            store.set("bad", "anything")
+                == .failed(reason: #"bad: the rule's pattern "(" is not a valid regular expression"#))
     }
 
     @Test func requiredValuesCannotBeRemovedOrNulledInStrictMode() {
@@ -81,10 +86,14 @@ struct ValidationTests {
     }
 
     @Test func writingAParentChecksTheRulesBelowIt() {
-        let store = store(.strict, ["items[*].price": Rule(kind: .number, required: true), "user.name": Rule(kind: .string)])
+        let store = store(
+            .strict, ["items[*].price": Rule(kind: .number, required: true), "user.name": Rule(kind: .string)])
         #expect(store.set("items", [["price": 1], ["price": 2.5]]) == .ok)
-        #expect(store.set("items", [["price": 1], ["title": "no price"]]) == .failed(reason: "items[1].price: is required"))
-        #expect(store.set("items[2]", ["price": "3"]) == .failed(reason: #"items[2].price: expected number, found string "3""#))
+        #expect(
+            store.set("items", [["price": 1], ["title": "no price"]]) == .failed(reason: "items[1].price: is required"))
+        #expect(
+            store.set("items[2]", ["price": "3"])
+                == .failed(reason: #"items[2].price: expected number, found string "3""#))
         #expect(store.set("user", ["name": 5]) != .ok)
         // An unrelated invalid element elsewhere does not block other writes.
         #expect(store.set("other", 1) == .ok)
@@ -150,7 +159,8 @@ struct ValidationTests {
         let store = DefaultStore(appID: "validation").named(.appMemory)
         store.set("count", "12")
         store.set("flag", "yes")
-        store.configureValidation(.init(mode: .lenient, schema: ["count": Rule(kind: .integer), "flag": Rule(kind: .bool)]))
+        store.configureValidation(
+            .init(mode: .lenient, schema: ["count": Rule(kind: .integer), "flag": Rule(kind: .bool)]))
         #expect(store.snapshot() == ["count": 12, "flag": true])
     }
 

@@ -4,9 +4,9 @@ import TouchpointStore
 import TouchpointTesting
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 struct VersionTests {
@@ -36,13 +36,16 @@ struct VersionTests {
             #expect(v1_5.named(.userPrefs(suite: suite.name)).get("b") == 2)
         }
         let problems = Recorder<StoreError>()
-        let v2 = DefaultStore(appID: "app", version: SemanticVersion(2, 0, 0), configuration: .init(onProblem: { problems.append($0) }))
+        let v2 = DefaultStore(
+            appID: "app", version: SemanticVersion(2, 0, 0), configuration: .init(onProblem: { problems.append($0) }))
         #expect(v2.named(.file(url: url)).snapshot().isEmpty)
         #expect(v2.named(.userPrefs(suite: suite.name)).snapshot().isEmpty)
         #expect(problems.values.map(\.code) == [.dataDropped, .dataDropped])
         v2.flush()
         // The file now records the new version, so the drop happens once.
-        #expect(try StoreDocument.read(from: url) == StoreDocument(appID: "app", version: SemanticVersion(2, 0, 0), values: [:]))
+        #expect(
+            try StoreDocument.read(from: url)
+                == StoreDocument(appID: "app", version: SemanticVersion(2, 0, 0), values: [:]))
     }
 
     @Test func updatingTheVersionAtRunTimeDropsWhatIsOpen() throws {
@@ -94,7 +97,8 @@ struct VersionTests {
         let cache = store.named(.file(url: directory.appending("cache.json")))
         cache.set("draft.note", "hello")
         let session = store.named(.scenarioSession(id: "s"))
-        session.configureValidation(.init(schema: ["cart.total": Rule(kind: .number, required: true, defaultValue: .number(0))]))
+        session.configureValidation(
+            .init(schema: ["cart.total": Rule(kind: .number, required: true, defaultValue: .number(0))]))
         session.set("leftover", true)
         store.startScenario(id: "s", loadingFrom: .file(url: directory.appending("cache.json")))
         #expect(session.snapshot() == ["draft": ["note": "hello"], "cart": ["total": .number(0)]])

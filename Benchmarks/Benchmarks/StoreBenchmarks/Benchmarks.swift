@@ -27,7 +27,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: live expressions
 
-    Benchmark("live expression chain, 50 deep (one set recomputes 50 nodes)", configuration: .init(scalingFactor: .kilo)) {
+    Benchmark(
+        "live expression chain, 50 deep (one set recomputes 50 nodes)", configuration: .init(scalingFactor: .kilo)
+    ) {
         benchmark, store in
         for index in benchmark.scaledIterations {
             store.set("n0", .integer(index))
@@ -37,7 +39,9 @@ let benchmarks: @Sendable () -> Void = {
         chainStore(depth: 50)
     }
 
-    Benchmark("set without expressions or subscribers (baseline for the chain)", configuration: .init(scalingFactor: .kilo)) {
+    Benchmark(
+        "set without expressions or subscribers (baseline for the chain)", configuration: .init(scalingFactor: .kilo)
+    ) {
         benchmark, store in
         for index in benchmark.scaledIterations {
             store.set("n0", .integer(index))

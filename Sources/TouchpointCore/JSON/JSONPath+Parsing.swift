@@ -50,7 +50,8 @@ struct JSONPathParser {
     mutating func parse() throws(JSONPathSyntaxError) -> [JSONPath.Component] {
         guard !scalars.isEmpty else { throw error(.empty, "a key path cannot be empty; use $ for the root") }
         var components: [JSONPath.Component] = []
-        if current == "$", position + 1 == scalars.count || scalars[position + 1] == "." || scalars[position + 1] == "[" {
+        if current == "$", position + 1 == scalars.count || scalars[position + 1] == "." || scalars[position + 1] == "["
+        {
             advance()
             if current == nil { return [] }
             if current == "." {
@@ -169,7 +170,9 @@ struct JSONPathParser {
                 break
             }
         }
-        guard closed else { throw error(.unterminatedString, "the quoted key is never closed; expected '\"'", at: start) }
+        guard closed else {
+            throw error(.unterminatedString, "the quoted key is never closed; expected '\"'", at: start)
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(String(literal))

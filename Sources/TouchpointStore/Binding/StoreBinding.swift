@@ -1,9 +1,9 @@
 import TouchpointCore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// A component's binding to key paths of a store: subscribed while the component is on screen,

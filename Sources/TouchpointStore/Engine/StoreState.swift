@@ -40,14 +40,14 @@ struct StoreState {
     let reentrancy: ReentrancyContext
 
     #if DEBUG
-    private(set) var recentChanges: RecentChanges
+        private(set) var recentChanges: RecentChanges
     #endif
 
     init(scenarioID: String, recentChangeLimit: Int, reentrancy: ReentrancyContext) {
         self.scenarioID = scenarioID
         self.reentrancy = reentrancy
         #if DEBUG
-        recentChanges = RecentChanges(capacity: recentChangeLimit)
+            recentChanges = RecentChanges(capacity: recentChangeLimit)
         #endif
     }
 
@@ -120,7 +120,7 @@ struct StoreState {
     private func makeContext(operations: Int) -> ChangeContext {
         var context = ChangeContext()
         #if !DEBUG
-        context.recordsPatches = !changeObservers.isEmpty
+            context.recordsPatches = !changeObservers.isEmpty
         #endif
         context.recordsUndo = operations > 1 || !validator.isEmpty
         return context
@@ -230,7 +230,8 @@ struct StoreState {
                     return .failed(reason: reason)
                 case .fixed(let fixPath, let fixed, let reason):
                     let before = try mutate(fixed, at: fixPath, &context)
-                    context.warnings.append("\(reason); lenient validation wrote \(ValidationRule.excerpt(fixed)) instead")
+                    context.warnings.append(
+                        "\(reason); lenient validation wrote \(ValidationRule.excerpt(fixed)) instead")
                     if path.isPrefix(of: fixPath) {
                         fixedInside = true
                     } else {
@@ -326,26 +327,28 @@ struct StoreState {
             let new = root.resolve(node.path)
             guard new != old else { continue }
             for subscription in node.entries where !subscription.combined {
-                deliveries.append(Delivery(depth: depth, order: subscription.id, target: .value(subscription.deliver, new)))
+                deliveries.append(
+                    Delivery(depth: depth, order: subscription.id, target: .value(subscription.deliver, new)))
             }
         }
         for (subscription, old) in context.capturedCombined.values {
             let new = subscription.value(in: root)
             if new != old {
-                deliveries.append(Delivery(depth: depth, order: subscription.id, target: .value(subscription.deliver, new)))
+                deliveries.append(
+                    Delivery(depth: depth, order: subscription.id, target: .value(subscription.deliver, new)))
             }
         }
         // Subscribers hear about a change in the order they subscribed.
         if context.capturedNodes.count + context.capturedCombined.count > 1 { deliveries.sort { $0.order < $1.order } }
         #if DEBUG
-        let recordsChanges = true
+            let recordsChanges = true
         #else
-        let recordsChanges = !changeObservers.isEmpty
+            let recordsChanges = !changeObservers.isEmpty
         #endif
         if recordsChanges {
             let change = StoreChange(scenarioID: scenarioID, patches: context.patches, transactionID: transactionID)
             #if DEBUG
-            recentChanges.append(change)
+                recentChanges.append(change)
             #endif
             for id in changeObservers.keys.sorted() {
                 deliveries.append(Delivery(depth: depth, order: id, target: .change(changeObservers[id]!, change)))
@@ -389,7 +392,9 @@ struct StoreState {
         }
 
         /// Marks `dependent` dirty, or reports that it already ran (the runtime cycle guard).
-        mutating func mark(_ dependent: Int, by writer: Int?, nodes: [ExpressionGraph.Node], _ context: inout ChangeContext) {
+        mutating func mark(
+            _ dependent: Int, by writer: Int?, nodes: [ExpressionGraph.Node], _ context: inout ChangeContext
+        ) {
             guard !ran[dependent] else {
                 if let writer, !context.problems.contains(where: { $0.code == .dependencyCycle }) {
                     context.problems.append(
@@ -464,7 +469,8 @@ struct StoreState {
             let outcome: ValidationResult
             do throws(StoreError) {
                 outcome = try write(
-                    result, at: node.output, canonical: node.expression.outputKeyPath, op: result == nil ? .remove : .set,
+                    result, at: node.output, canonical: node.expression.outputKeyPath,
+                    op: result == nil ? .remove : .set,
                     &context)
             } catch {
                 outcome = .failed(reason: error.description)
@@ -480,7 +486,8 @@ struct StoreState {
             if !recordedUndo && context.undo.count > undoMark { context.undo.removeSubrange(undoMark...) }
             if context.patchCount == patchMark && node.expression.policy == .alwaysWrite {
                 // The result equals the value already there; alwaysWrite records it anyway.
-                context.record(StorePatch(op: .set, keyPath: node.output.description, oldValue: result, newValue: result))
+                context.record(
+                    StorePatch(op: .set, keyPath: node.output.description, oldValue: result, newValue: result))
             }
             markTouched(by: position, &run, &context)
         }
@@ -506,17 +513,21 @@ struct StoreState {
         run.written[position] = .some(result)
         if old == result {
             if node.expression.policy == .alwaysWrite {
-                context.record(StorePatch(op: .set, keyPath: node.expression.outputKeyPath, oldValue: old, newValue: old))
+                context.record(
+                    StorePatch(op: .set, keyPath: node.expression.outputKeyPath, oldValue: old, newValue: old))
             }
             return
         }
         context.record(
             StorePatch(
-                op: result == nil ? .remove : .set, keyPath: node.expression.outputKeyPath, oldValue: old, newValue: result))
+                op: result == nil ? .remove : .set, keyPath: node.expression.outputKeyPath, oldValue: old,
+                newValue: result))
         if removesElement {
             run.forgetWritten()
             context.touched.append(scope)
-            expressions.dependents.forEachIntersecting(scope) { run.mark($0, by: position, nodes: expressions.ordered, &context) }
+            expressions.dependents.forEachIntersecting(scope) {
+                run.mark($0, by: position, nodes: expressions.ordered, &context)
+            }
             run.seen = context.touched.count
         } else {
             let successors = expressions.successors[position]
@@ -590,7 +601,8 @@ struct StoreState {
                 guard case .fixed(let path, let value, let reason) = finding else { continue }
                 if let old = try? mutate(value, at: path, &context) {
                     context.record(StorePatch(op: .set, keyPath: path.description, oldValue: old, newValue: value))
-                    context.warnings.append("\(reason); lenient validation wrote \(ValidationRule.excerpt(value)) instead")
+                    context.warnings.append(
+                        "\(reason); lenient validation wrote \(ValidationRule.excerpt(value)) instead")
                 }
             }
         }

@@ -139,7 +139,9 @@ extension StoreValue {
                     elements[index] = new
                     return old
                 }
-                guard index == elements.count else { throw outOfRange(path, depth: path.components.count - 1, elements.count) }
+                guard index == elements.count else {
+                    throw outOfRange(path, depth: path.components.count - 1, elements.count)
+                }
                 elements.append(new)
                 return nil
             }

@@ -45,7 +45,8 @@ struct ExpressionGraph {
         do {
             output = try JSONPath(parsing: expression.outputKeyPath)
         } catch {
-            throw StoreError(.invalidKeyPath, keyPath: expression.outputKeyPath, "live expression \(expression.id): \(error)")
+            throw StoreError(
+                .invalidKeyPath, keyPath: expression.outputKeyPath, "live expression \(expression.id): \(error)")
         }
         guard !output.hasWildcard, !output.components.isEmpty else {
             throw StoreError(
@@ -64,7 +65,8 @@ struct ExpressionGraph {
         if let other = nodes.first(where: { $0.output.intersects(output) }) {
             throw StoreError(
                 .duplicateOutput, keyPath: expression.outputKeyPath,
-                "live expressions \(other.expression.id) and \(expression.id) both write here (\(other.output) and \(output))")
+                "live expressions \(other.expression.id) and \(expression.id) both write here (\(other.output) and \(output))"
+            )
         }
         nodes.append(Node(expression: expression, output: output, inputs: inputs))
         return try ExpressionGraph(sorting: nodes)
@@ -83,7 +85,8 @@ struct ExpressionGraph {
         var successors = [[Int]](repeating: [], count: count)
         var incoming = [Int](repeating: 0, count: count)
         for (i, source) in nodes.enumerated() {
-            for (j, target) in nodes.enumerated() where target.dependencies.contains(where: { $0.intersects(source.output) }) {
+            for (j, target) in nodes.enumerated()
+            where target.dependencies.contains(where: { $0.intersects(source.output) }) {
                 successors[i].append(j)
                 incoming[j] += 1
             }

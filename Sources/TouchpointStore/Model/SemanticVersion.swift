@@ -50,7 +50,8 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, Codable, CustomSt
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let version = SemanticVersion(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected MAJOR.MINOR.PATCH, found \(text)")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected MAJOR.MINOR.PATCH, found \(text)")
         }
         self = version
     }

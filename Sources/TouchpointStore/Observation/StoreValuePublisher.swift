@@ -1,9 +1,9 @@
 import TouchpointCore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// The publisher behind ``ScopedStore/publisher(for:)-(String)``: each subscriber becomes one
@@ -60,7 +60,8 @@ final class StoreSubscription: Subscription, @unchecked Sendable {
         var id: Int?
     }
 
-    init<S: Subscriber>(_ subscriber: S, convert: @escaping @Sendable (StoreValue?) -> S.Input) where S.Failure == Never {
+    init<S: Subscriber>(_ subscriber: S, convert: @escaping @Sendable (StoreValue?) -> S.Input)
+    where S.Failure == Never {
         state = Locked(
             State(
                 receive: { subscriber.receive(convert($0)) },

@@ -32,7 +32,9 @@ public final class DefaultStore: Store {
     ///     recorded in its files.
     ///   - version: the app's data version (default 1.0.0); see "Versions" above.
     ///   - configuration: backend, write coalescing, problem reporting.
-    public init(appID: String, version: SemanticVersion = SemanticVersion(1, 0, 0), configuration: StoreConfiguration = .init()) {
+    public init(
+        appID: String, version: SemanticVersion = SemanticVersion(1, 0, 0), configuration: StoreConfiguration = .init()
+    ) {
         self.appID = appID
         self.context = StoreContext(appID: appID, version: version, configuration: configuration)
     }

@@ -2,9 +2,9 @@ import Logging
 import TouchpointCore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 extension ScopedStore {
@@ -32,16 +32,20 @@ extension ScopedStore {
     ///   - keyPath: a key path or pattern.
     ///   - bufferingPolicy: what to keep when the reader falls behind (default: the newest 1,024).
     public func values(
-        for keyPath: String, bufferingPolicy: AsyncStream<StoreValue?>.Continuation.BufferingPolicy = .bufferingNewest(1_024)
+        for keyPath: String,
+        bufferingPolicy: AsyncStream<StoreValue?>.Continuation.BufferingPolicy = .bufferingNewest(1_024)
     ) -> AsyncStream<StoreValue?> {
         stream([keyPath], combined: false, kind: "values", bufferingPolicy: bufferingPolicy) { $0 }
     }
 
     /// An object of the values at several key paths now, then each time any of them changes, as an `AsyncStream`.
     public func values(
-        for keyPaths: Set<String>, bufferingPolicy: AsyncStream<StoreValue>.Continuation.BufferingPolicy = .bufferingNewest(1_024)
+        for keyPaths: Set<String>,
+        bufferingPolicy: AsyncStream<StoreValue>.Continuation.BufferingPolicy = .bufferingNewest(1_024)
     ) -> AsyncStream<StoreValue> {
-        stream(keyPaths.sorted(), combined: true, kind: "values(set)", bufferingPolicy: bufferingPolicy) { $0 ?? .object([:]) }
+        stream(keyPaths.sorted(), combined: true, kind: "values(set)", bufferingPolicy: bufferingPolicy) {
+            $0 ?? .object([:])
+        }
     }
 
     /// Every change from now on (each write or transaction, with the expressions it triggered).
@@ -95,7 +99,8 @@ extension ScopedStore {
                 }
             }
             guard !entries.isEmpty else { return nil }
-            return state.subscribe(entries, keyPaths: accepted, combined: combined, kind: kind, makeDeliver: makeDeliver)
+            return state.subscribe(
+                entries, keyPaths: accepted, combined: combined, kind: kind, makeDeliver: makeDeliver)
         }
         if registered == nil, guarded.reentrancy.isHeldByCurrentThread {
             context.logger.error("\(scope): cannot subscribe from inside a live expression's compute")

@@ -1,9 +1,9 @@
 import TouchpointCore
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// The store a transaction's block works on: a private copy of the values that records the

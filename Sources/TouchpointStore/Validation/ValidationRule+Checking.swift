@@ -20,9 +20,12 @@ extension ValidationRule {
             }
         }
         if pattern != nil, let text = value.stringValue {
-            guard let regex else { return "the rule's pattern \(Self.excerpt(.string(pattern!))) is not a valid regular expression" }
+            guard let regex else {
+                return "the rule's pattern \(Self.excerpt(.string(pattern!))) is not a valid regular expression"
+            }
             let range = NSRange(text.startIndex..., in: text)
-            guard let match = regex.firstMatch(in: text, options: [.anchored], range: range), match.range == range else {
+            guard let match = regex.firstMatch(in: text, options: [.anchored], range: range), match.range == range
+            else {
                 return "\(Self.excerpt(value)) does not match the pattern \(pattern!)"
             }
         }
@@ -50,7 +53,9 @@ extension ValidationRule {
             converted = Int(exactly: number).map(StoreValue.integer)
         case (.integer, .string(let text)):
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            converted = Int(trimmed).map(StoreValue.integer) ?? Double(trimmed).flatMap(Int.init(exactly:)).map(StoreValue.integer)
+            converted =
+                Int(trimmed).map(StoreValue.integer)
+                ?? Double(trimmed).flatMap(Int.init(exactly:)).map(StoreValue.integer)
         case (.number, .string(let text)):
             converted = Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? .number($0) : nil }
         case (.string, .integer(let number)):
@@ -119,7 +124,8 @@ extension ValidationRule {
         let utf8 = Array(text.utf8)
         guard utf8.first == UInt8(ascii: "#"), [4, 5, 7, 9].contains(utf8.count) else { return false }
         return utf8.dropFirst().allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                 || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
         }
     }

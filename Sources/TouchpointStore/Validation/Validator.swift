@@ -40,7 +40,8 @@ struct Validator {
                 do {
                     regex = try NSRegularExpression(pattern: pattern)
                 } catch {
-                    problems.append("\(keyPath): the pattern \(pattern) is not a valid regular expression; writes there fail")
+                    problems.append(
+                        "\(keyPath): the pattern \(pattern) is not a valid regular expression; writes there fail")
                 }
             }
             if let defaultValue = rule.defaultValue, let reason = rule.violation(of: defaultValue, regex: regex) {
@@ -106,7 +107,8 @@ struct Validator {
     /// Each location `compiled` names in `root`, with its value (nil when missing). A concrete
     /// path is one location, present or not; a pattern names its matches plus, for a required
     /// rule ending in a key, every matched parent that lacks that key.
-    private func forEachTarget(of compiled: CompiledRule, in root: StoreValue, _ body: (JSONPath, StoreValue?) -> Void) {
+    private func forEachTarget(of compiled: CompiledRule, in root: StoreValue, _ body: (JSONPath, StoreValue?) -> Void)
+    {
         let components = compiled.path.components
         guard compiled.path.hasWildcard else {
             body(compiled.path, root.value(at: components[...]))
