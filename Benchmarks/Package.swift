@@ -21,9 +21,15 @@ let package = Package(
             path: "Benchmarks/EventsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .target(
+            name: "StoreWorkloads",
+            dependencies: [.product(name: "Touchpoint", package: "Touchpoint")],
+            path: "Benchmarks/StoreWorkloads"
+        ),
         .executableTarget(
             name: "StoreBenchmarks",
             dependencies: [
+                "StoreWorkloads",
                 .product(name: "Touchpoint", package: "Touchpoint"),
                 .product(name: "TouchpointTesting", package: "Touchpoint"),
                 .product(name: "Benchmark", package: "benchmark"),
@@ -33,7 +39,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StoreInstructionCounts",
-            dependencies: [.product(name: "Touchpoint", package: "Touchpoint")],
+            dependencies: ["StoreWorkloads", .product(name: "Touchpoint", package: "Touchpoint")],
             path: "Benchmarks/StoreInstructionCounts"
         ),
     ]

@@ -56,7 +56,7 @@ struct StoreValueJSONTests {
 
     @Test func randomValuesRoundTrip() async {
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var generator = SplitMix64(seed: seed)
+            var generator = Xoshiro(seed: (seed, 0x5EED, 1, 2))
             let value = RandomValues.value(depth: 3, using: &generator)
             #expect((try? StoreValue(jsonText: value.jsonString())) == value)
             #expect((try? JSONDecoder().decode(StoreValue.self, from: JSONEncoder().encode(value))) == value)
@@ -96,7 +96,7 @@ struct StoreValueJSONTests {
 enum RandomValues {
     static let keys = ["a", "b", "price", "$color", "$url", "$object", "$number", "x.y", ""]
 
-    static func value(depth: Int, using generator: inout SplitMix64) -> StoreValue {
+    static func value(depth: Int, using generator: inout Xoshiro) -> StoreValue {
         let choice = Int(generator.next() % (depth > 0 ? 10 : 8))
         switch choice {
         case 0: return .string(text(using: &generator))
@@ -118,22 +118,9 @@ enum RandomValues {
         }
     }
 
-    static func text(using generator: inout SplitMix64) -> String {
+    static func text(using generator: inout Xoshiro) -> String {
         let alphabet = Array("ab \"\\é😀\n$")
         return String(
             (0..<Int(generator.next() % 6)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
-    }
-}
-
-/// A small seeded generator, so random cases are the same for the same seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import StoreWorkloads
 import Touchpoint
 import TouchpointTesting
 
@@ -19,7 +20,6 @@ let benchmarks: @Sendable () -> Void = {
             for index in benchmark.scaledIterations {
                 context.store.set("cart.total", .integer(index))
             }
-            blackHole(context.delivered.withLock { $0 })
         } setup: {
             SubscribedStore(unrelated: unrelated, affected: affected)
         }
@@ -68,40 +68,4 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         benchmark.measurement(fileWrites, file.persistenceStatistics.writes)
     }
-}
-
-/// A store with `unrelated` subscribers on other key paths and `affected` ones on `cart.total`.
-final class SubscribedStore: Sendable {
-    let store: ScopedStore
-    let delivered = Locked(0)
-    private let cancellables: Locked<[AnyCancellable]>
-
-    init(unrelated: Int, affected: Int) {
-        store = DefaultStore(appID: "bench").scoped(.scenarioSession(id: "bench"))
-        var cancellables: [AnyCancellable] = []
-        let delivered = self.delivered
-        for index in 0..<unrelated {
-            let path = "screens.s\(index % 100).widgets[\(index / 100)].title"
-            cancellables.append(store.publisher(for: path).sink { _ in delivered.withLock { $0 += 1 } })
-        }
-        for _ in 0..<affected {
-            cancellables.append(store.publisher(for: "cart.total").sink { _ in delivered.withLock { $0 += 1 } })
-        }
-        self.cancellables = Locked(cancellables)
-    }
-}
-
-/// A store where `n1 = n0 + 1`, `n2 = n1 + 1`, … up to `n<depth>`.
-func chainStore(depth: Int) -> ScopedStore {
-    let store = DefaultStore(appID: "bench").scoped(.appMemory)
-    store.set("n0", 0)
-    for level in stride(from: depth, through: 1, by: -1) {
-        let input = "n\(level - 1)"
-        store.registerLiveExpression(
-            LiveExpression(id: "e\(level)", outputKeyPath: "n\(level)", dependsOn: [input]) { get in
-                guard case .integer(let value)? = get(input) else { return nil }
-                return .integer(value + 1)
-            })
-    }
-    return store
 }
