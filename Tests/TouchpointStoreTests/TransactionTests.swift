@@ -136,4 +136,16 @@ struct TransactionTests {
         #expect(store.get("count") == 5)
         #expect(runs.values.count == 1 + 5 + 1)  // 5 in the block's copy, once at commit
     }
+    @Test func endingAScenarioInsideItsOwnTransactionJoinsIt() {
+        let store = DefaultStore(appID: "tx")
+        let session = store.named(.scenarioSession(id: "s"))
+        session.set("a", 1)
+        let result = session.transaction { t in
+            t.set("b", 2)
+            store.endScenario(id: "s")  // would deadlock on the writer lock if it did not join
+            t.set("c", 3)
+        }
+        #expect(result == .ok)
+        #expect(session.snapshot() == ["c": 3])
+    }
 }

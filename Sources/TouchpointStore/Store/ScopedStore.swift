@@ -226,6 +226,11 @@ public final class ScopedStore: KeyValueStore {
 
     /// Replaces every value without validation (then fills required defaults) as one change.
     func reset(to members: [String: StoreValue]) {
+        if let transaction = activeTransaction {
+            // Inside a transaction on this thread the writer lock is held: the reset joins it.
+            _ = transaction.perform(.replaceAll(members))
+            return
+        }
         guard !isInsideComputation else {
             _ = rejected(.reentrantWrite)
             return
