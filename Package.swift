@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // MARK: SDK
@@ -60,13 +61,27 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TouchpointStore",
+            dependencies: [
+                "TouchpointCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "OpenCombineShim",
+                    package: "OpenCombine",
+                    condition: .when(platforms: openCombinePlatforms)
+                ),
+            ]
+        ),
+        .target(
             name: "Touchpoint",
-            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointRouting", "TouchpointPromo"]
+            dependencies: [
+                "TouchpointCore", "TouchpointEvents", "TouchpointRouting", "TouchpointPromo", "TouchpointStore",
+            ]
         ),
         // Apple-only SwiftUI views; on Linux every file compiles to nothing.
         .target(
             name: "TouchpointUI",
-            dependencies: ["TouchpointPromo"]
+            dependencies: ["TouchpointPromo", "TouchpointStore"]
         ),
 
         // MARK: Test support shipped as a library
@@ -118,6 +133,13 @@ let package = Package(
         .testTarget(
             name: "TouchpointRoutingSwift6SampleTests",
             dependencies: ["Touchpoint", "TouchpointTesting"]
+        ),
+        .testTarget(
+            name: "TouchpointStoreTests",
+            dependencies: [
+                "TouchpointStore", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ]
 )

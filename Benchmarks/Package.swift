@@ -31,5 +31,26 @@ let package = Package(
             path: "Benchmarks/RoutingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .target(
+            name: "StoreWorkloads",
+            dependencies: [.product(name: "Touchpoint", package: "Touchpoint")],
+            path: "Benchmarks/StoreWorkloads"
+        ),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                "StoreWorkloads",
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "StoreInstructionCounts",
+            dependencies: ["StoreWorkloads", .product(name: "Touchpoint", package: "Touchpoint")],
+            path: "Benchmarks/StoreInstructionCounts"
+        ),
     ]
 )

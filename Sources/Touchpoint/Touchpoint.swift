@@ -3,6 +3,7 @@
 @_exported import TouchpointEvents
 @_exported import TouchpointPromo
 @_exported import TouchpointRouting
+@_exported import TouchpointStore
 
 #if !canImport(Combine)
 // On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.

@@ -12,6 +12,7 @@ struct TouchpointCommand: AsyncParsableCommand {
             EventsCommand.self,
             DebugCommand.self,
             PromoCommand.self,
+            StoreCommand.self,
         ]
     )
 }
