@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "Touchpoint", targets: ["Touchpoint"]),
         .library(name: "TouchpointTesting", targets: ["TouchpointTesting"]),
+        .library(name: "TouchpointUI", targets: ["TouchpointUI"]),
         .executable(name: "touchpoint", targets: ["TouchpointCLI"]),
     ],
     dependencies: [
@@ -43,8 +44,27 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TouchpointSurveys",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "OpenCombineShim",
+                    package: "OpenCombine",
+                    condition: .when(platforms: openCombinePlatforms)
+                ),
+            ],
+            resources: [.copy("Resources/survey.schema.json")]
+        ),
+        .target(
             name: "Touchpoint",
-            dependencies: ["TouchpointCore", "TouchpointEvents"]
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointSurveys"]
+        ),
+        // SwiftUI views (Apple platforms; every file is inside `#if canImport(SwiftUI)`).
+        .target(
+            name: "TouchpointUI",
+            dependencies: ["TouchpointEvents", "TouchpointSurveys"]
         ),
 
         // MARK: Test support shipped as a library
@@ -74,6 +94,10 @@ let package = Package(
         .testTarget(
             name: "TouchpointEventsTests",
             dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
+        ),
+        .testTarget(
+            name: "TouchpointSurveysTests",
+            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"]
         ),
     ]
 )
