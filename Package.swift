@@ -97,7 +97,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchpointSurveysTests",
-            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"]
+            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"],
+            resources: [.copy("Fixtures")]
         ),
     ]
 )

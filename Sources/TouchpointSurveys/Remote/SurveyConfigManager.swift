@@ -53,6 +53,8 @@ public final class SurveyConfigManager: ObservableObject, @unchecked Sendable {
     private let logger: Logger
     private let notificationQueue: DispatchQueue?
     private let state: Locked<State>
+    /// Held while a fetched config is adopted, so adoptions never interleave.
+    private let adoption = Locked(())
 
     /// Creates a manager that serves `initial` until a fetched (or cached) config replaces it.
     /// - Parameters:
@@ -190,21 +192,26 @@ public final class SurveyConfigManager: ObservableObject, @unchecked Sendable {
     }
 
     /// Adopts the resource's current value (never an older one a slow stream still holds).
+    /// Adoptions run one at a time, so `objectWillChange` is sent before the change is visible.
     private func adoptCurrent(of resource: RemoteResource<SurveyConfigLoad>) {
         guard let load = resource.value else { return }
-        let (isNewLoad, continuations): (Bool, [AsyncStream<SurveyConfig>.Continuation]?) = state.withLock { state in
-            guard state.resource === resource else { return (false, nil) }
-            let isNewLoad = state.lastLoad != load
-            state.lastLoad = load
-            guard state.config != load.config else { return (isNewLoad, nil) }
-            state.config = load.config
-            return (isNewLoad, Array(state.streams.values))
+        adoption.withLock { _ in
+            let (isCurrent, isNewLoad, changes) = state.withLock { state in
+                (state.resource === resource, state.lastLoad != load, state.config != load.config)
+            }
+            guard isCurrent else { return }
+            if isNewLoad { load.log(to: logger, source: resource.url.absoluteString) }
+            if changes { sendWillChange() }
+            let continuations: [AsyncStream<SurveyConfig>.Continuation] = state.withLock { state in
+                state.lastLoad = load
+                guard changes else { return [] }
+                state.config = load.config
+                return Array(state.streams.values)
+            }
+            guard changes else { return }
+            logger.info("survey config changed", metadata: ["surveys": "\(load.config.surveys.count)"])
+            for continuation in continuations { continuation.yield(load.config) }
         }
-        if isNewLoad { load.log(to: logger, source: resource.url.absoluteString) }
-        guard let continuations else { return }
-        logger.info("survey config changed", metadata: ["surveys": "\(load.config.surveys.count)"])
-        sendWillChange()
-        for continuation in continuations { continuation.yield(load.config) }
     }
 
     private func sendWillChange() {
