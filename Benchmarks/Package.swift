@@ -21,5 +21,15 @@ let package = Package(
             path: "Benchmarks/EventsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "SurveysBenchmarks",
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SurveysBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -21,7 +21,8 @@ struct SurveyCommandLineTests {
         let directory = try TemporaryDirectory()
         var text = String(decoding: try Fixture.seedBytes, as: UTF8.self)
         text = text.replacingOccurrences(of: #""op": "gt", "value": 100"#, with: #""op": "gtt", "value": 100"#)
-        text = text.replacingOccurrences(of: #""oncePerUser": false,"#, with: #""oncePerUser": "no", "oncePerSesion": true,"#)
+        text = text.replacingOccurrences(
+            of: #""oncePerUser": false,"#, with: #""oncePerUser": "no", "oncePerSesion": true,"#)
         let file = directory.appending("survey.json")
         try Data(text.utf8).write(to: file)
         let result = try Self.touchpoint(["surveys", "validate", file.path])
@@ -77,13 +78,19 @@ struct SurveyCommandLineTests {
         let human = try Self.touchpoint(["surveys", "simulate", "--config", config, "--events", events.path])
         #expect(human.status == 0, "\(human.errors)")
         #expect(human.output.contains("Replaying 4 events through 2 surveys (a shown survey is answered at once)."))
-        #expect(human.output.contains("  shown      ask_rating\n  not shown  open_feedback: an earlier rule was chosen (ask_rating)"))
+        #expect(
+            human.output.contains(
+                "  shown      ask_rating\n  not shown  open_feedback: an earlier rule was chosen (ask_rating)"))
         #expect(human.output.contains("  not shown  ask_rating: no match: amount 40 is not gt 50"))
-        #expect(human.output.contains("  shown      open_feedback\n  not shown  ask_rating: already shown this session (oncePerSession)"))
+        #expect(
+            human.output.contains(
+                "  shown      open_feedback\n  not shown  ask_rating: already shown this session (oncePerSession)"))
         #expect(human.output.contains("ask_rating     2      0          noMatch 1, oncePerSession 1"))
         #expect(human.errors.contains("events.jsonl:5: not an event"))
 
-        let json = try Self.touchpoint(["surveys", "simulate", "--config", config, "--events", events.path, "--user", "u2", "--json"])
+        let json = try Self.touchpoint([
+            "surveys", "simulate", "--config", config, "--events", events.path, "--user", "u2", "--json",
+        ])
         #expect(json.status == 0)
         let simulation = try JSONParser.parse(json.output)
         #expect(simulation["events"] == 1)

@@ -108,7 +108,9 @@ struct ConfigDecodingTests {
         guard case .object(var root) = json, case .array(var surveys)? = root["surveys"],
             case .object(var second) = surveys[1], case .object(var first) = surveys[0]
         else { throw Failure("unexpected fixture shape") }
-        second["trigger"] = ["event": ["name": "checkout_success", "properties": ["amount": ["op": "gtt", "value": 100]]]]
+        second["trigger"] = [
+            "event": ["name": "checkout_success", "properties": ["amount": ["op": "gtt", "value": 100]]]
+        ]
         first["cooldownSeconds"] = "a day"
         surveys[0] = .object(first)
         surveys[1] = .object(second)

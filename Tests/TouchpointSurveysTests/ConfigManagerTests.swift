@@ -4,9 +4,9 @@ import Touchpoint
 import TouchpointTesting
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// The manager over a real HTTP server on 127.0.0.1: 200, 304, 500, garbage, and the disk cache.
@@ -15,7 +15,10 @@ struct ConfigManagerTests {
         [
             "surveys": .array(
                 ids.map { id in
-                    ["id": .string(id), "title": "T", "message": "M", "options": ["A"], "trigger": ["event": ["name": .string(event)]]]
+                    [
+                        "id": .string(id), "title": "T", "message": "M", "options": ["A"],
+                        "trigger": ["event": ["name": .string(event)]],
+                    ]
                 })
         ]
     }
@@ -89,14 +92,17 @@ struct ConfigManagerTests {
             #expect(snapshot.lastError?.code == code)
             #expect(manager.config.surveys.map(\.id) == ["good"], "\(response.status) \(response.body.count)")
         }
-        #expect(manager.remoteSnapshot?.lastError?.message.contains("surveys[0].title: required field is missing") == true)
+        #expect(
+            manager.remoteSnapshot?.lastError?.message.contains("surveys[0].title: required field is missing") == true)
     }
 
     @Test func aConfigWithOneMalformedSurveyIsAdoptedWithoutIt() async throws {
         let setup = try Setup()
         let manager = setup.manager()
         var json = Self.body(["kept", "dropped"])
-        if case .object(var root) = json, case .array(var surveys)? = root["surveys"], case .object(var second) = surveys[1] {
+        if case .object(var root) = json, case .array(var surveys)? = root["surveys"],
+            case .object(var second) = surveys[1]
+        {
             second["trigger"] = ["event": ["name": "done", "properties": ["n": ["op": "gtt", "value": 1]]]]
             surveys[1] = .object(second)
             root["surveys"] = .array(surveys)
@@ -106,7 +112,10 @@ struct ConfigManagerTests {
         await manager.refresh(url: setup.url)
         #expect(manager.config.surveys.map(\.id) == ["kept"])
         #expect(manager.lastLoad?.rejectedSurveys.map(\.id) == ["dropped"])
-        #expect(manager.lastLoad?.problems.map(\.description) == ["surveys[1].trigger.event.properties.n.op: unknown operator \"gtt\""])
+        #expect(
+            manager.lastLoad?.problems.map(\.description) == [
+                "surveys[1].trigger.event.properties.n.op: unknown operator \"gtt\""
+            ])
     }
 
     @Test func theCacheServesTheNextLaunchWhileTheServerIsDown() async throws {
@@ -130,7 +139,8 @@ struct ConfigManagerTests {
         let recorder = try RecorderFixture()
         let manager = setup.manager()
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(manager: manager, recorder: recorder.recorder, presenter: presenter, options: recorder.engineOptions())
+        let engine = SurveyEngine(
+            manager: manager, recorder: recorder.recorder, presenter: presenter, options: recorder.engineOptions())
         defer { engine.stop() }
         #expect(engine.config == Self.initial)
 
@@ -140,7 +150,9 @@ struct ConfigManagerTests {
                 value += 1
                 return value
             }
-            return .json(Self.body(["live_\(min(current, 2))"], event: "checkout_success"), headers: ["ETag": "\"\(min(current, 2))\""])
+            return .json(
+                Self.body(["live_\(min(current, 2))"], event: "checkout_success"),
+                headers: ["ETag": "\"\(min(current, 2))\""])
         }
         manager.startAutoRefresh(url: setup.url, interval: 0.05)
         defer { manager.stopAutoRefresh() }

@@ -9,7 +9,8 @@ struct DecoderFuzzTests {
     static let interesting: [JSONValue] = [
         .null, true, false, 0, -1, 1, 0.5, 1.5, -0.0, 86_400, 86_401, 3_153_600_001, 1e300, -1e300,
         .int(Int.max), .int(Int.min), "", "gt", "gtt", "exists", "options", "text", "checkout_success",
-        "é👍🏽", [], [:], ["A", "A"], ["A", 1], ["op": "gt", "value": 1], ["op": "exists"], ["op": "contains", "value": ""],
+        "é👍🏽", [], [:], ["A", "A"], ["A", 1], ["op": "gt", "value": 1], ["op": "exists"],
+        ["op": "contains", "value": ""],
         ["type": "text", "minLength": 10, "maxLength": 5], ["type": "options", "options": ["x"]],
         ["event": ["name": "e"]], ["event": ["name": "e", "properties": ["p": ["op": "ne", "value": 1]]]],
     ]
@@ -23,7 +24,8 @@ struct DecoderFuzzTests {
     static func randomValue(_ random: inout SeededRandomNumberGenerator, depth: Int) -> JSONValue {
         if depth > 3 || Bool.random(using: &random) { return interesting.randomElement(using: &random)! }
         if Bool.random(using: &random) {
-            return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in randomValue(&random, depth: depth + 1) })
+            return .array(
+                (0..<Int.random(in: 0...3, using: &random)).map { _ in randomValue(&random, depth: depth + 1) })
         }
         var members: [String: JSONValue] = [:]
         for _ in 0..<Int.random(in: 0...4, using: &random) {
@@ -84,7 +86,9 @@ struct DecoderFuzzTests {
             }
             // The compiled index and the reference matcher agree on a random event.
             let index = SurveyRuleIndex(config: load.config)
-            let properties = (Self.randomValue(&random, depth: 1).objectValue ?? [:]).merging(["amount": Self.interesting.randomElement(using: &random)!]) { $1 }
+            let properties = (Self.randomValue(&random, depth: 1).objectValue ?? [:]).merging([
+                "amount": Self.interesting.randomElement(using: &random)!
+            ]) { $1 }
             for name in Set(load.config.surveys.map(\.trigger.event.name)) {
                 let reference = load.config.surveys.indices.filter {
                     load.config.surveys[$0].trigger.event.matches(name: name, properties: properties)
@@ -109,12 +113,17 @@ struct DecoderFuzzTests {
             case 2:
                 let at = Int.random(in: 0..<bytes.count, using: &random)
                 bytes.insert(contentsOf: Array("{[\"\\,:".utf8).shuffled(using: &random).prefix(3), at: at)
-            default: bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            default:
+                bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in
+                    UInt8.random(in: 0...255, using: &random)
+                }
             }
             let load = SurveyConfig.load(bytes: bytes)
             let viaDecoder = try? JSONDecoder().decode(SurveyConfig.self, from: Data(bytes))
             let strict = try? SurveyConfig.from(bytes: bytes)
-            #expect(strict == viaDecoder || viaDecoder == nil, "JSONDecoder may refuse what it cannot read, never accept more")
+            #expect(
+                strict == viaDecoder || viaDecoder == nil,
+                "JSONDecoder may refuse what it cannot read, never accept more")
             if let strict { #expect(strict == load.config && load.isValid) }
             _ = SurveyConfigValidator.validate(bytes: bytes)
         }

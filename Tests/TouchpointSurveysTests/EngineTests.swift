@@ -15,7 +15,8 @@ struct EngineTests {
                 event: EventTrigger(
                     name: "checkout_success",
                     properties: [
-                        "amount": PropertyMatcher(.gt, 50), "coupon": .exists, "utm": PropertyMatcher(.contains, "spring"),
+                        "amount": PropertyMatcher(.gt, 50), "coupon": .exists,
+                        "utm": PropertyMatcher(.contains, "spring"),
                     ])),
             cooldownSeconds: 86_400)
         let feedback = SurveyRule(
@@ -34,7 +35,8 @@ struct EngineTests {
         defer { engine.stop() }
         await fixture.recorder.startSession(userID: "u1")
         fixture.recorder.record("button_tap")
-        fixture.recorder.record("checkout_success", properties: ["amount": 120, "coupon": "SPRING", "utm": "spring_sale"])
+        fixture.recorder.record(
+            "checkout_success", properties: ["amount": 120, "coupon": "SPRING", "utm": "spring_sale"])
         let presentation = try #require(await presenter.next())
         #expect(presentation.survey.id == "ask_rating", "the first matching rule in order")
         #expect(presentation.event?.name == "checkout_success")
@@ -59,7 +61,8 @@ struct EngineTests {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
         let config = SurveyConfig(surveys: [Self.seedConfig.surveys[1]])
-        let engine = SurveyEngine(config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = SurveyEngine(
+            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
         defer { engine.stop() }
         await fixture.recorder.startSession(userID: "u1")
         fixture.recorder.record("checkout_success", properties: ["amount": 150])
@@ -92,7 +95,8 @@ struct EngineTests {
         let config = SurveyConfig(surveys: [
             Fixture.rule("first", on: "a"), Fixture.rule("second", on: "b"),
         ])
-        let engine = SurveyEngine(config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = SurveyEngine(
+            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
         defer { engine.stop() }
         fixture.recorder.record("a")
         let first = try #require(await presenter.next())
@@ -113,19 +117,22 @@ struct EngineTests {
         let config = SurveyConfig(surveys: [Fixture.rule("once", on: "done", oncePerUser: true)])
         do {
             let presenter = ScriptedPresenter()
-            let engine = SurveyEngine(config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+            let engine = SurveyEngine(
+                config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
             await fixture.recorder.startSession(userID: "u1")
             fixture.recorder.record("done")
             try #require(await presenter.next()).choose("Great")
             await engine.waitUntilIdle()
             engine.stop()
         }
-        let stored = try #require(FileManager.default.contents(atPath: fixture.directory.path + "/state/surveys/u1.json"))
+        let stored = try #require(
+            FileManager.default.contents(atPath: fixture.directory.path + "/state/surveys/u1.json"))
         #expect(try SurveyUserHistory(json: JSONParser.parse(Array(stored))).surveys["once"]?.presentations == 1)
 
         let relaunched = try fixture.relaunch()
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(config: config, recorder: relaunched.recorder, presenter: presenter, options: relaunched.engineOptions())
+        let engine = SurveyEngine(
+            config: config, recorder: relaunched.recorder, presenter: presenter, options: relaunched.engineOptions())
         defer { engine.stop() }
         await relaunched.recorder.startSession(userID: "u1")
         relaunched.recorder.record("done")
@@ -141,11 +148,13 @@ struct EngineTests {
     @Test func aCorruptGatingFileIsReportedAndIgnored() async throws {
         let fixture = try RecorderFixture()
         let path = fixture.directory.path + "/state/surveys/u1.json"
-        try FileManager.default.createDirectory(atPath: fixture.directory.path + "/state/surveys", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: fixture.directory.path + "/state/surveys", withIntermediateDirectories: true)
         try Data("{\"version\": 1, \"surveys\": tru".utf8).write(to: URL(fileURLWithPath: path))
         let presenter = ScriptedPresenter()
         let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("s", on: "done")]), recorder: fixture.recorder, presenter: presenter,
+            config: SurveyConfig(surveys: [Fixture.rule("s", on: "done")]), recorder: fixture.recorder,
+            presenter: presenter,
             options: fixture.engineOptions())
         defer { engine.stop() }
         await fixture.recorder.startSession(userID: "u1")
@@ -167,7 +176,8 @@ struct EngineTests {
             Fixture.rule("later", on: "a", delay: 30), Fixture.rule("now", on: "b"),
         ])
         let engine = SurveyEngine(
-            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions(wait: wait.wait))
+            config: config, recorder: fixture.recorder, presenter: presenter,
+            options: fixture.engineOptions(wait: wait.wait))
         defer { engine.stop() }
         fixture.recorder.record("a")
         #expect(await wait.waitForRequests(1))
@@ -195,17 +205,19 @@ struct EngineTests {
         #expect(later.survey.id == "later")
         later.choose("Poor")
         await engine.waitUntilIdle()
-        #expect(fixture.surveyLog().suffix(2) == [
-            #"survey_presented {"id":"later","responseType":"options"}"#,
-            #"survey_response {"id":"later","option":"Poor","type":"choice"}"#,
-        ])
+        #expect(
+            fixture.surveyLog().suffix(2) == [
+                #"survey_presented {"id":"later","responseType":"options"}"#,
+                #"survey_response {"id":"later","option":"Poor","type":"choice"}"#,
+            ])
     }
 
     @Test func aNewConfigReplacesTheRulesLive() async throws {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
         let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("old", on: "a")]), recorder: fixture.recorder, presenter: presenter,
+            config: SurveyConfig(surveys: [Fixture.rule("old", on: "a")]), recorder: fixture.recorder,
+            presenter: presenter,
             options: fixture.engineOptions())
         defer { engine.stop() }
         engine.update(config: SurveyConfig(surveys: [Fixture.rule("new", on: "b")]))
@@ -224,12 +236,16 @@ struct EngineTests {
         let presenter = ScriptedPresenter()
         let load = SurveyConfig.load(json: [
             "surveys": [
-                ["id": "broken", "title": "T", "message": "M", "options": ["A"], "trigger": ["event": ["name": "a", "properties": ["n": ["op": "gtt", "value": 1]]]]],
+                [
+                    "id": "broken", "title": "T", "message": "M", "options": ["A"],
+                    "trigger": ["event": ["name": "a", "properties": ["n": ["op": "gtt", "value": 1]]]],
+                ],
                 ["id": "fine", "title": "T", "message": "M", "options": ["A"], "trigger": ["event": ["name": "a"]]],
             ]
         ])
         #expect(load.rejectedSurveys.map(\.id) == ["broken"])
-        let engine = SurveyEngine(config: load.config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = SurveyEngine(
+            config: load.config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
         defer { engine.stop() }
         fixture.recorder.record("a", properties: ["n": 5])
         let shown = try #require(await presenter.next())
@@ -242,7 +258,8 @@ struct EngineTests {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
         let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("s", on: "a", oncePerSession: false)]), recorder: fixture.recorder,
+            config: SurveyConfig(surveys: [Fixture.rule("s", on: "a", oncePerSession: false)]),
+            recorder: fixture.recorder,
             presenter: presenter, options: fixture.engineOptions())
         fixture.recorder.record("a")
         let shown = try #require(await presenter.next())
@@ -252,10 +269,11 @@ struct EngineTests {
         fixture.recorder.record("a")
         await engine.waitUntilIdle()
         #expect(presenter.shown.value == ["s"])
-        #expect(fixture.surveyLog() == [
-            #"survey_presented {"id":"s","responseType":"options"}"#,
-            #"survey_dismissed {"id":"s","responseType":"options"}"#,
-        ])
+        #expect(
+            fixture.surveyLog() == [
+                #"survey_presented {"id":"s","responseType":"options"}"#,
+                #"survey_dismissed {"id":"s","responseType":"options"}"#,
+            ])
     }
 
     @Test func aRuleOnTheEnginesOwnEventsChainsSurveys() async throws {
@@ -263,10 +281,12 @@ struct EngineTests {
         let presenter = ScriptedPresenter()
         let config = SurveyConfig(surveys: [
             Fixture.rule("rating", on: "checkout_success"),
-            Fixture.rule("why", on: "survey_response", properties: ["option": .equals("Poor")],
+            Fixture.rule(
+                "why", on: "survey_response", properties: ["option": .equals("Poor")],
                 response: .text(SurveyTextResponse())),
         ])
-        let engine = SurveyEngine(config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = SurveyEngine(
+            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
         defer { engine.stop() }
         fixture.recorder.record("checkout_success")
         try #require(await presenter.next()).choose("Poor")

@@ -18,7 +18,10 @@ struct GateTests {
         let rules = [Fixture.rule("a"), Fixture.rule("b"), Fixture.rule("c")]
         let decision = Self.show(&gate, rules, Fixture.event("checkout_success"))
         #expect(decision.action == .present(rules[0]))
-        #expect(decision.skipped == [.init(surveyID: "b", reason: .preempted(by: "a")), .init(surveyID: "c", reason: .preempted(by: "a"))])
+        #expect(
+            decision.skipped == [
+                .init(surveyID: "b", reason: .preempted(by: "a")), .init(surveyID: "c", reason: .preempted(by: "a")),
+            ])
         let next = Self.show(&gate, rules, Fixture.event("checkout_success", at: 1))
         #expect(next.action == .present(rules[1]), "a was shown this session, so b is the first eligible")
         #expect(next.skipped.first == .init(surveyID: "a", reason: .shownThisSession))
@@ -29,8 +32,12 @@ struct GateTests {
         let rule = Fixture.rule("a")
         #expect(Self.show(&gate, [rule], Fixture.event("checkout_success")).action == .present(rule))
         #expect(
-            Self.show(&gate, [rule], Fixture.event("checkout_success", at: 60)).skipped.map(\.reason) == [.shownThisSession])
-        #expect(Self.show(&gate, [rule], Fixture.event("checkout_success", session: Fixture.sessionB, at: 120)).action == .present(rule))
+            Self.show(&gate, [rule], Fixture.event("checkout_success", at: 60)).skipped.map(\.reason) == [
+                .shownThisSession
+            ])
+        #expect(
+            Self.show(&gate, [rule], Fixture.event("checkout_success", session: Fixture.sessionB, at: 120)).action
+                == .present(rule))
         #expect(gate.history(for: "u1").surveys["a"]?.presentations == 2)
     }
 
@@ -45,7 +52,8 @@ struct GateTests {
         var gate = SurveyGate()
         let rule = Fixture.rule("a", oncePerSession: false, oncePerUser: true, cooldown: 10)
         #expect(Self.show(&gate, [rule], Fixture.event("checkout_success")).action == .present(rule))
-        let later = Self.show(&gate, [rule], Fixture.event("checkout_success", session: Fixture.sessionB, at: 1_000_000))
+        let later = Self.show(
+            &gate, [rule], Fixture.event("checkout_success", session: Fixture.sessionB, at: 1_000_000))
         #expect(later.skipped.map(\.reason) == [.shownToUser], "the cooldown has passed, once-per-user still blocks")
         let otherUser = Self.show(&gate, [rule], Fixture.event("checkout_success", user: "u2", at: 1_000_001))
         #expect(otherUser.action == .present(rule))
@@ -97,12 +105,18 @@ struct GateTests {
             #expect((first.action == .present(rule)) == (again.action == .present(rule)), "sticky for \(key)")
             let expected = StableHash.unitInterval("sampled:\(key)") < 0.3
             #expect((first.action == .present(rule)) == expected)
-            if first.action == .present(rule) { included += 1 } else { #expect(first.skipped.map(\.reason) == [.sampledOut(rate: 0.3)]) }
+            if first.action == .present(rule) {
+                included += 1
+            } else {
+                #expect(first.skipped.map(\.reason) == [.sampledOut(rate: 0.3)])
+            }
         }
         #expect((500...700).contains(included), "about 30% of 2,000 users: \(included)")
         var gate = SurveyGate()
-        #expect(Self.show(&gate, [Fixture.rule("none", sampleRate: 0)], Fixture.event("checkout_success")).action == .none)
-        #expect(Self.show(&gate, [Fixture.rule("all", sampleRate: 1)], Fixture.event("checkout_success")).action != .none)
+        #expect(
+            Self.show(&gate, [Fixture.rule("none", sampleRate: 0)], Fixture.event("checkout_success")).action == .none)
+        #expect(
+            Self.show(&gate, [Fixture.rule("all", sampleRate: 1)], Fixture.event("checkout_success")).action != .none)
     }
 
     @Test func aDelayIsScheduledAndEligibilityCheckedAgainWhenItEnds() {
@@ -116,11 +130,13 @@ struct GateTests {
         #expect(gate.pending["delayed"]?.due == due)
         #expect(gate.onScreen == nil, "a pending delay does not occupy the screen")
 
-        let again = gate.evaluate([delayed], event: Fixture.event("checkout_success", at: 5), now: Fixture.start.addingTimeInterval(5))
+        let again = gate.evaluate(
+            [delayed], event: Fixture.event("checkout_success", at: 5), now: Fixture.start.addingTimeInterval(5))
         #expect(again.skipped.map(\.reason) == [.delayPending(until: due)])
 
         // Another survey comes on screen meanwhile: when the delay ends, the delayed one is skipped.
-        #expect(Self.show(&gate, [other], Fixture.event("signup", at: 10), keepOnScreen: true).action == .present(other))
+        #expect(
+            Self.show(&gate, [other], Fixture.event("signup", at: 10), keepOnScreen: true).action == .present(other))
         let ended = gate.delayEnded(surveyID: "delayed", rule: delayed, now: due)
         #expect(ended.action == .none)
         #expect(ended.skipped.map(\.reason) == [.surveyOnScreen("other")])
@@ -137,10 +153,14 @@ struct GateTests {
         #expect(ended.action == .present(delayed))
         #expect(gate.onScreen?.event == trigger)
         #expect(gate.history(for: "u1").surveys["delayed"]?.lastPresentedAt == Fixture.start.addingTimeInterval(30))
-        #expect(gate.delayEnded(surveyID: "delayed", rule: delayed, now: Fixture.start).action == .none, "nothing pending")
+        #expect(
+            gate.delayEnded(surveyID: "delayed", rule: delayed, now: Fixture.start).action == .none, "nothing pending")
         var removed = SurveyGate()
         _ = removed.evaluate([delayed], event: trigger, now: trigger.timestamp)
-        #expect(removed.delayEnded(surveyID: "delayed", rule: nil, now: Fixture.start).skipped.map(\.reason) == [.removedFromConfig])
+        #expect(
+            removed.delayEnded(surveyID: "delayed", rule: nil, now: Fixture.start).skipped.map(\.reason) == [
+                .removedFromConfig
+            ])
     }
 
     @Test func anonymousUsersShareTheAnonKey() {
@@ -151,7 +171,9 @@ struct GateTests {
         let rule = Fixture.rule("a", oncePerUser: true)
         _ = Self.show(&gate, [rule], Fixture.event("checkout_success", user: nil))
         #expect(gate.history(for: "anon").surveys["a"]?.presentations == 1)
-        #expect(Self.show(&gate, [rule], Fixture.event("checkout_success", user: nil, session: Fixture.sessionB)).action == .none)
+        #expect(
+            Self.show(&gate, [rule], Fixture.event("checkout_success", user: nil, session: Fixture.sessionB)).action
+                == .none)
     }
 
     @Test func historiesRoundTripThroughJSON() throws {
@@ -161,7 +183,11 @@ struct GateTests {
         history.notePresentation(of: "b", sessionId: Fixture.sessionB, at: Fixture.start.addingTimeInterval(2))
         #expect(try SurveyUserHistory(json: history.json) == history)
         #expect(history.lastPresentedAt == Fixture.start.addingTimeInterval(5))
-        #expect(history.surveys["a"] == .init(presentations: 2, lastPresentedAt: Fixture.start.addingTimeInterval(5), lastSessionId: Fixture.sessionB))
+        #expect(
+            history.surveys["a"]
+                == .init(
+                    presentations: 2, lastPresentedAt: Fixture.start.addingTimeInterval(5),
+                    lastSessionId: Fixture.sessionB))
         #expect(throws: JSONProblem.self) { try SurveyUserHistory(json: ["version": 2, "user": "x", "surveys": [:]]) }
         let problem = #expect(throws: JSONProblem.self) {
             try SurveyUserHistory(json: ["version": 1, "user": "x", "surveys": ["a": ["presentations": "many"]]])

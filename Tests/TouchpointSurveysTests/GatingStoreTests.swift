@@ -27,7 +27,9 @@ struct GatingStoreTests {
         #expect(!store.path(for: "a/b").dropFirst(3).contains("/"))
     }
 
-    @Test(arguments: ["not json at all", "{\"version\":1}", "[]", "{\"version\":1,\"user\":\"someone-else\",\"surveys\":{}}", ""])
+    @Test(arguments: [
+        "not json at all", "{\"version\":1}", "[]", "{\"version\":1,\"user\":\"someone-else\",\"surveys\":{}}", "",
+    ])
     func aCorruptFileIsReportedMovedAsideAndIgnored(_ content: String) throws {
         let directory = try TemporaryDirectory()
         let store = SurveyGatingStore(directory: directory.path)

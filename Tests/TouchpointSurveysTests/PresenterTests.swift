@@ -4,9 +4,9 @@ import Touchpoint
 import TouchpointTesting
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// The terminal presenter with a scripted keyboard, and the SwiftUI view's model.
@@ -50,7 +50,10 @@ struct PresenterTests {
 
     @Test func textIsValidatedAndTrimmed() {
         let rule = Fixture.rule(
-            "feedback", response: .text(SurveyTextResponse(placeholder: "Share your thoughts…", submitLabel: "Send feedback", minLength: 5, maxLength: 20)))
+            "feedback",
+            response: .text(
+                SurveyTextResponse(
+                    placeholder: "Share your thoughts…", submitLabel: "Send feedback", minLength: 5, maxLength: 20)))
         let terminal = Terminal(["hi", String(repeating: "x", count: 21), "  Great stuff  "])
         let presentation = SurveyPresentation(survey: rule)
         terminal.presenter().converse(presentation)
@@ -63,7 +66,8 @@ struct PresenterTests {
     }
 
     @Test func anEmptyLineSubmitsOnlyWhereEmptyIsAllowed() {
-        let allowed = SurveyPresentation(survey: Fixture.rule("t", response: .text(SurveyTextResponse(allowEmpty: true))))
+        let allowed = SurveyPresentation(
+            survey: Fixture.rule("t", response: .text(SurveyTextResponse(allowEmpty: true))))
         Terminal(["   "]).presenter().converse(allowed)
         #expect(allowed.outcome == .text(""))
         let refused = SurveyPresentation(survey: Fixture.rule("t", response: .text(SurveyTextResponse())))
@@ -97,7 +101,9 @@ struct PresenterTests {
         let changes = Locked(0)
         let subscription = model.objectWillChange.sink { changes.withLock { $0 += 1 } }
         defer { subscription.cancel() }
-        model.start(config: SurveyConfig(surveys: [Fixture.rule("rating", on: "a")]), recorder: fixture.recorder, options: fixture.engineOptions())
+        model.start(
+            config: SurveyConfig(surveys: [Fixture.rule("rating", on: "a")]), recorder: fixture.recorder,
+            options: fixture.engineOptions())
         let engine = try #require(model.engine)
         model.start(config: SurveyConfig(), recorder: fixture.recorder)
         #expect(model.engine === engine, "a second start does nothing")

@@ -54,7 +54,11 @@ struct SchemaTests {
         extended.surveys[0].sampleRate = 0.5
         let good: [JSONValue] = [
             try Fixture.seedJSON, extended.json, ["surveys": []],
-            ["surveys": [["id": "legacy", "title": "", "message": "", "options": ["A"], "trigger": ["event": ["name": "e"]]]]],
+            [
+                "surveys": [
+                    ["id": "legacy", "title": "", "message": "", "options": ["A"], "trigger": ["event": ["name": "e"]]]
+                ]
+            ],
         ]
         #expect(try Self.schemaErrors(good) == Array(repeating: [], count: good.count))
         for config in good { #expect(SurveyConfigValidator.validate(config).isEmpty) }

@@ -31,7 +31,14 @@ struct SeedSampleTests {
     /// The same sample, run against a local server and a temporary cache.
     @Test func remoteSampleAgainstALocalServer() async throws {
         let server = try TestHTTPServer { _ in
-            .json(["surveys": [["id": "remote", "title": "T", "message": "M", "options": ["A"], "trigger": ["event": ["name": "e"]]]]])
+            .json([
+                "surveys": [
+                    [
+                        "id": "remote", "title": "T", "message": "M", "options": ["A"],
+                        "trigger": ["event": ["name": "e"]],
+                    ]
+                ]
+            ])
         }
         let directory = try TemporaryDirectory()
         let initial = try SurveyConfig.from(url: try Fixture.seedURL)
@@ -50,7 +57,9 @@ struct SeedSampleTests {
         let ui = root.appendingPathComponent("Sources/TouchpointUI/Surveys")
         let views = try FileManager.default.contentsOfDirectory(atPath: ui.path).filter { $0.hasSuffix(".swift") }
         #expect(views.count >= 2)
-        let files = [tests.appendingPathComponent("SeedSwiftUISamples.swift").path] + views.map { ui.appendingPathComponent($0).path }
+        let files =
+            [tests.appendingPathComponent("SeedSwiftUISamples.swift").path]
+            + views.map { ui.appendingPathComponent($0).path }
         let result = try ChildProcess.run(swiftc, ["-parse"] + files, timeout: 120)
         #expect(result.status == 0, "\(result.errors)")
     }

@@ -21,14 +21,18 @@ struct SimulatorTests {
         ]
         let simulation = SurveySimulator(config: config).run(events.reversed())
         #expect(simulation.eventCount == 6)
-        #expect(simulation.steps.map(\.event.timestamp) == [0, 2, 3, 3600, 90_000].map { Fixture.start.addingTimeInterval($0) })
+        #expect(
+            simulation.steps.map(\.event.timestamp)
+                == [0, 2, 3, 3600, 90_000].map { Fixture.start.addingTimeInterval($0) })
         #expect(simulation.steps.map(\.shown) == ["ask_rating", nil, "open_feedback", "open_feedback", "ask_rating"])
         #expect(Self.reasons(simulation.steps[0]) == ["open_feedback: preempted"])
-        #expect(simulation.steps[1].skipped.map(\.reason.description) == [
-            "no match: amount 40 is not gt 50", "no match: amount 40 is not gt 100",
-        ])
+        #expect(
+            simulation.steps[1].skipped.map(\.reason.description) == [
+                "no match: amount 40 is not gt 50", "no match: amount 40 is not gt 100",
+            ])
         #expect(Self.reasons(simulation.steps[2]) == ["ask_rating: oncePerSession"])
-        #expect(simulation.steps[3].skipped.map(\.reason) == [.cooldown(until: Fixture.start.addingTimeInterval(86_400))])
+        #expect(
+            simulation.steps[3].skipped.map(\.reason) == [.cooldown(until: Fixture.start.addingTimeInterval(86_400))])
         #expect(Self.reasons(simulation.steps[4]) == ["open_feedback: preempted"])
         #expect(simulation.summaries.map(\.shown) == [2, 2])
         #expect(simulation.summaries[0].skipped == ["noMatch": 1, "oncePerSession": 1, "cooldown": 1])
@@ -52,16 +56,18 @@ struct SimulatorTests {
             case .event(let event): what = event.name
             case .delayEnded(let id, _): what = "delay:\(id)"
             }
-            return "\(Int(step.time.timeIntervalSince(Fixture.start))) \(what) shown=\(step.shown ?? "-") scheduled=\(step.scheduled?.surveyID ?? "-") \(Self.reasons(step))"
+            return
+                "\(Int(step.time.timeIntervalSince(Fixture.start))) \(what) shown=\(step.shown ?? "-") scheduled=\(step.scheduled?.surveyID ?? "-") \(Self.reasons(step))"
         }
-        #expect(summary == [
-            "0 a shown=once scheduled=- [\"never: sampling\"]",
-            "10 a shown=- scheduled=- [\"never: sampling\", \"once: oncePerUser\"]",
-            "20 b shown=- scheduled=- [\"later: surveyOnScreen\"]",
-            "25 a shown=- scheduled=- [\"never: sampling\", \"once: surveyOnScreen\"]",
-            "100 b shown=- scheduled=later []",
-            "130 delay:later shown=later scheduled=- []",
-        ])
+        #expect(
+            summary == [
+                "0 a shown=once scheduled=- [\"never: sampling\"]",
+                "10 a shown=- scheduled=- [\"never: sampling\", \"once: oncePerUser\"]",
+                "20 b shown=- scheduled=- [\"later: surveyOnScreen\"]",
+                "25 a shown=- scheduled=- [\"never: sampling\", \"once: surveyOnScreen\"]",
+                "100 b shown=- scheduled=later []",
+                "130 delay:later shown=later scheduled=- []",
+            ])
         #expect(simulation.summaries.map(\.surveyID) == ["never", "once", "later"])
         #expect(simulation.summaries[2].scheduled == 1 && simulation.summaries[2].shown == 1)
     }

@@ -75,7 +75,9 @@ struct RecorderFixture {
     /// A new recorder over the same directory and clock, as after a relaunch.
     func relaunch() throws -> RecorderFixture { try RecorderFixture(directory: directory, clock: clock) }
 
-    func engineOptions(wait: @escaping @Sendable (TimeInterval) async -> Void = SurveyEngine.sleep) -> SurveyEngine.Options {
+    func engineOptions(wait: @escaping @Sendable (TimeInterval) async -> Void = SurveyEngine.sleep)
+        -> SurveyEngine.Options
+    {
         SurveyEngine.Options(clock: clock, wait: wait)
     }
 

@@ -51,7 +51,8 @@ struct ValidatorTests {
             ["surveys[0].response.options: expected at least one option"]
         ),
         (
-            "duplicate and empty options", config { $0["response"] = ["type": "options", "options": ["A", "A", "", 4]] },
+            "duplicate and empty options",
+            config { $0["response"] = ["type": "options", "options": ["A", "A", "", 4]] },
             [
                 "surveys[0].response.options[1]: duplicate option \"A\"",
                 "surveys[0].response.options[2]: an option must not be empty",
@@ -59,7 +60,8 @@ struct ValidatorTests {
             ]
         ),
         (
-            "text limits", config { $0["response"] = ["type": "text", "minLength": -1, "maxLength": 0.5, "allowEmpty": "no"] },
+            "text limits",
+            config { $0["response"] = ["type": "text", "minLength": -1, "maxLength": 0.5, "allowEmpty": "no"] },
             [
                 "surveys[0].response.allowEmpty: expected a boolean, found string",
                 "surveys[0].response.minLength: expected an integer of at least 0, found -1",
@@ -98,7 +100,10 @@ struct ValidatorTests {
             ["surveys[0].trigger.event.name: must not be empty"]
         ),
         (
-            "unknown operator", config { $0["trigger"] = ["event": ["name": "x", "properties": ["amount": ["op": "gtt", "value": 100]]]] },
+            "unknown operator",
+            config {
+                $0["trigger"] = ["event": ["name": "x", "properties": ["amount": ["op": "gtt", "value": 100]]]]
+            },
             ["surveys[0].trigger.event.properties.amount.op: unknown operator \"gtt\""]
         ),
         (
@@ -108,8 +113,10 @@ struct ValidatorTests {
                     "event": [
                         "name": "x",
                         "properties": [
-                            "a": ["op": "gt", "value": "10"], "b": ["op": "contains", "value": 3], "c": ["op": "exists", "value": true],
-                            "d": ["op": "eq"], "e": ["value": 1], "f": .null, "g": [1, 2], "h": ["op": "ne", "value": [1]],
+                            "a": ["op": "gt", "value": "10"], "b": ["op": "contains", "value": 3],
+                            "c": ["op": "exists", "value": true],
+                            "d": ["op": "eq"], "e": ["value": 1], "f": .null, "g": [1, 2],
+                            "h": ["op": "ne", "value": [1]],
                             "key with space": ["op": "lt", "value": 1, "extra": 0],
                         ],
                     ]
@@ -162,11 +169,16 @@ struct ValidatorTests {
         #expect(load.config.surveys.map(\.id) == ["first", "third"])
         #expect(load.rejectedSurveys.map(\.index) == [1])
         #expect(load.rejectedSurveys.first?.id == "broken")
-        #expect(load.problems.map(\.description) == ["surveys[1].trigger.event.properties.amount.op: unknown operator \"gtt\""])
+        #expect(
+            load.problems.map(\.description) == [
+                "surveys[1].trigger.event.properties.amount.op: unknown operator \"gtt\""
+            ])
     }
 
     @Test func theSecondOfTwoSurveysWithOneIdIsDropped() {
-        let load = SurveyConfig.load(json: ["surveys": [.object(Self.base), .object(Self.base.merging(["title": "other"]) { $1 })]])
+        let load = SurveyConfig.load(json: [
+            "surveys": [.object(Self.base), .object(Self.base.merging(["title": "other"]) { $1 })]
+        ])
         #expect(load.config.surveys.map(\.title) == ["T"])
         #expect(load.rejectedSurveys.map(\.index) == [1])
     }
@@ -177,7 +189,10 @@ struct ValidatorTests {
         (#"{"surveys": [], "globalCooldownSeconds": -1}"#, false),
         (#"{"surveys": [{"id": ""}]}"#, false),
         (#"{"surveys": []}"#, true),
-        (#"{"surveys": [1, {"id":"a","title":"","message":"","options":["x"],"trigger":{"event":{"name":"e"}}}]}"#, true),
+        (
+            #"{"surveys": [1, {"id":"a","title":"","message":"","options":["x"],"trigger":{"event":{"name":"e"}}}]}"#,
+            true
+        ),
     ])
     func usableMeansASoundTopLevelAndAtLeastOneGoodSurvey(_ text: String, _ usable: Bool) {
         #expect(SurveyConfig.load(bytes: Array(text.utf8)).isUsable == usable, "\(text)")

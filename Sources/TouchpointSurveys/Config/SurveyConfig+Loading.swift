@@ -18,7 +18,8 @@ extension SurveyConfig {
             data = try Data(contentsOf: url)
         } catch {
             throw SurveyConfigError(
-                code: .unreadable, url: url, problems: [JSONProblem(path: .root, message: "\(error.localizedDescription)")])
+                code: .unreadable, url: url,
+                problems: [JSONProblem(path: .root, message: "\(error.localizedDescription)")])
         }
         return try from(bytes: Array(data), url: url)
     }
@@ -34,7 +35,8 @@ extension SurveyConfig {
         do {
             json = try JSONParser.parse(bytes)
         } catch {
-            throw SurveyConfigError(code: .invalidJSON, url: url, problems: [JSONProblem(path: .root, message: error.description)])
+            throw SurveyConfigError(
+                code: .invalidJSON, url: url, problems: [JSONProblem(path: .root, message: error.description)])
         }
         return try from(json: json, url: url)
     }
@@ -95,7 +97,8 @@ extension SurveyConfigLoad {
                 metadata: ["source": "\(source)"])
         }
         for path in ignoredFields {
-            logger.debug("ignored an unknown field of the survey config", metadata: ["source": "\(source)", "path": "\(path)"])
+            logger.debug(
+                "ignored an unknown field of the survey config", metadata: ["source": "\(source)", "path": "\(path)"])
         }
     }
 }

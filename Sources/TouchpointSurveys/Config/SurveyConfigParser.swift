@@ -51,7 +51,8 @@ struct SurveyConfigParser {
         let root = JSONPath.root
         guard case .object(let members) = json else {
             error(root, "expected an object, found \(json.typeName)")
-            return Result(config: SurveyConfig(), findings: findings, topLevelIsSound: false, declaredSurveys: 0, rejected: [])
+            return Result(
+                config: SurveyConfig(), findings: findings, topLevelIsSound: false, declaredSurveys: 0, rejected: [])
         }
         reportUnknownFields(members, allowed: Self.topLevelFields, at: root)
         var sound = true
@@ -181,7 +182,9 @@ struct SurveyConfigParser {
                     placeholder: placeholder, submitLabel: submitLabel, allowEmpty: allowEmpty,
                     minLength: minLength, maxLength: maxLength))
         default:
-            error(path.appending("type"), "unknown response type \(JSONValue.string(type).jsonString()) (expected \"options\" or \"text\")")
+            error(
+                path.appending("type"),
+                "unknown response type \(JSONValue.string(type).jsonString()) (expected \"options\" or \"text\")")
             return nil
         }
     }
@@ -281,11 +284,15 @@ struct SurveyConfigParser {
             let value = members["value"]
             if op.takesValue {
                 guard let value else {
-                    error(path.appending("value"), "required field is missing (\(op.rawValue) compares with \(op.expectedValue))")
+                    error(
+                        path.appending("value"),
+                        "required field is missing (\(op.rawValue) compares with \(op.expectedValue))")
                     return nil
                 }
                 guard op.accepts(value) else {
-                    error(path.appending("value"), "\(op.rawValue) compares with \(op.expectedValue), found \(value.typeName)")
+                    error(
+                        path.appending("value"),
+                        "\(op.rawValue) compares with \(op.expectedValue), found \(value.typeName)")
                     return nil
                 }
                 return PropertyMatcher(op, value)
@@ -355,7 +362,8 @@ struct SurveyConfigParser {
     ) -> TimeInterval? {
         guard let value = members[key] else { return nil }
         guard let number = value.doubleValue, number >= 0, number <= maximum else {
-            error(path.appending(key), "expected a number of seconds from 0 to \(Int(maximum)), found \(describe(value))")
+            error(
+                path.appending(key), "expected a number of seconds from 0 to \(Int(maximum)), found \(describe(value))")
             return nil
         }
         return number
@@ -363,7 +371,9 @@ struct SurveyConfigParser {
 
     private mutating func reportUnknownFields(_ members: [String: JSONValue], allowed: Set<String>, at path: JSONPath) {
         for key in members.keys.sorted() where !allowed.contains(key) {
-            findings.append(Finding(problem: JSONProblem(path: path.appending(key), message: "unknown field"), isUnknownField: true))
+            findings.append(
+                Finding(problem: JSONProblem(path: path.appending(key), message: "unknown field"), isUnknownField: true)
+            )
         }
     }
 

@@ -63,7 +63,9 @@ extension SurveyEngine {
     private func present(_ rule: SurveyRule) {
         let inbox = self.inbox
         let (presentation, history): (SurveyPresentation?, SurveyUserHistory?) = state.withLock { state in
-            guard !state.stopped, let onScreen = state.gate.onScreen, onScreen.surveyID == rule.id else { return (nil, nil) }
+            guard !state.stopped, let onScreen = state.gate.onScreen, onScreen.surveyID == rule.id else {
+                return (nil, nil)
+            }
             let id = UUID()
             let presentation = SurveyPresentation(id: id, survey: rule, event: onScreen.event) { outcome in
                 inbox.yield(.ended(id, outcome))

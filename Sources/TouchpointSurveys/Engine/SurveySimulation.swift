@@ -91,7 +91,9 @@ public struct SurveySimulation: Sendable, Hashable {
             }
             members["shown"] = step.shown.map(JSONValue.string) ?? .null
             if let scheduled = step.scheduled {
-                members["scheduled"] = ["id": .string(scheduled.surveyID), "at": .string(Timestamp.format(scheduled.at))]
+                members["scheduled"] = [
+                    "id": .string(scheduled.surveyID), "at": .string(Timestamp.format(scheduled.at)),
+                ]
             }
             return .object(members)
         }

@@ -40,7 +40,9 @@ public struct SurveySimulator: Sendable {
     ///   the given order).
     /// - Returns: the timeline and the summary.
     public func run(_ events: [Event]) -> SurveySimulation {
-        let ordered = events.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }
+        let ordered = events.enumerated().sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }
         let index = SurveyRuleIndex(config: config)
         var gate = SurveyGate(globalCooldownSeconds: config.globalCooldownSeconds)
         var timers: [(due: Date, order: Int, timer: Timer)] = []
@@ -71,7 +73,8 @@ public struct SurveySimulator: Sendable {
                     guard let waiting = gate.pending[id] else { continue }
                     let decision = gate.delayEnded(surveyID: id, rule: config.survey(id: id), now: first.due)
                     var step = SurveySimulation.Step(
-                        time: first.due, trigger: .delayEnded(surveyID: id, event: waiting.event), skipped: decision.skipped)
+                        time: first.due, trigger: .delayEnded(surveyID: id, event: waiting.event),
+                        skipped: decision.skipped)
                     if case .present(let rule) = decision.action {
                         step.shown = rule.id
                         shown(rule, at: first.due)
@@ -116,7 +119,8 @@ public struct SurveySimulator: Sendable {
 
     private func summarize(_ steps: [SurveySimulation.Step]) -> [SurveySimulation.Summary] {
         var summaries = config.surveys.map { SurveySimulation.Summary(surveyID: $0.id) }
-        let positions = Dictionary(config.surveys.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let positions = Dictionary(
+            config.surveys.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         for step in steps {
             if let id = step.shown, let position = positions[id] { summaries[position].shown += 1 }
             if let id = step.scheduled?.surveyID, let position = positions[id] { summaries[position].scheduled += 1 }

@@ -3,13 +3,13 @@ import TouchpointCore
 import TouchpointEvents
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// Keeps each user's ``SurveyUserHistory`` in its own JSON file, written with ``AtomicFile``:

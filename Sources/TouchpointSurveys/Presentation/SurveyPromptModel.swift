@@ -3,9 +3,9 @@ import TouchpointCore
 import TouchpointEvents
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// The presenter behind `SurveyTriggerView`: it holds the survey on screen for a SwiftUI sheet,
@@ -54,7 +54,8 @@ public final class SurveyPromptModel: SurveyPresenter, ObservableObject, @unchec
     ///   - config: the survey rules.
     ///   - recorder: the recorder to watch.
     ///   - options: the engine's clock, gating directory and logger.
-    public func start(config: SurveyConfig, recorder: EventRecorder = .shared, options: SurveyEngine.Options = .init()) {
+    public func start(config: SurveyConfig, recorder: EventRecorder = .shared, options: SurveyEngine.Options = .init())
+    {
         start { SurveyEngine(config: config, recorder: recorder, presenter: self, options: options) }
     }
 

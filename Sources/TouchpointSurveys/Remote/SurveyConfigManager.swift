@@ -4,9 +4,9 @@ import TouchpointCore
 import TouchpointEvents
 
 #if canImport(Combine)
-import Combine
+    import Combine
 #else
-import OpenCombineShim
+    import OpenCombineShim
 #endif
 
 /// Keeps the survey config up to date from a URL, and tells SwiftUI and the engine when it

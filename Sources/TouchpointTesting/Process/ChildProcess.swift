@@ -1,13 +1,13 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// Runs a program to completion for a test, with a deadline: the `touchpoint` tool, `python3`,
@@ -87,7 +87,8 @@ public enum ChildProcess {
         }
         process.waitUntilExit()
         let read = { (url: URL) in String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self) }
-        return Result(status: process.terminationStatus, output: read(paths[1]), errors: read(paths[2]), timedOut: timedOut)
+        return Result(
+            status: process.terminationStatus, output: read(paths[1]), errors: read(paths[2]), timedOut: timedOut)
     }
 
     /// The first executable named `name` on `PATH`, or nil.
