@@ -30,8 +30,7 @@ struct EngineTests {
     @Test func aMatchingEventIsPresentedAndTheAnswerRecorded() async throws {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(
-            config: Self.seedConfig, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = fixture.engine(Self.seedConfig, presenter)
         defer { engine.stop() }
         await fixture.recorder.startSession(userID: "u1")
         fixture.recorder.record("button_tap")
@@ -61,8 +60,7 @@ struct EngineTests {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
         let config = SurveyConfig(surveys: [Self.seedConfig.surveys[1]])
-        let engine = SurveyEngine(
-            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = fixture.engine(config, presenter)
         defer { engine.stop() }
         await fixture.recorder.startSession(userID: "u1")
         fixture.recorder.record("checkout_success", properties: ["amount": 150])
@@ -95,8 +93,7 @@ struct EngineTests {
         let config = SurveyConfig(surveys: [
             Fixture.rule("first", on: "a"), Fixture.rule("second", on: "b"),
         ])
-        let engine = SurveyEngine(
-            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = fixture.engine(config, presenter)
         defer { engine.stop() }
         fixture.recorder.record("a")
         let first = try #require(await presenter.next())
@@ -117,8 +114,7 @@ struct EngineTests {
         let config = SurveyConfig(surveys: [Fixture.rule("once", on: "done", oncePerUser: true)])
         do {
             let presenter = ScriptedPresenter()
-            let engine = SurveyEngine(
-                config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+            let engine = fixture.engine(config, presenter)
             await fixture.recorder.startSession(userID: "u1")
             fixture.recorder.record("done")
             try #require(await presenter.next()).choose("Great")
@@ -131,8 +127,7 @@ struct EngineTests {
 
         let relaunched = try fixture.relaunch()
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(
-            config: config, recorder: relaunched.recorder, presenter: presenter, options: relaunched.engineOptions())
+        let engine = relaunched.engine(config, presenter)
         defer { engine.stop() }
         await relaunched.recorder.startSession(userID: "u1")
         relaunched.recorder.record("done")
@@ -152,10 +147,7 @@ struct EngineTests {
             atPath: fixture.directory.path + "/state/surveys", withIntermediateDirectories: true)
         try Data("{\"version\": 1, \"surveys\": tru".utf8).write(to: URL(fileURLWithPath: path))
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("s", on: "done")]), recorder: fixture.recorder,
-            presenter: presenter,
-            options: fixture.engineOptions())
+        let engine = fixture.engine(SurveyConfig(surveys: [Fixture.rule("s", on: "done")]), presenter)
         defer { engine.stop() }
         await fixture.recorder.startSession(userID: "u1")
         fixture.recorder.record("done")
@@ -175,9 +167,7 @@ struct EngineTests {
         let config = SurveyConfig(surveys: [
             Fixture.rule("later", on: "a", delay: 30), Fixture.rule("now", on: "b"),
         ])
-        let engine = SurveyEngine(
-            config: config, recorder: fixture.recorder, presenter: presenter,
-            options: fixture.engineOptions(wait: wait.wait))
+        let engine = fixture.engine(config, presenter, wait: wait.wait)
         defer { engine.stop() }
         fixture.recorder.record("a")
         #expect(await wait.waitForRequests(1))
@@ -215,10 +205,7 @@ struct EngineTests {
     @Test func aNewConfigReplacesTheRulesLive() async throws {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("old", on: "a")]), recorder: fixture.recorder,
-            presenter: presenter,
-            options: fixture.engineOptions())
+        let engine = fixture.engine(SurveyConfig(surveys: [Fixture.rule("old", on: "a")]), presenter)
         defer { engine.stop() }
         engine.update(config: SurveyConfig(surveys: [Fixture.rule("new", on: "b")]))
         fixture.recorder.record("a")
@@ -244,8 +231,7 @@ struct EngineTests {
             ]
         ])
         #expect(load.rejectedSurveys.map(\.id) == ["broken"])
-        let engine = SurveyEngine(
-            config: load.config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = fixture.engine(load.config, presenter)
         defer { engine.stop() }
         fixture.recorder.record("a", properties: ["n": 5])
         let shown = try #require(await presenter.next())
@@ -257,10 +243,8 @@ struct EngineTests {
     @Test func stoppingDismissesTheSurveyOnScreenAndStopsWatching() async throws {
         let fixture = try RecorderFixture()
         let presenter = ScriptedPresenter()
-        let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("s", on: "a", oncePerSession: false)]),
-            recorder: fixture.recorder,
-            presenter: presenter, options: fixture.engineOptions())
+        let engine = fixture.engine(
+            SurveyConfig(surveys: [Fixture.rule("s", on: "a", oncePerSession: false)]), presenter)
         fixture.recorder.record("a")
         let shown = try #require(await presenter.next())
         engine.stop()
@@ -285,8 +269,7 @@ struct EngineTests {
                 "why", on: "survey_response", properties: ["option": .equals("Poor")],
                 response: .text(SurveyTextResponse())),
         ])
-        let engine = SurveyEngine(
-            config: config, recorder: fixture.recorder, presenter: presenter, options: fixture.engineOptions())
+        let engine = fixture.engine(config, presenter)
         defer { engine.stop() }
         fixture.recorder.record("checkout_success")
         try #require(await presenter.next()).choose("Poor")

@@ -78,9 +78,8 @@ struct PresenterTests {
     @Test func theTerminalPresenterDrivesTheEngineEndToEnd() async throws {
         let fixture = try RecorderFixture()
         let terminal = Terminal(["2"])
-        let engine = SurveyEngine(
-            config: SurveyConfig(surveys: [Fixture.rule("rating", on: "checkout_success")]), recorder: fixture.recorder,
-            presenter: terminal.presenter(), options: fixture.engineOptions())
+        let engine = fixture.engine(
+            SurveyConfig(surveys: [Fixture.rule("rating", on: "checkout_success")]), terminal.presenter())
         defer { engine.stop() }
         let events = fixture.recorder.eventStream()
         fixture.recorder.record("checkout_success")

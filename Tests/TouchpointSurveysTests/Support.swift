@@ -75,6 +75,14 @@ struct RecorderFixture {
     /// A new recorder over the same directory and clock, as after a relaunch.
     func relaunch() throws -> RecorderFixture { try RecorderFixture(directory: directory, clock: clock) }
 
+    /// An engine on this recorder and clock that shows surveys to `presenter`.
+    func engine(
+        _ config: SurveyConfig, _ presenter: any SurveyPresenter,
+        wait: @escaping @Sendable (TimeInterval) async -> Void = SurveyEngine.sleep
+    ) -> SurveyEngine {
+        SurveyEngine(config: config, recorder: recorder, presenter: presenter, options: engineOptions(wait: wait))
+    }
+
     func engineOptions(wait: @escaping @Sendable (TimeInterval) async -> Void = SurveyEngine.sleep)
         -> SurveyEngine.Options
     {
