@@ -8,6 +8,10 @@ struct MatcherTests {
     static let samples: [(String, JSONValue?)] = [
         ("missing", nil), ("null", .null),
         ("'spring_sale'", "spring_sale"), ("'Spring'", "Spring"), ("'60'", "60"), ("''", ""),
+        // "café" precomposed and decomposed: equal as strings, compared by character.
+        ("'café'", "caf\u{E9}"), ("'cafe+accent'", "cafe\u{301}"),
+        // CR LF is one character: it contains neither CR nor LF alone.
+        ("'crlf'", "line\r\nbreak"), ("'aab'", "aab"),
         ("60", 60), ("60.0", 60.0), ("50.5", 50.5), ("-1", -1),
         ("true", true), ("false", false),
         ("['vip','new']", ["vip", "new"]), ("[60]", [60]), ("{a:1}", ["a": 1]),
@@ -17,6 +21,7 @@ struct MatcherTests {
     static let table: [(PropertyMatcher, Set<String>)] = [
         (.equals("spring_sale"), ["'spring_sale'"]),
         (.equals("60"), ["'60'"]),
+        (.equals("caf\u{E9}"), ["'café'", "'cafe+accent'"]),
         (.equals(60), ["60", "60.0"]),
         (.equals(60.0), ["60", "60.0"]),
         (.equals(true), ["true"]),
@@ -34,7 +39,17 @@ struct MatcherTests {
         (PropertyMatcher(.contains, "spring"), ["'spring_sale'"]),
         (PropertyMatcher(.contains, "Spring"), ["'Spring'"]),
         (PropertyMatcher(.contains, "vip"), ["['vip','new']"]),
-        (PropertyMatcher(.contains, ""), ["'spring_sale'", "'Spring'", "'60'", "''"]),
+        (
+            PropertyMatcher(.contains, ""),
+            ["'spring_sale'", "'Spring'", "'60'", "''", "'café'", "'cafe+accent'", "'crlf'", "'aab'"]
+        ),
+        (PropertyMatcher(.contains, "caf"), ["'café'", "'cafe+accent'"]),
+        (PropertyMatcher(.contains, "sale"), ["'spring_sale'"]),
+        (PropertyMatcher(.contains, "ab"), ["'aab'"]),
+        (PropertyMatcher(.contains, "\r"), []),
+        (PropertyMatcher(.contains, "\r\n"), ["'crlf'"]),
+        (PropertyMatcher(.contains, "cafe"), []),
+        (PropertyMatcher(.contains, "\u{E9}"), ["'café'", "'cafe+accent'"]),
         (PropertyMatcher(.contains, "60"), ["'60'"]),
         (PropertyMatcher(.notContains, "spring"), all.subtracting(["'spring_sale'"])),
         (PropertyMatcher(.notContains, "vip"), all.subtracting(["['vip','new']"])),

@@ -1,5 +1,15 @@
 import TouchpointCore
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// A ``PropertyMatcher`` prepared for the hot path: its operand converted once, its property
 /// looked up through a slot shared by every rule on the same event name.
 struct CompiledMatcher: Sendable {
@@ -11,9 +21,60 @@ struct CompiledMatcher: Sendable {
         case greaterOrEqual(Double)
         case less(Double)
         case lessOrEqual(Double)
-        case contains(String)
+        case contains(Needle)
         case exists
-        /// An operand no property can satisfy (built in code with the wrong type).
+        /// A `contains` operand, with its UTF-8 bytes kept for a fast search.
+    struct Needle: Sendable {
+        let text: String
+        let bytes: [UInt8]
+        /// ASCII without CR or LF: a needle whose characters are single bytes that never join
+        /// a neighbour into one character, so a byte search decides for it (see `matches`).
+        let isPlainASCII: Bool
+
+        init(_ text: String) {
+            self.text = text
+            bytes = Array(text.utf8)
+            isPlainASCII = bytes.allSatisfy { $0 < 0x80 && $0 != 0x0A && $0 != 0x0D }
+        }
+
+        /// Whether `haystack` contains the operand, comparing characters as `String` does.
+        ///
+        /// For a plain-ASCII needle a character match implies a byte match, so no byte match
+        /// means no; a byte match in an ASCII haystack means yes. Only a byte match in a
+        /// haystack with other characters (which may join the match's edges into one
+        /// character, as `e` + U+0301 does) asks the generic search.
+        func matches(in haystack: String) -> Bool {
+            if bytes.isEmpty { return true }
+            guard isPlainASCII else { return haystack.contains(text) }
+            let answer = haystack.utf8.withContiguousStorageIfAvailable { hay -> Bool? in
+                guard Self.search(hay, for: bytes) else { return false }
+                return hay.allSatisfy({ $0 < 0x80 }) ? true : nil
+            }
+            if let answer = answer ?? nil { return answer }
+            return haystack.contains(text)
+        }
+
+        /// A byte search: `memchr` finds each candidate first byte, `memcmp` checks the rest.
+        private static func search(_ hay: UnsafeBufferPointer<UInt8>, for needle: [UInt8]) -> Bool {
+            guard var start = hay.baseAddress, needle.count <= hay.count else { return false }
+            var remaining = hay.count
+            let first = Int32(needle[0])
+            return needle.withUnsafeBytes { needle in
+                guard let needleStart = needle.baseAddress else { return false }
+                while remaining >= needle.count {
+                    guard let hit = memchr(start, first, remaining - needle.count + 1) else { return false }
+                    let candidate = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(candidate, needleStart, needle.count) == 0 { return true }
+                    let skipped = candidate - start + 1
+                    start += skipped
+                    remaining -= skipped
+                }
+                return false
+            }
+        }
+    }
+
+    /// An operand no property can satisfy (built in code with the wrong type).
         case never
     }
 
@@ -40,7 +101,7 @@ struct CompiledMatcher: Sendable {
         case .lte: (test, negated) = (.lessOrEqual(value?.doubleValue ?? .nan), false)
         case .contains, .notContains:
             negated = matcher.op == .notContains
-            test = value?.stringValue.map(Test.contains) ?? .never
+            test = value?.stringValue.map { .contains(Test.Needle($0)) } ?? .never
         case .exists: (test, negated) = (.exists, false)
         case .notExists: (test, negated) = (.exists, true)
         }
@@ -70,10 +131,10 @@ struct CompiledMatcher: Sendable {
         case .lessOrEqual(let bound): return property.number.map { $0 <= bound } ?? false
         case .contains(let needle):
             switch property {
-            case .string(let text): return needle.isEmpty || text.contains(needle)
+            case .string(let text): return needle.matches(in: text)
             case .array(let elements):
                 return elements.contains { element in
-                    if case .string(let text) = element { return text == needle }
+                    if case .string(let text) = element { return text == needle.text }
                     return false
                 }
             default: return false
