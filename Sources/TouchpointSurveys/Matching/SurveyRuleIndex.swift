@@ -13,12 +13,20 @@ import TouchpointEvents
 /// let first = positions.first.map { config.surveys[$0] }
 /// ```
 public struct SurveyRuleIndex: Sendable {
-    /// The rules that share one event name.
+    /// The rules that share one event name, flattened for the hot path.
     struct Bucket: Sendable {
         /// The property keys the bucket's rules test; slot `i` holds `keys[i]`'s value.
         var keys: [String] = []
-        /// The rules, in config order: their position in the config and their conditions.
-        var rules: [(position: Int, matchers: [CompiledMatcher])] = []
+        /// The rules' positions in the config, in order.
+        var positions: [Int] = []
+        /// Where each rule's matchers end in ``matchers`` (they start where the previous end).
+        var ends: [Int] = []
+        /// Every rule's matchers, one rule after another.
+        var matchers: [CompiledMatcher] = []
+        /// The string operands of `eq`/`ne` matchers.
+        var strings: [String] = []
+        /// The operands of `contains`/`notContains` matchers.
+        var needles: [Needle] = []
     }
 
     /// The config's rules, in order.
@@ -34,8 +42,8 @@ public struct SurveyRuleIndex: Sendable {
         var buckets: [String: Bucket] = [:]
         for (position, rule) in rules.enumerated() {
             var bucket = buckets[rule.trigger.event.name, default: Bucket()]
-            var matchers: [CompiledMatcher] = []
-            for key in (rule.trigger.event.properties ?? [:]).keys.sorted() {
+            let conditions = rule.trigger.event.properties ?? [:]
+            for key in conditions.keys.sorted() {
                 let slot: Int
                 if let existing = bucket.keys.firstIndex(of: key) {
                     slot = existing
@@ -43,9 +51,11 @@ public struct SurveyRuleIndex: Sendable {
                     slot = bucket.keys.count
                     bucket.keys.append(key)
                 }
-                matchers.append(CompiledMatcher(rule.trigger.event.properties![key]!, slot: slot))
+                bucket.matchers.append(
+                    CompiledMatcher(conditions[key]!, slot: slot, strings: &bucket.strings, needles: &bucket.needles))
             }
-            bucket.rules.append((position, matchers))
+            bucket.positions.append(position)
+            bucket.ends.append(bucket.matchers.count)
             buckets[rule.trigger.event.name] = bucket
         }
         self.buckets = buckets
@@ -61,15 +71,30 @@ public struct SurveyRuleIndex: Sendable {
     ///   - properties: the event's properties.
     public func matchingRules(name: String, properties: [String: JSONValue]) -> [Int] {
         guard let bucket = buckets[name] else { return [] }
-        return bucket.keys.withUnsafeBufferPointer { keys in
-            withUnsafeTemporaryAllocation(of: JSONValue?.self, capacity: max(keys.count, 1)) { values in
-                for index in keys.indices { (values.baseAddress! + index).initialize(to: properties[keys[index]]) }
-                defer { values.baseAddress!.deinitialize(count: keys.count) }
-                var matched: [Int] = []
-                for rule in bucket.rules where rule.matchers.allSatisfy({ $0.matches(values[$0.slot]) }) {
-                    matched.append(rule.position)
+        return withUnsafeTemporaryAllocation(of: JSONValue?.self, capacity: max(bucket.keys.count, 1)) { values in
+            let base = values.baseAddress!
+            for (slot, key) in bucket.keys.enumerated() { (base + slot).initialize(to: properties[key]) }
+            defer { base.deinitialize(count: bucket.keys.count) }
+            return bucket.matchers.withUnsafeBufferPointer { matchers in
+                bucket.strings.withUnsafeBufferPointer { strings in
+                    bucket.needles.withUnsafeBufferPointer { needles in
+                        var matched: [Int] = []
+                        var start = 0
+                        for (rule, end) in bucket.ends.enumerated() {
+                            var holds = true
+                            for index in start..<end {
+                                let matcher = matchers[index]
+                                if !matcher.matches(base + matcher.slot, strings: strings, needles: needles) {
+                                    holds = false
+                                    break
+                                }
+                            }
+                            if holds { matched.append(bucket.positions[rule]) }
+                            start = end
+                        }
+                        return matched
+                    }
                 }
-                return matched
             }
         }
     }
