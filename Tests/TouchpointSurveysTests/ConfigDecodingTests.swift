@@ -147,6 +147,16 @@ struct ConfigDecodingTests {
             ])
     }
 
+    /// The documented difference on repeated keys: JSONDecoder keeps the first, JSONParser the last.
+    @Test func aRepeatedKeyIsReadDifferentlyByJSONDecoderAndJSONParser() throws {
+        let text =
+            #"{"surveys": [{"id": "a", "title": "first", "title": "last", "message": "M", "options": ["A"], "trigger": {"event": {"name": "e"}}}]}"#
+        let viaDecoder = try JSONDecoder().decode(SurveyConfig.self, from: Data(text.utf8))
+        let viaParser = try SurveyConfig.from(bytes: Array(text.utf8))
+        #expect(viaDecoder.surveys[0].title == "first")
+        #expect(viaParser.surveys[0].title == "last")
+    }
+
     @Test func encodingRoundTripsThroughTheLoader() throws {
         let config = try SurveyConfig.from(json: Fixture.seedJSON)
         var withAdditions = config

@@ -14,6 +14,10 @@ import TouchpointCore
 /// its JSON path. ``load(json:)`` is the lenient form the engine and ``SurveyConfigManager``
 /// use for configs that arrive from a server: a malformed survey is dropped and reported, the
 /// others keep working. Both run the one validator, ``SurveyConfigValidator``.
+///
+/// Write each key once per object: where a key repeats, Foundation's `JSONDecoder` keeps its
+/// first value and Touchpoint's `JSONParser` (``from(url:)``, ``load(json:)``, the manager,
+/// the command-line tool) its last, and no validator sees the repeat.
 public struct SurveyConfig: Sendable, Hashable {
     /// The survey rules, in order: when an event matches several, the first eligible one is shown.
     public var surveys: [SurveyRule]
