@@ -35,7 +35,8 @@ let event = Event(
     properties: ["amount": 120, "plan": "pro", "utm": "spring_sale_newsletter", "coupon": "SPRING"])
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(5))
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(5))
 
     for (label, config) in [("1,000 rules on other names", otherNames), ("100 rules on the same name", sameName)] {
         Benchmark("index, \(label)", configuration: .init(scalingFactor: .kilo)) { benchmark in
