@@ -5,19 +5,19 @@ import TouchpointTesting
 
 /// `touchpoint surveys validate|simulate`, run as a user runs them.
 struct SurveyCommandLineTests {
-    static func touchpoint(_ arguments: [String]) throws -> ChildProcess.Result {
-        let result = try ChildProcess.run(ChildProcess.builtProduct("touchpoint"), arguments, timeout: 60)
+    static func touchpoint(_ arguments: [String]) async throws -> ChildProcess.Result {
+        let result = try await ChildProcess.run(ChildProcess.builtProduct("touchpoint"), arguments, timeout: 60)
         #expect(!result.timedOut)
         return result
     }
 
-    @Test func validateAcceptsTheSeedsConfig() throws {
-        let result = try Self.touchpoint(["surveys", "validate", try Fixture.seedURL.path])
+    @Test func validateAcceptsTheSeedsConfig() async throws {
+        let result = try await Self.touchpoint(["surveys", "validate", try Fixture.seedURL.path])
         #expect(result.status == 0)
         #expect(result.output.hasSuffix("seed-survey.json: valid (2 surveys)\n"))
     }
 
-    @Test func validateListsEveryProblemWithItsPathAndExitsOne() throws {
+    @Test func validateListsEveryProblemWithItsPathAndExitsOne() async throws {
         let directory = try TemporaryDirectory()
         var text = String(decoding: try Fixture.seedBytes, as: UTF8.self)
         text = text.replacingOccurrences(of: #""op": "gt", "value": 100"#, with: #""op": "gtt", "value": 100"#)
@@ -25,7 +25,7 @@ struct SurveyCommandLineTests {
             of: #""oncePerUser": false,"#, with: #""oncePerUser": "no", "oncePerSesion": true,"#)
         let file = directory.appending("survey.json")
         try Data(text.utf8).write(to: file)
-        let result = try Self.touchpoint(["surveys", "validate", file.path])
+        let result = try await Self.touchpoint(["surveys", "validate", file.path])
         #expect(result.status == 1)
         #expect(
             result.output == """
@@ -35,7 +35,7 @@ struct SurveyCommandLineTests {
                   surveys[1].trigger.event.properties.amount.op: unknown operator "gtt"
 
                 """)
-        let json = try Self.touchpoint(["surveys", "validate", "--json", file.path])
+        let json = try await Self.touchpoint(["surveys", "validate", "--json", file.path])
         #expect(json.status == 1)
         let report = try JSONParser.parse(json.output)
         #expect(report["valid"] == false)
@@ -43,14 +43,14 @@ struct SurveyCommandLineTests {
         #expect(report["surveys"] == 0, "both surveys have a problem: none would load")
     }
 
-    @Test func validateNamesTheLineOfASyntaxErrorAndMissingFiles() throws {
+    @Test func validateNamesTheLineOfASyntaxErrorAndMissingFiles() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.appending("broken.json")
         try Data("{\n  \"surveys\": [\n    {\"id\": }\n  ]\n}".utf8).write(to: file)
-        let result = try Self.touchpoint(["surveys", "validate", file.path])
+        let result = try await Self.touchpoint(["surveys", "validate", file.path])
         #expect(result.status == 1)
         #expect(result.output.contains("(line 3, column 12)"))
-        let missing = try Self.touchpoint(["surveys", "validate", directory.appending("nope.json").path])
+        let missing = try await Self.touchpoint(["surveys", "validate", directory.appending("nope.json").path])
         #expect(missing.status != 0)
         #expect(missing.errors.contains("cannot read"))
     }
@@ -69,13 +69,13 @@ struct SurveyCommandLineTests {
         fixture.recorder.record("checkout_success", properties: spring)
         await fixture.recorder.endSession()
 
-        let exported = try Self.touchpoint(["events", "list", "--json", "--dir", fixture.directory.path])
+        let exported = try await Self.touchpoint(["events", "list", "--json", "--dir", fixture.directory.path])
         #expect(exported.status == 0)
         let events = fixture.directory.appending("events.jsonl")
         try Data((exported.output + "this line is not an event\n").utf8).write(to: events)
         let config = try Fixture.seedURL.path
 
-        let human = try Self.touchpoint(["surveys", "simulate", "--config", config, "--events", events.path])
+        let human = try await Self.touchpoint(["surveys", "simulate", "--config", config, "--events", events.path])
         #expect(human.status == 0, "\(human.errors)")
         #expect(human.output.contains("Replaying 4 events through 2 surveys (a shown survey is answered at once)."))
         #expect(
@@ -88,7 +88,7 @@ struct SurveyCommandLineTests {
         #expect(human.output.contains("ask_rating     2      0          noMatch 1, oncePerSession 1"))
         #expect(human.errors.contains("events.jsonl:5: not an event"))
 
-        let json = try Self.touchpoint([
+        let json = try await Self.touchpoint([
             "surveys", "simulate", "--config", config, "--events", events.path, "--user", "u2", "--json",
         ])
         #expect(json.status == 0)
@@ -98,13 +98,15 @@ struct SurveyCommandLineTests {
         #expect(simulation["timeline"]?[0]?["user"] == "u2")
     }
 
-    @Test func simulateRefusesAnUnusableConfigAndWarnsAboutDroppedSurveys() throws {
+    @Test func simulateRefusesAnUnusableConfigAndWarnsAboutDroppedSurveys() async throws {
         let directory = try TemporaryDirectory()
         let events = directory.appending("events.jsonl")
         try Data().write(to: events)
         let unusable = directory.appending("unusable.json")
         try Data(#"{"surveys": "all"}"#.utf8).write(to: unusable)
-        let refused = try Self.touchpoint(["surveys", "simulate", "--config", unusable.path, "--events", events.path])
+        let refused = try await Self.touchpoint([
+            "surveys", "simulate", "--config", unusable.path, "--events", events.path,
+        ])
         #expect(refused.status != 0)
         #expect(refused.errors.contains("surveys: expected an array, found string"))
 
@@ -113,7 +115,9 @@ struct SurveyCommandLineTests {
             #"{"surveys": [{"id": "bad", "title": "T", "message": "M", "options": ["A"], "trigger": {"event": {"name": ""}}}, {"id": "ok", "title": "T", "message": "M", "options": ["A"], "trigger": {"event": {"name": "e"}}}]}"#
                 .utf8
         ).write(to: partial)
-        let warned = try Self.touchpoint(["surveys", "simulate", "--config", partial.path, "--events", events.path])
+        let warned = try await Self.touchpoint([
+            "surveys", "simulate", "--config", partial.path, "--events", events.path,
+        ])
         #expect(warned.status == 0)
         #expect(warned.errors.contains("warning: survey \"bad\" is malformed and left out"))
         #expect(warned.errors.contains("surveys[0].trigger.event.name: must not be empty"))

@@ -156,7 +156,7 @@ struct ConfigManagerTests {
         }
         manager.startAutoRefresh(url: setup.url, interval: 0.05)
         defer { manager.stopAutoRefresh() }
-        let adopted = await withTimeout(20) {
+        let adopted = await withTimeout(60) {
             while !engine.config.surveys.contains(where: { $0.id.hasPrefix("live_") }) {
                 try? await Task.sleep(nanoseconds: 5_000_000)
                 if Task.isCancelled { return false }
@@ -176,7 +176,7 @@ struct ConfigManagerTests {
         let manager = setup.manager()
         let stream = manager.updates()
         setup.server.enqueue(.json(Self.body(["next"])))
-        let collected = await withTimeout(10) {
+        let collected = await withTimeout(60) {
             var seen: [[String]] = []
             for await config in stream {
                 seen.append(config.surveys.map(\.id))

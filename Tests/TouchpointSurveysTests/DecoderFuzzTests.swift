@@ -60,10 +60,11 @@ struct DecoderFuzzTests {
     }
 
     @Test(arguments: 0..<8)
-    func validationDecodingAndLoadingAgreeOnMutatedConfigs(_ seed: UInt64) throws {
+    func validationDecodingAndLoadingAgreeOnMutatedConfigs(_ seed: UInt64) async throws {
         var random = SeededRandomNumberGenerator(seed: 0x5EED_0000 + seed)
         let base = try Fixture.seedJSON
         for round in 0..<400 {
+            if round % 20 == 0 { await Task.yield() }  // share the two cooperative threads
             var json = base
             for _ in 0...Int.random(in: 0..<5, using: &random) { json = Self.mutate(json, &random) }
             let problems = SurveyConfigValidator.validate(json)
@@ -99,10 +100,11 @@ struct DecoderFuzzTests {
     }
 
     @Test(arguments: 0..<4)
-    func anyBytesDecodeOrFailWithoutCrashing(_ seed: UInt64) throws {
+    func anyBytesDecodeOrFailWithoutCrashing(_ seed: UInt64) async throws {
         var random = SeededRandomNumberGenerator(seed: 0xB17E_0000 + seed)
         let seedBytes = try Fixture.seedBytes
-        for _ in 0..<500 {
+        for round in 0..<500 {
+            if round % 20 == 0 { await Task.yield() }
             var bytes = seedBytes
             switch Int.random(in: 0..<4, using: &random) {
             case 0:

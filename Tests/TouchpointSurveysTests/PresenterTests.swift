@@ -83,9 +83,9 @@ struct PresenterTests {
         defer { engine.stop() }
         let events = fixture.recorder.eventStream()
         fixture.recorder.record("checkout_success")
-        let response = await withTimeout(20) { await events.first { $0.name == "survey_response" } }
+        let response = await withTimeout(60) { await events.first { $0.name == "survey_response" } }
         #expect(response??.properties == ["id": "rating", "type": "choice", "option": "Okay"])
-        let thanked = await withTimeout(10) {
+        let thanked = await withTimeout(60) {
             while !terminal.written.value.contains("Thanks! (Okay)") && !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 2_000_000)
             }
@@ -108,7 +108,7 @@ struct PresenterTests {
         #expect(model.engine === engine, "a second start does nothing")
 
         fixture.recorder.record("a")
-        let current = await withTimeout(10) {
+        let current = await withTimeout(60) {
             while model.current == nil && !Task.isCancelled { try? await Task.sleep(nanoseconds: 2_000_000) }
             return model.current
         }
@@ -117,7 +117,7 @@ struct PresenterTests {
         #expect(changes.value == 1)
 
         model.dismissCurrent()
-        let cleared = await withTimeout(10) {
+        let cleared = await withTimeout(60) {
             while model.current != nil && !Task.isCancelled { try? await Task.sleep(nanoseconds: 2_000_000) }
             return model.current == nil
         }

@@ -46,11 +46,11 @@ struct SeedSampleTests {
         manager.startAutoRefresh(url: server.url("/survey.json"), interval: 300)
         defer { manager.stopAutoRefresh() }
         let stream = manager.updates()
-        let remote = await withTimeout(20) { await stream.first { $0.surveys.first?.id == "remote" } }
+        let remote = await withTimeout(60) { await stream.first { $0.surveys.first?.id == "remote" } }
         #expect(remote??.surveys.map(\.id) == ["remote"])
     }
 
-    @Test func theSwiftUISamplesAndTouchpointUIParse() throws {
+    @Test func theSwiftUISamplesAndTouchpointUIParse() async throws {
         let swiftc = try #require(ChildProcess.onPath("swiftc"), "swiftc is on PATH wherever swift test runs")
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let root = tests.deletingLastPathComponent().deletingLastPathComponent()
@@ -60,7 +60,7 @@ struct SeedSampleTests {
         let files =
             [tests.appendingPathComponent("SeedSwiftUISamples.swift").path]
             + views.map { ui.appendingPathComponent($0).path }
-        let result = try ChildProcess.run(swiftc, ["-parse"] + files, timeout: 120)
+        let result = try await ChildProcess.run(swiftc, ["-parse"] + files, timeout: 120)
         #expect(result.status == 0, "\(result.errors)")
     }
 }

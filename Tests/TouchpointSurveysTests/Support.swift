@@ -111,7 +111,7 @@ final class ScriptedPresenter: SurveyPresenter {
     }
 
     /// The next presentation, or nil after `seconds`.
-    func next(within seconds: Double = 10) async -> SurveyPresentation? {
+    func next(within seconds: Double = 60) async -> SurveyPresentation? {
         let stream = presentations
         return await withTimeout(seconds) {
             var iterator = stream.makeAsyncIterator()
@@ -167,7 +167,7 @@ final class ManualWait: Sendable {
     }
 
     /// Waits until `count` delays have been requested, at most `seconds`.
-    func waitForRequests(_ count: Int, within seconds: Double = 10) async -> Bool {
+    func waitForRequests(_ count: Int, within seconds: Double = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while requests.count < count {
             if Date() > deadline { return false }

@@ -66,11 +66,15 @@ public struct SurveyGatingStore: Sendable {
     }
 
     /// Writes a user's history, replacing the file atomically.
+    ///
+    /// The write is not flushed to stable storage: the atomic rename already survives the app
+    /// being killed, and a power loss could at worst forget the latest presentation (the
+    /// survey might be shown once more), which does not justify an `fsync` per presentation.
     /// - Throws: ``SurveyStateError`` `writeFailed`.
     public func save(_ history: SurveyUserHistory) throws(SurveyStateError) {
         let path = path(for: history.userKey)
         do {
-            try AtomicFile.write(history.json.jsonBytes(sortedKeys: true) + [0x0A], to: path)
+            try AtomicFile.write(history.json.jsonBytes(sortedKeys: true) + [0x0A], to: path, durable: false)
         } catch {
             throw SurveyStateError(code: .writeFailed, path: path, message: error.description)
         }
