@@ -73,15 +73,30 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TouchpointSurveys",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "OpenCombineShim",
+                    package: "OpenCombine",
+                    condition: .when(platforms: openCombinePlatforms)
+                ),
+            ],
+            resources: [.copy("Resources/survey.schema.json")]
+        ),
+        .target(
             name: "Touchpoint",
             dependencies: [
                 "TouchpointCore", "TouchpointEvents", "TouchpointRouting", "TouchpointPromo", "TouchpointStore",
+                "TouchpointSurveys",
             ]
         ),
         // Apple-only SwiftUI views; on Linux every file compiles to nothing.
         .target(
             name: "TouchpointUI",
-            dependencies: ["TouchpointPromo", "TouchpointStore"]
+            dependencies: ["TouchpointEvents", "TouchpointPromo", "TouchpointStore", "TouchpointSurveys"]
         ),
 
         // MARK: Test support shipped as a library
@@ -140,6 +155,11 @@ let package = Package(
                 "TouchpointStore", "TouchpointTesting", "TouchpointCLI",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "TouchpointSurveysTests",
+            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"],
+            resources: [.copy("Fixtures")]
         ),
     ]
 )

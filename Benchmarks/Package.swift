@@ -52,5 +52,15 @@ let package = Package(
             dependencies: ["StoreWorkloads", .product(name: "Touchpoint", package: "Touchpoint")],
             path: "Benchmarks/StoreInstructionCounts"
         ),
+        .executableTarget(
+            name: "SurveysBenchmarks",
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SurveysBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

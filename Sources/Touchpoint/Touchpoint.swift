@@ -4,6 +4,7 @@
 @_exported import TouchpointPromo
 @_exported import TouchpointRouting
 @_exported import TouchpointStore
+@_exported import TouchpointSurveys
 
 #if !canImport(Combine)
 // On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.

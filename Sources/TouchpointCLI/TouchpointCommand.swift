@@ -13,6 +13,7 @@ struct TouchpointCommand: AsyncParsableCommand {
             DebugCommand.self,
             PromoCommand.self,
             StoreCommand.self,
+            SurveysCommand.self,
         ]
     )
 }
