@@ -90,7 +90,7 @@ let package = Package(
             name: "Touchpoint",
             dependencies: [
                 "TouchpointCore", "TouchpointEvents", "TouchpointRouting", "TouchpointPromo", "TouchpointStore",
-                "TouchpointSurveys",
+                "TouchpointSurveys", "TouchpointUI",
             ]
         ),
         // Apple-only SwiftUI views; on Linux every file compiles to nothing.

@@ -6,6 +6,11 @@
 @_exported import TouchpointStore
 @_exported import TouchpointSurveys
 
+#if canImport(SwiftUI)
+// The seeds' SwiftUI views (`SurveyTriggerView`, `MoreAppsView`) come with `import Touchpoint`.
+@_exported import TouchpointUI
+#endif
+
 #if !canImport(Combine)
 // On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.
 @_exported import OpenCombineShim
