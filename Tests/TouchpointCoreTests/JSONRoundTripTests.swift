@@ -15,4 +15,9 @@ struct JSONRoundTripTests {
         let written = value.jsonString(sortedKeys: true)
         #expect(try JSONParser.parse(written) == value)
     }
+
+    @Test func sortedKeysAreStable() {
+        let value: JSONValue = ["b": 1, "a": ["d": 2, "c": 3]]
+        #expect(value.jsonString(sortedKeys: true) == #"{"a":{"c":3,"d":2},"b":1}"#)
+    }
 }

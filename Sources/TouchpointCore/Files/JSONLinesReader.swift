@@ -11,7 +11,8 @@ import Android
 /// Streams the lines of a JSON Lines file in bounded memory.
 ///
 /// The file is read in chunks; each complete line is handed to the caller with its byte offset,
-/// so memory stays flat however large the file is. A final line without its newline (a writer
+/// so memory stays flat however large the file is. Reading stops at the size the file had when
+/// reading began (a concurrent writer's later lines are left for the next read). A final line without its newline (a writer
 /// killed mid-record, or still writing) is reported as ``Line/isComplete`` `false`, and a line
 /// longer than ``maximumLineLength`` is skipped whole and reported, never buffered.
 ///
@@ -67,6 +68,12 @@ public struct JSONLinesReader: Sendable {
             throw FileError.current("open", path)
         }
         defer { _ = close(descriptor) }
+        // Read what the file holds now, and only regular files: a device or FIFO (or a file that
+        // keeps growing) must not keep the reader going forever.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileError.current("fstat", path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileError(operation: "read", path: path, code: EINVAL) }
+        let size = Int64(info.st_size)
         if offset > 0, lseek(descriptor, off_t(offset), SEEK_SET) < 0 { throw FileError.current("lseek", path) }
 
         var pending: [UInt8] = []  // the start of a line that continues in the next chunk
@@ -78,7 +85,9 @@ public struct JSONLinesReader: Sendable {
         var chunk = [UInt8](repeating: 0, count: chunkSize)
 
         while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            let wanted = Int(min(Int64(chunkSize), size - position))
+            if wanted <= 0 { break }
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, wanted) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw FileError.current("read", path)
@@ -98,25 +107,35 @@ public struct JSONLinesReader: Sendable {
                     let end = position + Int64(index) + 1
                     if skippingOversized {
                         skippingOversized = false
-                        keepGoing = try body(Line(bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
-                            endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
+                        keepGoing = try body(
+                            Line(
+                                bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
+                                endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
                     } else if pending.isEmpty && index - lineStart > maximumLineLength {
-                        keepGoing = try body(Line(bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
-                            endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
+                        keepGoing = try body(
+                            Line(
+                                bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
+                                endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
                     } else if pending.isEmpty {
                         let slice = UnsafeBufferPointer(rebasing: buffer[lineStart..<index])
-                        keepGoing = try body(Line(bytes: slice, offset: lineOffset, endOffset: end,
-                            number: lineNumber, isComplete: true, isOversized: false))
+                        keepGoing = try body(
+                            Line(
+                                bytes: slice, offset: lineOffset, endOffset: end,
+                                number: lineNumber, isComplete: true, isOversized: false))
                     } else {
                         pending.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[lineStart..<index]))
                         if pending.count > maximumLineLength {
-                            keepGoing = try body(Line(bytes: UnsafeBufferPointer(start: nil, count: 0),
-                                offset: lineOffset, endOffset: end, number: lineNumber, isComplete: true,
-                                isOversized: true))
+                            keepGoing = try body(
+                                Line(
+                                    bytes: UnsafeBufferPointer(start: nil, count: 0),
+                                    offset: lineOffset, endOffset: end, number: lineNumber, isComplete: true,
+                                    isOversized: true))
                         } else {
                             keepGoing = try pending.withUnsafeBufferPointer { joined in
-                                try body(Line(bytes: joined, offset: lineOffset, endOffset: end,
-                                    number: lineNumber, isComplete: true, isOversized: false))
+                                try body(
+                                    Line(
+                                        bytes: joined, offset: lineOffset, endOffset: end,
+                                        number: lineNumber, isComplete: true, isOversized: false))
                             }
                         }
                         pending.removeAll(keepingCapacity: true)
@@ -143,14 +162,17 @@ public struct JSONLinesReader: Sendable {
         }
         if skippingOversized || !pending.isEmpty {
             lineNumber += 1
-            let tail = Line(bytes: UnsafeBufferPointer(start: nil, count: 0), offset: pendingStart, endOffset: position,
+            let tail = Line(
+                bytes: UnsafeBufferPointer(start: nil, count: 0), offset: pendingStart, endOffset: position,
                 number: lineNumber, isComplete: false, isOversized: skippingOversized)
             if skippingOversized {
                 _ = try body(tail)
             } else {
                 _ = try pending.withUnsafeBufferPointer { joined in
-                    try body(Line(bytes: joined, offset: pendingStart, endOffset: position, number: lineNumber,
-                        isComplete: false, isOversized: false))
+                    try body(
+                        Line(
+                            bytes: joined, offset: pendingStart, endOffset: position, number: lineNumber,
+                            isComplete: false, isOversized: false))
                 }
             }
         }

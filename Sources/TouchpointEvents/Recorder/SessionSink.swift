@@ -55,7 +55,13 @@ final class SessionSink: @unchecked Sendable {
     /// Appends whole lines to `events.jsonl`; `prepare` must have succeeded.
     func append(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         guard let file else { throw FileError(operation: "write", path: eventsPath, code: 9 /* EBADF */) }
-        try file.append(bytes)
+        do {
+            try file.append(bytes)
+        } catch {
+            // Reopen on the next attempt: the file may have been replaced, or its device remounted.
+            self.file = nil
+            throw error
+        }
         needsSync = true
     }
 

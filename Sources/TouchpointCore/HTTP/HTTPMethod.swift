@@ -1,0 +1,25 @@
+/// An HTTP request method such as `GET` or `POST`.
+///
+/// Methods are case-sensitive tokens (RFC 9110 §9.1); the common ones have static names.
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The method token as sent on the wire.
+    public let rawValue: String
+
+    /// Creates a method from its token, e.g. `"PATCH"`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `GET`.
+    public static let get = HTTPMethod(rawValue: "GET")
+    /// `HEAD`.
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    /// `POST`.
+    public static let post = HTTPMethod(rawValue: "POST")
+    /// `PUT`.
+    public static let put = HTTPMethod(rawValue: "PUT")
+    /// `PATCH`.
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    /// `DELETE`.
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+
+    public var description: String { rawValue }
+}

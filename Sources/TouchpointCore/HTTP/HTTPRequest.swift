@@ -1,0 +1,44 @@
+import Foundation
+
+/// An HTTP request for an ``HTTPTransport``: method, URL, headers, body bytes and a timeout.
+///
+/// ```swift
+/// var request = HTTPRequest(method: .post, url: collector.appendingPathComponent("v1/batch"))
+/// request.headers["Content-Type"] = "application/json"
+/// request.body = payload
+/// request.timeout = 15
+/// ```
+public struct HTTPRequest: Sendable, Hashable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The absolute `http` or `https` URL.
+    public var url: URL
+    /// The header fields to send. The transport adds `Content-Length` itself.
+    public var headers: HTTPHeaders
+    /// The body bytes; empty for none.
+    public var body: [UInt8]
+    /// The most time, in seconds, the whole exchange may take, from sending the request to the
+    /// last byte of the response. A transport fails with ``HTTPError/Code/timeout`` past it.
+    public var timeout: TimeInterval
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - method: the method; `GET` by default.
+    ///   - url: the absolute `http` or `https` URL.
+    ///   - headers: header fields.
+    ///   - body: body bytes.
+    ///   - timeout: seconds the whole exchange may take (30 by default).
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        headers: HTTPHeaders = [:],
+        body: [UInt8] = [],
+        timeout: TimeInterval = 30
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import Touchpoint
+import TouchpointTesting
+
+/// The `touchpoint` tool, run as a user runs it: a child process over a real directory.
+struct CommandLineTests {
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs the tool and waits for it without blocking a thread of the test runner's pool.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Run {
+        let process = Process()
+        process.executableURL = TouchpointBinary.url
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let collected = Locked((Data(), Data()))
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            collected.withLock { $0.0.append(chunk) }
+        }
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            collected.withLock { $0.1.append(chunk) }
+        }
+        let exited = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        try process.run()
+        let finished = await withTimeout(Double(timeout.components.seconds)) {
+            for await _ in exited.stream {}
+            return true
+        }
+        if finished == nil {
+            process.terminate()
+            Issue.record("touchpoint \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+        }
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+        let rest = (
+            output.fileHandleForReading.readDataToEndOfFile(), errors.fileHandleForReading.readDataToEndOfFile()
+        )
+        let (out, err) = collected.withLock { ($0.0 + rest.0, $0.1 + rest.1) }
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func recordThenListAsJSONAndAsATable() async throws {
+        let directory = try TemporaryDirectory()
+        let recorded = try await Self.run([
+            "record", "checkout_success", "amount=120", "coupon=SPRING", "--user", "u1", "--dir", directory.path,
+            "--json",
+        ])
+        #expect(recorded.status == 0, "\(recorded.errors)")
+        let event = try Event(jsonLine: recorded.output.trimmingCharacters(in: .newlines))
+        #expect(event.properties == ["amount": 120, "coupon": "SPRING"])
+        #expect(event.userId == "u1")
+
+        let listed = try await Self.run(["events", "list", "--json", "--dir", directory.path])
+        #expect(try listed.output.split(separator: "\n").map { try Event(jsonLine: String($0)) } == [event])
+
+        let table = try await Self.run(["events", "list", "--name", "checkout_success", "--dir", directory.path])
+        #expect(table.output.contains("checkout_success"))
+        #expect(table.output.contains("1 event"))
+
+        let sessions = try await Self.run(["sessions", "list", "--dir", directory.path])
+        #expect(sessions.output.contains(event.sessionId.uuidString))
+        #expect(sessions.output.contains("1 session"))
+        let byUser = try await Self.run(["sessions", "list", "--user", "nobody", "--json", "--dir", directory.path])
+        #expect(byUser.output.isEmpty)
+    }
+
+    @Test func badArgumentsSayWhatIsWrong() async throws {
+        let directory = try TemporaryDirectory()
+        let badTime = try await Self.run(["events", "list", "--since", "yesterday", "--dir", directory.path])
+        #expect(badTime.status != 0)
+        #expect(badTime.errors.contains("--since: not an ISO-8601 time"))
+        let badSession = try await Self.run(["events", "list", "--session", "nope", "--dir", directory.path])
+        #expect(badSession.errors.contains("--session: not a session id: nope"))
+    }
+
+    @Test func damagedLinesAreReportedOnStandardError() async throws {
+        let directory = try TemporaryDirectory()
+        let recorder = EventRecorder(directory: directory.url)
+        let session = await recorder.startSession(userID: "u1")
+        recorder.record("good")
+        let path = directory.path + "/users/u1/sessions/\(session.id.uuidString)/events.jsonl"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("garbage\n".utf8))
+        try handle.close()
+        let listed = try await Self.run(["events", "list", "--dir", directory.path])
+        #expect(listed.status == 0)
+        #expect(listed.output.contains("1 event"))
+        #expect(listed.errors.contains("skipped 1 damaged lines"))
+    }
+
+    @Test func tailFollowsEventsRecordedByAnotherProcess() async throws {
+        let directory = try TemporaryDirectory()
+        let recorder = EventRecorder(directory: directory.url)
+        recorder.record("before")
+        let process = Process()
+        process.executableURL = TouchpointBinary.url
+        process.arguments = [
+            "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02",
+            "--dir", directory.path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        let printed = Locked(Data())
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            printed.withLock { $0.append(chunk) }
+        }
+        try process.run()
+        // Once the tail has caught up with what is stored, record more, in a new session too.
+        try await waitUntil(timeout: .seconds(30)) { printed.value.count > 0 }
+        recorder.record("live-1")
+        await recorder.startSession(userID: "u2")
+        recorder.record("live-2")
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        let names = try String(decoding: printed.value, as: UTF8.self).split(separator: "\n").map {
+            try Event(jsonLine: String($0)).name
+        }
+        #expect(names == ["before", "live-1", "live-2"])
+        #expect(process.terminationStatus == 0)
+    }
+}

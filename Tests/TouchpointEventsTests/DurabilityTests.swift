@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+import Touchpoint
+import TouchpointTesting
+
+struct DurabilityTests {
+    @Test func aTornLastLineIsCutWhenTheSessionIsReopened() async throws {
+        let fixture = try RecorderFixture()
+        let session = await fixture.recorder.startSession(userID: "u1")
+        fixture.recorder.record("whole")
+        // A kill in the middle of a write leaves half a line.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.eventsFile(session)))
+        try handle.seekToEnd()
+        let torn = Data(#"{"messageId":"01A2","na"#.utf8)
+        try handle.write(contentsOf: torn)
+        try handle.close()
+
+        // Reading skips and reports it.
+        let beforeRepair = fixture.recorder.reader.forEachEvent(
+            inSessionDirectory: "users/u1/sessions/\(session.id.uuidString)"
+        ) { _, _ in true }
+        #expect(beforeRepair.report.tornTails == 1)
+
+        let relaunched = fixture.relaunch()
+        relaunched.record("after")
+        #expect(relaunched.statistics.repairedTornBytes == Int64(torn.count))
+        let lines = try fixture.lines(of: session)
+        #expect(lines.count == 3 && lines[2].isEmpty)
+        #expect(try lines.dropLast().map { try Event(jsonLine: $0).name } == ["whole", "after"])
+    }
+
+    @Test func damagedLinesAreSkippedAndReported() async throws {
+        let fixture = try RecorderFixture()
+        let session = await fixture.recorder.startSession()
+        fixture.recorder.record("one")
+        var garbage = Data("not json\n{\"messageId\":\"x\"}\n\n".utf8)
+        garbage.append(contentsOf: [0xFF, 0xFE, 0x00, 0x0A])  // invalid UTF-8 and a NUL
+        garbage.append(Data(String(repeating: "[", count: 10_000).utf8 + [0x0A]))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.eventsFile(session)))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: garbage)
+        try handle.close()
+        fixture.recorder.record("two")
+
+        let events = await fixture.recorder.eventsInCurrentSession()
+        #expect(events.map(\.name) == ["one", "two"])
+        #expect(fixture.recorder.statistics.damagedLinesSkipped == 4)
+    }
+
+    @Test func readingNeverCrashesOnRandomFileContent() async throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.path + "/users/anon/sessions/\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var generator = UUIDv7Generator(seed: 42)
+        for round in 0..<50 {
+            var bytes: [UInt8] = []
+            for _ in 0..<(round * 97 % 4096) {
+                let random = generator.nextRandom()
+                // Bias towards JSON-ish bytes so the parser gets deep, not just rejected at byte 0.
+                bytes.append(
+                    random % 3 == 0
+                        ? Array(#"{}[]",:\n0123456789.eE-tfnul"#.utf8)[Int(random >> 8) % 27]
+                        : UInt8(truncatingIfNeeded: random >> 16))
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/events.jsonl"))
+            try Data(bytes.prefix(200)).write(to: URL(fileURLWithPath: folder + "/session.json"))
+            let reader = EventLogReader(directory: directory.url)
+            _ = reader.events(matching: EventQuery())
+            _ = reader.sessions()
+        }
+    }
+
+    @Test func concurrentRecordsLoseAndInterleaveNothing() async throws {
+        let fixture = try RecorderFixture()
+        let threads = 8
+        let perThread = 2_000
+        // On threads of its own, so the test runner's small pool stays free for other tests.
+        await onOwnThreads(threads) { thread in
+            for index in 0..<perThread {
+                fixture.recorder.record(
+                    "t\(thread)",
+                    properties: ["i": .int(index), "pad": .string(String(repeating: "p", count: index % 300))])
+            }
+        }
+        let session = try #require(await fixture.recorder.currentSession())
+        let lines = try fixture.lines(of: session).dropLast()
+        #expect(lines.count == threads * perThread)
+        let events = try lines.map { try Event(jsonLine: $0) }
+        #expect(Set(events.map(\.id)).count == events.count)
+        for thread in 0..<threads {
+            let indices = events.filter { $0.name == "t\(thread)" }.map { $0.properties["i"]?.intValue ?? -1 }
+            #expect(indices == Array(0..<perThread), "thread \(thread) order")
+        }
+        #expect(fixture.recorder.statistics.recorded == threads * perThread)
+    }
+
+    @Test(arguments: [0, 1, 2, 3, 4, 5])
+    func everyEventReportedBeforeSIGKILLIsOnDisk(round: Int) async throws {
+        let directory = try TemporaryDirectory(prefix: "kill-test")
+        let process = Process()
+        process.executableURL = TouchpointBinary.url
+        process.arguments = ["debug", "record-loop", "--dir", directory.path]
+        let output = Pipe()
+        process.standardOutput = output
+        let printed = Locked(Data())
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            printed.withLock { $0.append(chunk) }
+        }
+        try process.run()
+        // Once the child is recording, let it run for a random moment, then kill it without warning.
+        try await waitUntil(timeout: .seconds(30)) { printed.value.count > 0 }
+        try await Task.sleep(for: .milliseconds(Int.random(in: 1...(20 + round * 15))))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        // The last printed line may itself be cut; only whole lines were reported.
+        let text = String(decoding: printed.value, as: UTF8.self)
+        let reported = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int($0) }
+        #expect(reported.count > 0)
+        let stored = EventLogReader(directory: directory.url).events(matching: EventQuery(name: "loop"))
+            .compactMap { $0.properties["index"]?.intValue }
+        #expect(stored.count >= reported.count)
+        #expect(Array(stored.prefix(reported.count)) == reported)
+        #expect(stored == Array(0..<stored.count), "no gaps, no duplicates")
+    }
+
+    @Test func aFullDiskBuffersInMemoryAndFlushesWhenWritesWork() async throws {
+        let fixture = try RecorderFixture()
+        let session = await fixture.recorder.startSession(userID: "u1")
+        fixture.recorder.record("before")
+        // Make the session's log refuse writes with ENOSPC: point it at /dev/full.
+        let path = fixture.eventsFile(session)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".saved")
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+
+        let relaunched = fixture.relaunch { $0.retryInterval = 0.02 }
+        for index in 0..<5 { relaunched.record("during", properties: ["i": .int(index)]) }
+        #expect(await relaunched.currentSession()?.id == session.id)
+        #expect(relaunched.statistics.writeFailures > 0)
+        #expect(relaunched.statistics.bufferedInMemory == 5)
+        #expect(await relaunched.eventsInCurrentSession().suffix(5).map(\.name) == Array(repeating: "during", count: 5))
+        await #expect(throws: FileError.self) { try await relaunched.flush() }
+
+        // The disk accepts writes again.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: path + ".saved", toPath: path)
+        try await waitUntil { relaunched.statistics.bufferedInMemory == 0 }
+        relaunched.record("after")
+        try await relaunched.flush()
+        let names = try fixture.lines(of: session).dropLast().map { try Event(jsonLine: $0).name }
+        #expect(names == ["before"] + Array(repeating: "during", count: 5) + ["after"])
+    }
+
+    @Test func anUnwritableDirectoryIsAnErrorNotACrash() async throws {
+        let directory = try TemporaryDirectory()
+        // A file where the users folder should be: every mkdir under it fails, even as root.
+        #expect(FileManager.default.createFile(atPath: directory.path + "/users", contents: Data("x".utf8)))
+        var configuration = EventRecorderConfiguration()
+        configuration.retryInterval = 0.02
+        configuration.memoryBufferBytes = 600
+        let recorder = EventRecorder(directory: directory.url, configuration: configuration)
+        for index in 0..<10 { recorder.record("e", properties: ["i": .int(index)]) }
+        let statistics = recorder.statistics
+        #expect(statistics.recorded == 10)
+        #expect(statistics.writeFailures >= 1)
+        #expect(statistics.droppedFromBuffer > 0, "the memory buffer is bounded")
+        #expect(statistics.bufferedInMemory + statistics.droppedFromBuffer == 10)
+        let kept = statistics.bufferedInMemory
+
+        try FileManager.default.removeItem(atPath: directory.path + "/users")
+        try await waitUntil { recorder.statistics.bufferedInMemory == 0 }
+        let stored = await recorder.allEvents().compactMap { $0.properties["i"]?.intValue }
+        #expect(stored == Array((10 - kept)..<10), "the newest events were kept, in order")
+    }
+}
+
+/// The `touchpoint` executable built beside the tests.
+enum TouchpointBinary {
+    static var url: URL {
+        let candidates = [
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ]
+        for directory in candidates {
+            let url = directory.appendingPathComponent("touchpoint")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return candidates[0].appendingPathComponent("touchpoint")
+    }
+}
+
+/// Runs `body` on `count` threads of its own and waits for all of them without blocking the
+/// test runner's threads.
+func onOwnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let remaining = Locked(count)
+        for index in 0..<count {
+            Thread {
+                body(index)
+                if remaining.withLock({ value -> Bool in
+                    value -= 1
+                    return value == 0
+                }) {
+                    continuation.resume()
+                }
+            }.start()
+        }
+    }
+}
