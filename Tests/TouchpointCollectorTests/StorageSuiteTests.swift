@@ -56,7 +56,9 @@ struct StorageSuiteTests {
         try await withStorage(kind) { storage async throws in
             // Request r carries ids r*10 ..< r*10+30: each id is in up to three requests.
             let requests = (0..<10).map { request in
-                (request * 10..<request * 10 + 30).map { TestMessages.ingest("e", id: "id-\($0)", session: "s\(request)") }
+                (request * 10..<request * 10 + 30).map {
+                    TestMessages.ingest("e", id: "id-\($0)", session: "s\(request)")
+                }
             }
             let results = try await withThrowingTaskGroup(of: ([IngestMessage], [Bool]).self) { group in
                 for messages in requests {
@@ -67,7 +69,9 @@ struct StorageSuiteTests {
             var storedBy: [String: Int] = [:]
             for (messages, flags) in results {
                 #expect(messages.count == flags.count)
-                for (message, stored) in zip(messages, flags) where stored { storedBy[message.messageId, default: 0] += 1 }
+                for (message, stored) in zip(messages, flags) where stored {
+                    storedBy[message.messageId, default: 0] += 1
+                }
             }
             #expect(storedBy.count == 120)
             #expect(storedBy.values.allSatisfy { $0 == 1 })

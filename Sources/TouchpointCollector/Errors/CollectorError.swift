@@ -12,9 +12,9 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         /// The identifier as it appears in the JSON (`invalid_json`).
         public let rawValue: String
         /// The status a response with this code carries.
-        public let status: HTTPResponse.Status
+        public let status: HTTPTypes.HTTPResponse.Status
 
-        private init(_ rawValue: String, _ status: HTTPResponse.Status) {
+        private init(_ rawValue: String, _ status: HTTPTypes.HTTPResponse.Status) {
             self.rawValue = rawValue
             self.status = status
         }
@@ -70,7 +70,7 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The HTTP status of the response.
-    public var status: HTTPResponse.Status { code.status }
+    public var status: HTTPTypes.HTTPResponse.Status { code.status }
 
     public var description: String { message }
 

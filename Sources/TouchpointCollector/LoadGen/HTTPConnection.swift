@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// A blocking HTTP/1.1 client over one keep-alive TCP connection, for load generation and tests.
@@ -95,9 +95,9 @@ public final class HTTPConnection {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc) || canImport(Musl)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-            hints.ai_socktype = SOCK_STREAM
+        hints.ai_socktype = SOCK_STREAM
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
@@ -131,8 +131,8 @@ public final class HTTPConnection {
         _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, size)
         _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, size)
         #if canImport(Darwin)
-            var one: Int32 = 1
-            _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        var one: Int32 = 1
+        _ = setsockopt(socketDescriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
 
@@ -268,8 +268,8 @@ private func systemConnect(_ socket: Int32, _ address: UnsafePointer<sockaddr>!,
 
 private func systemSend(_ socket: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
-        send(socket, bytes, count, 0)  // SIGPIPE is ignored through SO_NOSIGPIPE
+    send(socket, bytes, count, 0)  // SIGPIPE is ignored through SO_NOSIGPIPE
     #else
-        send(socket, bytes, count, Int32(MSG_NOSIGNAL))
+    send(socket, bytes, count, Int32(MSG_NOSIGNAL))
     #endif
 }

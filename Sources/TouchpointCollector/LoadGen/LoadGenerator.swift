@@ -186,7 +186,8 @@ public struct LoadGenerator: Sendable {
             ("Authorization", "Basic " + Data((configuration.writeKey + ":").utf8).base64EncodedString()),
             ("Content-Type", "application/json"),
         ]
-        var batches = SyntheticBatches(seed: configuration.seed &* 1000 &+ UInt64(index), randomIds: configuration.randomIds)
+        var batches = SyntheticBatches(
+            seed: configuration.seed &* 1000 &+ UInt64(index), randomIds: configuration.randomIds)
         var random = SplitMix64(seed: configuration.seed &+ UInt64(index) &* 7919)
         var remaining = events
         while remaining > 0 {

@@ -33,7 +33,7 @@ struct CollectorMiddleware: RouterMiddleware {
             return Response.json(
                 CollectorError(.invalidParameter, "cursor: \(error.message)", path: "cursor").json,
                 status: .badRequest)
-        case let error as HTTPError:
+        case let error as Hummingbird.HTTPError:
             let message = error.body ?? error.status.reasonPhrase
             let code = error.status == .notFound ? "not_found" : "http_\(error.status.code)"
             return Response.json(.object(["error": .string(message), "code": .string(code)]), status: error.status)

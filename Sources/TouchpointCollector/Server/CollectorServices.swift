@@ -86,6 +86,13 @@ public final class CollectorServices: Sendable {
         return nil
     }
 
+    /// The source named by the request's write key (HTTP Basic or `?writeKey=`).
+    /// - Throws: ``CollectorError`` `unauthorized` when there is none or it is unknown.
+    public func requireWriteKeySource(_ request: Request) throws -> String {
+        guard let source = try writeKeySource(request, allowQuery: true) else { throw IngestService.unauthorized }
+        return source
+    }
+
     /// The source an admin request is about: `?source=<id>`, `?writeKey=<key>`, or `default`.
     /// - Throws: ``CollectorError`` `not_found` for a source or key the collector does not know.
     public func adminSource(_ request: Request) throws -> String {

@@ -7,20 +7,14 @@ import TouchpointCore
 enum ConfigRoutes {
     static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
         router.get("/v1/config/:kind") { request, context in
-            guard let source = try services.writeKeySource(request, allowQuery: true) else {
-                throw IngestService.unauthorized
-            }
+            let source = try services.requireWriteKeySource(request)
             let kind = ConfigKind(rawValue: try context.parameters.require("kind"))
             guard let document = try await services.configs.document(source: source, kind: kind) else {
                 throw CollectorError(.notFound, "no \(kind.rawValue) config has been stored for this source yet")
             }
-            var headers: HTTPFields = [:]
-            headers[.eTag] = document.etag
-            headers[.cacheControl] = "max-age=\(services.configMaxAge)"
-            if let condition = request.headers[.ifNoneMatch], ETagMatcher.matches(condition, etag: document.etag) {
-                return Response(status: .notModified, headers: headers)
-            }
-            return Response.json(bytes: Array(document.body.utf8), headers: headers)
+            return ETagMatcher.response(
+                for: request, body: document.body, etag: document.etag, cacheControl: "max-age=\(services.configMaxAge)"
+            )
         }
 
         router.put("/v1/config/:kind") { request, context in
@@ -43,6 +37,17 @@ enum ConfigRoutes {
 
 /// `If-None-Match` / `If-Match` lists: `"a", W/"b"` or `*`.
 enum ETagMatcher {
+    /// A JSON `body` with its `ETag`, or 304 Not Modified when the request's `If-None-Match` names it.
+    static func response(for request: Request, body: String, etag: String, cacheControl: String) -> Response {
+        var headers: HTTPFields = [:]
+        headers[.eTag] = etag
+        headers[.cacheControl] = cacheControl
+        if let condition = request.headers[.ifNoneMatch], matches(condition, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response.json(bytes: Array(body.utf8), headers: headers)
+    }
+
     /// Whether the header value names `etag` (weak comparison) or is `*`.
     static func matches(_ header: String, etag: String) -> Bool {
         for candidate in header.split(separator: ",") {

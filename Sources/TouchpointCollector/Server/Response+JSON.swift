@@ -5,14 +5,17 @@ import TouchpointCore
 
 extension Response {
     /// A response whose body is `value` as compact JSON.
-    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func json(_ value: JSONValue, status: HTTPTypes.HTTPResponse.Status = .ok, headers: HTTPFields = [:])
+        -> Response
+    {
         var writer = JSONWriter(capacity: 512)
         writer.value(value)
         return json(bytes: writer.bytes, status: status, headers: headers)
     }
 
     /// A response whose body is `bytes`, already JSON.
-    static func json(bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func json(bytes: [UInt8], status: HTTPTypes.HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response
+    {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -7,7 +7,7 @@ import TouchpointCore
 enum ScenarioRoutes {
     static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
         router.get("/v1/scenario/:namespace/:scenarioID") { request, context in
-            let source = try requireSource(request, services: services)
+            let source = try services.requireWriteKeySource(request)
             let namespace = try context.parameters.require("namespace")
             let scenarioId = try context.parameters.require("scenarioID")
             guard
@@ -16,17 +16,11 @@ enum ScenarioRoutes {
             else {
                 throw CollectorError(.notFound, "\(namespace)/\(scenarioId): nothing is stored")
             }
-            var headers: HTTPFields = [:]
-            headers[.eTag] = state.etag
-            headers[.cacheControl] = "no-cache"
-            if let condition = request.headers[.ifNoneMatch], ETagMatcher.matches(condition, etag: state.etag) {
-                return Response(status: .notModified, headers: headers)
-            }
-            return Response.json(bytes: Array(state.body.utf8), headers: headers)
+            return ETagMatcher.response(for: request, body: state.body, etag: state.etag, cacheControl: "no-cache")
         }
 
         router.put("/v1/scenario/:namespace/:scenarioID") { request, context in
-            let source = try requireSource(request, services: services)
+            let source = try services.requireWriteKeySource(request)
             let namespace = try context.parameters.require("namespace")
             let scenarioId = try context.parameters.require("scenarioID")
             let precondition = try Self.precondition(request.headers)
@@ -40,13 +34,6 @@ enum ScenarioRoutes {
             return Response.json(
                 .object(["etag": .string(state.etag), "version": .int(Int(version))]), headers: headers)
         }
-    }
-
-    private static func requireSource(_ request: Request, services: CollectorServices) throws -> String {
-        guard let source = try services.writeKeySource(request, allowQuery: true) else {
-            throw IngestService.unauthorized
-        }
-        return source
     }
 
     /// The write's condition from `If-Match` / `If-None-Match`.

@@ -74,7 +74,8 @@ final class InsertCoalescer: Sendable {
             var claimed = Set<Key>()
             var unique: [Row] = []
             for pending in group {
-                for row in pending.rows where claimed.insert(Key(source: row.source, messageId: row.message.messageId)).inserted {
+                for row in pending.rows
+                where claimed.insert(Key(source: row.source, messageId: row.message.messageId)).inserted {
                     unique.append(row)
                 }
             }

@@ -70,7 +70,16 @@ extension SQLCollectorStorage {
     /// Finishes an events query with keyset paging on (timestamp, seq).
     private func eventPage(_ base: SQLStatement, page: PageRequest) async throws -> Page<StoredEvent> {
         var statement = base
-        if let (timestamp, sequence) = try Self.integerCursor(page.cursor) {
+        try Self.appendKeyset(after: page, to: &statement)
+        let events = try await backend.query(statement).map(Self.event)
+        return Self.page(events, limit: page.limit) { event in
+            "\(Timestamp.milliseconds(event.timestamp)):\(event.sequence)"
+        }
+    }
+
+    /// Keyset paging in (timestamp, seq) order: rows after the cursor, one more than the page holds.
+    private static func appendKeyset(after page: PageRequest, to statement: inout SQLStatement) throws {
+        if let (timestamp, sequence) = try integerCursor(page.cursor) {
             statement.append(" AND (timestamp > ")
             statement.bind(.int(timestamp))
             statement.append(" OR (timestamp = ")
@@ -81,10 +90,6 @@ extension SQLCollectorStorage {
         }
         statement.append(" ORDER BY timestamp, seq LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
-        let events = try await backend.query(statement).map(Self.event)
-        return Self.page(events, limit: page.limit) { event in
-            "\(Timestamp.milliseconds(event.timestamp)):\(event.sequence)"
-        }
     }
 
     private func appendRange(_ range: TimeRange, to statement: inout SQLStatement) {
@@ -132,17 +137,7 @@ extension SQLCollectorStorage {
         statement.bind(.text(surveyId))
         statement.append(" AND \(dialect.jsonText("payload", ["properties", "type"])) = 'text'")
         appendRange(range, to: &statement)
-        if let (timestamp, sequence) = try Self.integerCursor(page.cursor) {
-            statement.append(" AND (timestamp > ")
-            statement.bind(.int(timestamp))
-            statement.append(" OR (timestamp = ")
-            statement.bind(.int(timestamp))
-            statement.append(" AND seq > ")
-            statement.bind(.int(sequence))
-            statement.append("))")
-        }
-        statement.append(" ORDER BY timestamp, seq LIMIT ")
-        statement.bind(.int(Int64(page.limit + 1)))
+        try Self.appendKeyset(after: page, to: &statement)
         let rows = try await backend.query(statement)
         let answers = rows.compactMap { row -> (Int64, SurveyTextAnswer)? in
             guard let sequence = row[0].int, let timestamp = row[1].int, let messageId = row[5].text else {
