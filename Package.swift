@@ -25,10 +25,16 @@ let package = Package(
     ],
     targets: [
         // MARK: SDK
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "TouchpointCore",
             dependencies: [
-                .product(name: "Logging", package: "swift-log")
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -43,8 +49,12 @@ let package = Package(
             ]
         ),
         .target(
-            name: "Touchpoint",
+            name: "TouchpointDelivery",
             dependencies: ["TouchpointCore", "TouchpointEvents"]
+        ),
+        .target(
+            name: "Touchpoint",
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointDelivery"]
         ),
 
         // MARK: Test support shipped as a library
@@ -75,10 +85,14 @@ let package = Package(
             name: "TouchpointEventsTests",
             dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
         ),
+        .testTarget(
+            name: "TouchpointDeliveryTests",
+            dependencies: ["TouchpointDelivery", "Touchpoint", "TouchpointTesting", "TouchpointCLI"]
+        ),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

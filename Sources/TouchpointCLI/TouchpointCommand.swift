@@ -11,6 +11,7 @@ struct TouchpointCommand: AsyncParsableCommand {
             SessionsCommand.self,
             EventsCommand.self,
             DebugCommand.self,
+            SendCommand.self,
         ]
     )
 }
