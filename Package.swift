@@ -87,7 +87,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchpointDeliveryTests",
-            dependencies: ["TouchpointDelivery", "Touchpoint", "TouchpointTesting", "TouchpointCLI"]
+            dependencies: [
+                "TouchpointDelivery", "Touchpoint", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -15,7 +15,12 @@ extension EventDispatcher {
     /// Carries out the machine's next action: one read, one upload, or a decision to wait.
     func step() async -> LoopStep {
         let now = clock.now()
-        let action = inner.withLock { $0.machine.nextAction(now: now) }
+        let action = inner.withLock { inner in
+            let action = inner.machine.nextAction(now: now)
+            // After an upload, say again why delivery waits, even for the same reason as before.
+            if case .send = action { inner.lastWait = nil }
+            return action
+        }
         switch action {
         case .read(let order):
             let batch = reader.read(from: order.from, limits: order.limits)

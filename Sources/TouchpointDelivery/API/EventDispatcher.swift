@@ -159,13 +159,17 @@ public final class EventDispatcher: Sendable {
     }
 
     deinit {
-        let (loop, continuations, consumer) = inner.withLock { inner in
-            defer { inner.continuations.removeAll() }
-            for stream in inner.statusStreams.values { stream.finish() }
-            return (inner.loop, inner.continuations, inner.consumer)
+        let (loop, continuations, consumer, streams) = inner.withLock { inner in
+            defer {
+                inner.continuations.removeAll()
+                inner.statusStreams.removeAll()
+            }
+            return (inner.loop, inner.continuations, inner.consumer, inner.statusStreams)
         }
         if let consumer { recorder.removeConsumer(consumer) }
         loop?.cancel()
+        // Outside the lock: finishing a stream runs its termination handler, which takes the lock.
+        for stream in streams.values { stream.finish() }
         for continuation in continuations.values {
             continuation.resume(throwing: DeliveryError(code: .shutDown, reason: "the dispatcher was released"))
         }
@@ -378,16 +382,19 @@ public final class EventDispatcher: Sendable {
     /// waiting dispatch calls with ``DeliveryError/Code/shutDown``, stops following the recorder,
     /// and returns when the loop has ended. The state file keeps the cursor.
     public func shutdown() async {
-        let (loop, continuations, consumer) = inner.withLock { inner in
+        let (loop, continuations, consumer, streams, observations) = inner.withLock { inner in
             inner.isShutDown = true
-            inner.observations.removeAll()
-            defer { inner.continuations.removeAll() }
-            for stream in inner.statusStreams.values { stream.finish() }
-            inner.statusStreams.removeAll()
-            return (inner.loop, inner.continuations, inner.consumer)
+            defer {
+                inner.continuations.removeAll()
+                inner.statusStreams.removeAll()
+                inner.observations.removeAll()
+            }
+            return (inner.loop, inner.continuations, inner.consumer, inner.statusStreams, inner.observations)
         }
+        _ = observations  // released here, outside the lock: they stop lifecycle and reachability calls
         if let consumer { recorder.removeConsumer(consumer) }
         loop?.cancel()
+        for stream in streams.values { stream.finish() }
         await loop?.value
         for continuation in continuations.values {
             continuation.resume(throwing: DeliveryError(code: .shutDown, reason: "the dispatcher was shut down"))

@@ -193,10 +193,10 @@ struct DispatchStateMachine: Sendable {
             break
         case .accepted(let rejected):
             inFlight = nil
-            advance(to: flight.batch.end, &effects)
             let indexes = rejected.map(\.index).filter { flight.batch.messageIds.indices.contains($0) }
             statistics.deliveredEvents += flight.batch.count - indexes.count
             statistics.rejectedEvents += indexes.count
+            advance(to: flight.batch.end, &effects)
             effects.notes.append(.delivered(count: flight.batch.count, attempt: flight.attempts))
             if !indexes.isEmpty {
                 effects.notes.append(
