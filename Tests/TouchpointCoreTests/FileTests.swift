@@ -108,3 +108,23 @@ struct FileTests {
         #expect(JSONProblem(path: path, message: "bad").description == #"surveys[1].trigger["pt-BR"]: bad"#)
     }
 }
+
+struct UUIDParsingTests {
+    @Test func parsesWhatFoundationParses() {
+        for _ in 0..<1_000 {
+            let id = UUID()
+            #expect(UUID.parse(id.uuidString) == id)
+            #expect(UUID.parse(id.uuidString.lowercased()) == id)
+        }
+    }
+
+    @Test(arguments: [
+        "", "not-a-uuid", "01A200B8-7FCA-7C09-B0CB-4E61F901C12", "01A200B8-7FCA-7C09-B0CB-4E61F901C12AX",
+        "01A200B87FCA-7C09-B0CB-4E61F901C12AX", "01A200B8-7FCA-7C09-B0CB+4E61F901C12A",
+        "G1A200B8-7FCA-7C09-B0CB-4E61F901C12A",
+    ])
+    func rejectsMalformedText(text: String) {
+        #expect(UUID.parse(text) == nil)
+        #expect(UUID(uuidString: text) == nil)
+    }
+}

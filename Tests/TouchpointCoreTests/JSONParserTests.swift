@@ -27,7 +27,9 @@ struct JSONParserTests {
     }
 
     @Test func invalidUTF8IsRejected() throws {
-        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xE2, 0x82]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xE2, 0x82],
+        ] {
             #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
         }
         #expect(try JSONParser.parse([0x22, 0xE2, 0x82, 0xAC, 0x22]) == .string("€"))
@@ -53,7 +55,9 @@ struct JSONParserTests {
     }
 
     @Test func escapesDecode() throws {
-        #expect(try JSONParser.parse(#""a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/d\u{8}\u{c}\n\r\té😀"))
+        #expect(
+            try JSONParser.parse(#""a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/d\u{8}\u{c}\n\r\té😀")
+        )
     }
 
     @Test func writerEscapesWhatJSONRequires() throws {
@@ -70,7 +74,9 @@ struct JSONParserTests {
             var bytes: [UInt8] = []
             for _ in 0..<(length % 64) {
                 let random = generator.nextRandom()
-                bytes.append(random & 1 == 0 ? alphabet[Int(random >> 8) % alphabet.count] : UInt8(truncatingIfNeeded: random >> 24))
+                bytes.append(
+                    random & 1 == 0
+                        ? alphabet[Int(random >> 8) % alphabet.count] : UInt8(truncatingIfNeeded: random >> 24))
             }
             _ = try? JSONParser.parse(bytes)
         }

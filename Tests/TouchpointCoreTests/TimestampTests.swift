@@ -39,8 +39,10 @@ struct TimestampTests {
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
     }
 
-    @Test(arguments: ["", "2026-11-22", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-22T24:00:00Z",
-                      "2026-11-22T09:41:07", "2026-11-22T09:41:07.Z", "2026-11-22T09:41:07Zjunk", "garbage"])
+    @Test(arguments: [
+        "", "2026-11-22", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-22T24:00:00Z",
+        "2026-11-22T09:41:07", "2026-11-22T09:41:07.Z", "2026-11-22T09:41:07Zjunk", "garbage",
+    ])
     func rejectsMalformedText(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }

@@ -43,7 +43,10 @@ struct CommandLineTests {
 
     @Test func recordThenListAsJSONAndAsATable() throws {
         let directory = try TemporaryDirectory()
-        let recorded = try Self.run(["record", "checkout_success", "amount=120", "coupon=SPRING", "--user", "u1", "--dir", directory.path, "--json"])
+        let recorded = try Self.run([
+            "record", "checkout_success", "amount=120", "coupon=SPRING", "--user", "u1", "--dir", directory.path,
+            "--json",
+        ])
         #expect(recorded.status == 0, "\(recorded.errors)")
         let event = try Event(jsonLine: recorded.output.trimmingCharacters(in: .newlines))
         #expect(event.properties == ["amount": 120, "coupon": "SPRING"])
@@ -94,7 +97,10 @@ struct CommandLineTests {
         recorder.record("before")
         let process = Process()
         process.executableURL = TouchpointBinary.url
-        process.arguments = ["events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02", "--dir", directory.path]
+        process.arguments = [
+            "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02",
+            "--dir", directory.path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         let printed = Locked(Data())
@@ -111,7 +117,9 @@ struct CommandLineTests {
         process.waitUntilExit()
         output.fileHandleForReading.readabilityHandler = nil
         printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
-        let names = try String(decoding: printed.value, as: UTF8.self).split(separator: "\n").map { try Event(jsonLine: String($0)).name }
+        let names = try String(decoding: printed.value, as: UTF8.self).split(separator: "\n").map {
+            try Event(jsonLine: String($0)).name
+        }
         #expect(names == ["before", "live-1", "live-2"])
         #expect(process.terminationStatus == 0)
     }

@@ -16,7 +16,9 @@ struct DurabilityTests {
         try handle.close()
 
         // Reading skips and reports it.
-        let beforeRepair = fixture.recorder.reader.forEachEvent(inSessionDirectory: "users/u1/sessions/\(session.id.uuidString)") { _, _ in true }
+        let beforeRepair = fixture.recorder.reader.forEachEvent(
+            inSessionDirectory: "users/u1/sessions/\(session.id.uuidString)"
+        ) { _, _ in true }
         #expect(beforeRepair.report.tornTails == 1)
 
         let relaunched = fixture.relaunch()
@@ -55,7 +57,10 @@ struct DurabilityTests {
             for _ in 0..<(round * 97 % 4096) {
                 let random = generator.nextRandom()
                 // Bias towards JSON-ish bytes so the parser gets deep, not just rejected at byte 0.
-                bytes.append(random % 3 == 0 ? Array(#"{}[]",:\n0123456789.eE-tfnul"#.utf8)[Int(random >> 8) % 27] : UInt8(truncatingIfNeeded: random >> 16))
+                bytes.append(
+                    random % 3 == 0
+                        ? Array(#"{}[]",:\n0123456789.eE-tfnul"#.utf8)[Int(random >> 8) % 27]
+                        : UInt8(truncatingIfNeeded: random >> 16))
             }
             try Data(bytes).write(to: URL(fileURLWithPath: folder + "/events.jsonl"))
             try Data(bytes.prefix(200)).write(to: URL(fileURLWithPath: folder + "/session.json"))
@@ -71,7 +76,9 @@ struct DurabilityTests {
         let perThread = 2_000
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for index in 0..<perThread {
-                fixture.recorder.record("t\(thread)", properties: ["i": .int(index), "pad": .string(String(repeating: "p", count: index % 300))])
+                fixture.recorder.record(
+                    "t\(thread)",
+                    properties: ["i": .int(index), "pad": .string(String(repeating: "p", count: index % 300))])
             }
         }
         let session = try #require(await fixture.recorder.currentSession())

@@ -11,17 +11,21 @@ struct QuickStartTests {
         let recorder = EventRecorder(directory: directory.url)
 
         // Start an event session (optional userId + metadata)
-        let session = await recorder.startSession(userID: "user-123", metadata: [
-            "plan": .string("pro"),
-            "ab": .string("variantA"),
-        ])
+        let session = await recorder.startSession(
+            userID: "user-123",
+            metadata: [
+                "plan": .string("pro"),
+                "ab": .string("variantA"),
+            ])
 
         // Record events scoped to the current session
-        recorder.record("button_tap", properties: [
-            "screen": .string("Home"),
-            "count": .int(1),
-            "success": .bool(true),
-        ])
+        recorder.record(
+            "button_tap",
+            properties: [
+                "screen": .string("Home"),
+                "count": .int(1),
+                "success": .bool(true),
+            ])
 
         // Read events
         let sessionEvents = await recorder.eventsInCurrentSession()

@@ -11,7 +11,9 @@ struct SessionTests {
         let session = try #require(await fixture.recorder.currentSession())
         #expect(session.userId == nil)
         #expect(event.sessionId == session.id)
-        #expect(FileManager.default.fileExists(atPath: fixture.directory.path + "/users/anon/sessions/\(session.id.uuidString)"))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: fixture.directory.path + "/users/anon/sessions/\(session.id.uuidString)"))
     }
 
     @Test func inactivityStartsANewSessionForTheSameUser() async throws {
@@ -108,7 +110,7 @@ struct SessionTests {
 
 /// Polls `condition` until it holds, failing after `timeout`.
 func waitUntil(
-    timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+    timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()

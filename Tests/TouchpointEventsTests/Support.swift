@@ -26,8 +26,9 @@ struct RecorderFixture {
     }
 
     func eventsFile(_ session: EventSession) -> String {
-        directory.path + "/" + LogLayout(base: directory.url).relativeSessionDirectory(
-            userId: session.userId, sessionId: session.id) + "/events.jsonl"
+        directory.path + "/"
+            + LogLayout(base: directory.url).relativeSessionDirectory(
+                userId: session.userId, sessionId: session.id) + "/events.jsonl"
     }
 
     func lines(of session: EventSession) throws -> [String] {

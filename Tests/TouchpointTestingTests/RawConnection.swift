@@ -3,9 +3,9 @@ import Foundation
 @testable import TouchpointTesting
 
 #if canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A bare TCP connection to 127.0.0.1 for sending hand-made HTTP bytes (chunked bodies,

@@ -38,7 +38,9 @@ struct EventsCommand: ParsableCommand {
         func run() throws {
             var query = EventQuery(name: name, userId: user)
             if let session {
-                guard let id = UUID(uuidString: session) else { throw ValidationError("--session: not a session id: \(session)") }
+                guard let id = UUID(uuidString: session) else {
+                    throw ValidationError("--session: not a session id: \(session)")
+                }
                 query.sessionId = id
             }
             query.since = try since.map { try Self.time($0, option: "--since") }
@@ -98,14 +100,16 @@ struct EventsCommand: ParsableCommand {
                 }.end
                 for index in sessions.indices {
                     let print = !first || fromStart
-                    sessions[index].offset = reader.forEachEvent(
-                        inSessionDirectory: sessions[index].directory, from: sessions[index].offset
-                    ) { event, _ in
-                        guard print else { return true }
-                        StandardOutput.line(json ? EventFormatting.jsonLine(event) : EventFormatting.humanLine(event))
-                        printed += 1
-                        return count.map { printed < $0 } ?? true
-                    }.end
+                    sessions[index].offset =
+                        reader.forEachEvent(
+                            inSessionDirectory: sessions[index].directory, from: sessions[index].offset
+                        ) { event, _ in
+                            guard print else { return true }
+                            StandardOutput.line(
+                                json ? EventFormatting.jsonLine(event) : EventFormatting.humanLine(event))
+                            printed += 1
+                            return count.map { printed < $0 } ?? true
+                        }.end
                     if let count, printed >= count { return }
                 }
                 first = false

@@ -37,6 +37,9 @@ struct RecordCommand: AsyncParsableCommand {
             throw ValidationError("the event was rejected: it is larger than 32 KB")
         }
         try await recorder.flush()
-        print(json ? EventFormatting.jsonLine(event) : "recorded \(event.name) (\(event.messageId)) in session \(event.sessionId)")
+        print(
+            json
+                ? EventFormatting.jsonLine(event)
+                : "recorded \(event.name) (\(event.messageId)) in session \(event.sessionId)")
     }
 }

@@ -12,7 +12,8 @@ enum EventFormatting {
     }
 
     static func humanLine(_ event: Event) -> String {
-        let properties = event.properties.isEmpty ? "" : "  " + JSONValue.object(event.properties).jsonString(sortedKeys: true)
+        let properties =
+            event.properties.isEmpty ? "" : "  " + JSONValue.object(event.properties).jsonString(sortedKeys: true)
         return "\(Timestamp.format(event.timestamp))  \(event.userId ?? "anon")  \(event.name)\(properties)"
     }
 }

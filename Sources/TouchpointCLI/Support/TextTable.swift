@@ -12,7 +12,9 @@ struct TextTable {
     var rendered: String {
         var widths = headers.map(\.count)
         for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -7,7 +9,6 @@ import Musl
 #elseif canImport(Android)
 import Android
 #endif
-import Foundation
 
 /// Small whole-file reads and writes with crash-safe replacement.
 ///

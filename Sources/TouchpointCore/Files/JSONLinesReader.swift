@@ -107,25 +107,35 @@ public struct JSONLinesReader: Sendable {
                     let end = position + Int64(index) + 1
                     if skippingOversized {
                         skippingOversized = false
-                        keepGoing = try body(Line(bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
-                            endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
+                        keepGoing = try body(
+                            Line(
+                                bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
+                                endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
                     } else if pending.isEmpty && index - lineStart > maximumLineLength {
-                        keepGoing = try body(Line(bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
-                            endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
+                        keepGoing = try body(
+                            Line(
+                                bytes: UnsafeBufferPointer(start: nil, count: 0), offset: lineOffset,
+                                endOffset: end, number: lineNumber, isComplete: true, isOversized: true))
                     } else if pending.isEmpty {
                         let slice = UnsafeBufferPointer(rebasing: buffer[lineStart..<index])
-                        keepGoing = try body(Line(bytes: slice, offset: lineOffset, endOffset: end,
-                            number: lineNumber, isComplete: true, isOversized: false))
+                        keepGoing = try body(
+                            Line(
+                                bytes: slice, offset: lineOffset, endOffset: end,
+                                number: lineNumber, isComplete: true, isOversized: false))
                     } else {
                         pending.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[lineStart..<index]))
                         if pending.count > maximumLineLength {
-                            keepGoing = try body(Line(bytes: UnsafeBufferPointer(start: nil, count: 0),
-                                offset: lineOffset, endOffset: end, number: lineNumber, isComplete: true,
-                                isOversized: true))
+                            keepGoing = try body(
+                                Line(
+                                    bytes: UnsafeBufferPointer(start: nil, count: 0),
+                                    offset: lineOffset, endOffset: end, number: lineNumber, isComplete: true,
+                                    isOversized: true))
                         } else {
                             keepGoing = try pending.withUnsafeBufferPointer { joined in
-                                try body(Line(bytes: joined, offset: lineOffset, endOffset: end,
-                                    number: lineNumber, isComplete: true, isOversized: false))
+                                try body(
+                                    Line(
+                                        bytes: joined, offset: lineOffset, endOffset: end,
+                                        number: lineNumber, isComplete: true, isOversized: false))
                             }
                         }
                         pending.removeAll(keepingCapacity: true)
@@ -152,14 +162,17 @@ public struct JSONLinesReader: Sendable {
         }
         if skippingOversized || !pending.isEmpty {
             lineNumber += 1
-            let tail = Line(bytes: UnsafeBufferPointer(start: nil, count: 0), offset: pendingStart, endOffset: position,
+            let tail = Line(
+                bytes: UnsafeBufferPointer(start: nil, count: 0), offset: pendingStart, endOffset: position,
                 number: lineNumber, isComplete: false, isOversized: skippingOversized)
             if skippingOversized {
                 _ = try body(tail)
             } else {
                 _ = try pending.withUnsafeBufferPointer { joined in
-                    try body(Line(bytes: joined, offset: pendingStart, endOffset: position, number: lineNumber,
-                        isComplete: false, isOversized: false))
+                    try body(
+                        Line(
+                            bytes: joined, offset: pendingStart, endOffset: position, number: lineNumber,
+                            isComplete: false, isOversized: false))
                 }
             }
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The ``HTTPTransport`` over `URLSession` (Foundation on Apple platforms, FoundationNetworking
@@ -95,12 +95,12 @@ public final class URLSessionTransport: HTTPTransport {
         if !request.body.isEmpty {
             urlRequest.httpBody = Data(request.body)
             #if canImport(FoundationNetworking)
-                // FoundationNetworking resends a request whose kept-alive connection turned out to
-                // be closed, but cannot rewind its body: the resent request waits for a body that
-                // never comes until the timeout. A fresh connection per request with a body avoids it.
-                if !request.headers.contains("Connection") {
-                    urlRequest.setValue("close", forHTTPHeaderField: "Connection")
-                }
+            // FoundationNetworking resends a request whose kept-alive connection turned out to
+            // be closed, but cannot rewind its body: the resent request waits for a body that
+            // never comes until the timeout. A fresh connection per request with a body avoids it.
+            if !request.headers.contains("Connection") {
+                urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+            }
             #endif
         }
         return urlRequest

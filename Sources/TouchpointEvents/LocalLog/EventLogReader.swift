@@ -97,7 +97,9 @@ public struct EventLogReader: Sendable {
                 }
             }
         }
-        result.sort { ($0.session.startedAt, $0.session.id.uuidString) < ($1.session.startedAt, $1.session.id.uuidString) }
+        result.sort {
+            ($0.session.startedAt, $0.session.id.uuidString) < ($1.session.startedAt, $1.session.id.uuidString)
+        }
         return (result, report)
     }
 

@@ -62,7 +62,9 @@ public struct SessionJournal: Sendable {
     /// All entries, in start order.
     public func allEntries() throws -> [Entry] {
         var result: [Entry] = []
-        try entries { result.append($0); return true }
+        try entries {
+            result.append($0); return true
+        }
         return result
     }
 
@@ -88,7 +90,7 @@ public struct SessionJournal: Sendable {
 
     private static func decode(_ line: JSONLinesReader.Line) -> Entry? {
         guard case .object(let fields)? = try? JSONParser.parse(line.bytes),
-            let id = fields["id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+            let id = fields["id"]?.stringValue.flatMap(UUID.parse),
             let directory = fields["dir"]?.stringValue,
             let startedAt = fields["startedAt"]?.stringValue.flatMap(Timestamp.parse)
         else { return nil }

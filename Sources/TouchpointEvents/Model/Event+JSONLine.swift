@@ -42,7 +42,7 @@ extension Event {
         }
         func uuid(_ key: String) throws(EventLineError) -> UUID {
             let text = try string(key)
-            guard let id = UUID(uuidString: text) else { throw EventLineError(reason: "\"\(key)\" is not a UUID") }
+            guard let id = UUID.parse(text) else { throw EventLineError(reason: "\"\(key)\" is not a UUID") }
             return id
         }
         let id = try uuid("messageId")
@@ -133,7 +133,7 @@ extension EventSession {
             throw EventLineError(reason: error.description)
         }
         guard case .object(let fields) = value else { throw EventLineError(reason: "not a JSON object") }
-        guard let idText = fields["id"]?.stringValue, let id = UUID(uuidString: idText) else {
+        guard let idText = fields["id"]?.stringValue, let id = UUID.parse(idText) else {
             throw EventLineError(reason: "\"id\" is missing or not a UUID")
         }
         guard let started = fields["startedAt"]?.stringValue.flatMap(Timestamp.parse) else {

@@ -36,7 +36,8 @@ extension EventSession: Codable {
         userId = try container.decodeIfPresent(String.self, forKey: .userId)
         metadata = try container.decodeIfPresent([String: EventValue].self, forKey: .metadata)
         startedAt = try Self.decodeDate(container, .startedAt)
-        endedAt = try container.decodeIfPresent(String.self, forKey: .endedAt) == nil
+        endedAt =
+            try container.decodeIfPresent(String.self, forKey: .endedAt) == nil
             ? nil : try Self.decodeDate(container, .endedAt)
     }
 

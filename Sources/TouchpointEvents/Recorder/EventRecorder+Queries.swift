@@ -89,7 +89,9 @@ extension EventRecorder {
             state.resumeChecked = true
             for folder in [layout.usersPath, layout.statePath] {
                 do {
-                    if FileManager.default.fileExists(atPath: folder) { try FileManager.default.removeItem(atPath: folder) }
+                    if FileManager.default.fileExists(atPath: folder) {
+                        try FileManager.default.removeItem(atPath: folder)
+                    }
                 } catch {
                     logger.error("cannot delete \(folder): \(error)")
                 }

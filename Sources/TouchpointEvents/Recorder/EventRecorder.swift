@@ -72,7 +72,8 @@ public final class EventRecorder: Sendable {
     /// `~/.local/share/touchpoint`) elsewhere.
     public static var defaultDirectory: URL {
         #if canImport(Darwin)
-        let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
+        let documents =
+            FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return documents.appendingPathComponent("Touchpoint", isDirectory: true)
         #else

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// The few POSIX socket calls the test server needs, with the platform differences hidden.
@@ -19,11 +19,11 @@ enum Socket {
     }
 
     #if canImport(Darwin)
-        private static let streamType = SOCK_STREAM
-        private static let sendFlags: Int32 = 0
+    private static let streamType = SOCK_STREAM
+    private static let sendFlags: Int32 = 0
     #else
-        private static let streamType = Int32(SOCK_STREAM.rawValue)
-        private static let sendFlags = Int32(MSG_NOSIGNAL)
+    private static let streamType = Int32(SOCK_STREAM.rawValue)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
     #endif
 
     /// A TCP socket listening on 127.0.0.1:`port` (0 for an ephemeral port), and the port it got.
@@ -95,8 +95,8 @@ enum Socket {
         guard client >= 0 else { return nil }
         setCloseOnExec(client)
         #if canImport(Darwin)
-            var one: Int32 = 1
-            _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        var one: Int32 = 1
+        _ = setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
         var noDelay: Int32 = 1
         _ = setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
@@ -160,19 +160,19 @@ enum Socket {
     /// Stops all traffic on `descriptor` and wakes any thread blocked on it; the owner still closes it.
     static func shutdownBoth(_ descriptor: Int32) {
         #if canImport(Darwin)
-            _ = shutdown(descriptor, SHUT_RDWR)
+        _ = shutdown(descriptor, SHUT_RDWR)
         #else
-            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
         #endif
     }
 
     static func close(_ descriptor: Int32) {
         #if canImport(Darwin)
-            _ = Darwin.close(descriptor)
+        _ = Darwin.close(descriptor)
         #elseif canImport(Glibc)
-            _ = Glibc.close(descriptor)
+        _ = Glibc.close(descriptor)
         #else
-            _ = Musl.close(descriptor)
+        _ = Musl.close(descriptor)
         #endif
     }
 

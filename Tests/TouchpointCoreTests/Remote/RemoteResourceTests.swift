@@ -390,11 +390,11 @@ struct RemoteResourceTests {
         resource.startAutoRefresh(interval: 0.02)
         defer { resource.stopAutoRefresh() }
         #expect(resource.isAutoRefreshing)
-        let first = await withTimeout(10) { await values.first { _ in true } }
+        let first = await withTimeout(60) { await values.first { _ in true } }
         #expect(first??.version == 1)
         version.withLock { $0 = 2 }
         // The consumer switches to the new config without restarting anything.
-        let second = await withTimeout(10) { await values.first { _ in true } }
+        let second = await withTimeout(60) { await values.first { _ in true } }
         #expect(second??.version == 2)
         resource.stopAutoRefresh()
         #expect(!resource.isAutoRefreshing)
