@@ -81,10 +81,13 @@ struct SendCommand: AsyncParsableCommand {
         do {
             let report = try await dispatcher.dispatch(timeout: timeout, failFast: failFast)
             watcher.cancel()
+            await watcher.value
+            if !progress.isTerminal { progress.update(dispatcher.status) { dispatcher.backlog() } }
             progress.finish(dispatcher.status, report: report)
             await dispatcher.shutdown()
         } catch {
             watcher.cancel()
+            await watcher.value
             let status = dispatcher.status
             await dispatcher.shutdown()
             progress.fail(status)

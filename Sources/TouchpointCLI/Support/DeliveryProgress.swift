@@ -31,7 +31,7 @@ final class DeliveryProgress: Sendable {
     /// Reports a new status; `backlog` is asked only when a line or bar is drawn.
     func update(_ status: DeliveryStatus, backlog: () -> DeliveryBacklog) {
         let statistics = status.statistics
-        let (changed, failed, draw) = state.withLock { state -> (Bool, Bool, Bool) in
+        let (changed, failed, shouldDraw) = state.withLock { state -> (Bool, Bool, Bool) in
             let changed = statistics.deliveredEvents != state.delivered || statistics.droppedEvents != state.dropped
             let failed = statistics.failedRequests != state.failed
             state.delivered = statistics.deliveredEvents
@@ -39,20 +39,14 @@ final class DeliveryProgress: Sendable {
             state.failed = statistics.failedRequests
             let now = Date()
             // A terminal redraws at most ten times a second.
-            let draw = isTerminal ? (changed || failed) && now.timeIntervalSince(state.lastDraw) >= 0.1 : changed || failed
-            if draw { state.lastDraw = now }
-            return (changed, failed, draw)
+            let due = isTerminal ? (changed || failed) && now.timeIntervalSince(state.lastDraw) >= 0.1 : changed || failed
+            if due { state.lastDraw = now }
+            return (changed, failed, due)
         }
-        guard draw else { return }
+        guard shouldDraw else { return }
         let percent = self.percent(remaining: backlog().bytes)
         if isTerminal {
-            let width = 30
-            let filled = Int(Double(width) * Double(percent) / 100)
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            var line = "\r[\(bar)] \(String(format: "%3d", percent))%  \(statistics.deliveredEvents) events"
-            if statistics.droppedEvents > 0 { line += ", \(statistics.droppedEvents) dropped" }
-            if let next = status.nextAttempt { line += "  retrying at \(Timestamp.format(next))" }
-            FileHandle.standardOutput.write(Data((line + "\u{1B}[K").utf8))
+            draw(percent: percent, status)
         } else {
             if changed {
                 StandardOutput.line(
@@ -68,7 +62,8 @@ final class DeliveryProgress: Sendable {
 
     func finish(_ status: DeliveryStatus, report: DispatchReport) {
         let seconds = state.withLock { Date().timeIntervalSince($0.started) }
-        if isTerminal { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+        if isTerminal { draw(percent: 100, status) }
+        if isTerminal { StandardOutput.line("") }
         var line = "done: \(report.deliveredEvents) events delivered in \(String(format: "%.1f", seconds)) s"
         if report.droppedEvents > 0 { line += ", \(report.droppedEvents) dropped (see the log)" }
         line += " (\(status.statistics.requests) requests)"
@@ -80,6 +75,17 @@ final class DeliveryProgress: Sendable {
         StandardOutput.line(
             "stopped: \(status.statistics.deliveredEvents) events delivered; the rest stays pending and is sent by the next run"
         )
+    }
+
+    /// Redraws the bar in place: `[#####-----]  50%  1234 events`.
+    private func draw(percent: Int, _ status: DeliveryStatus) {
+        let width = 30
+        let filled = width * percent / 100
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        var line = "\r[\(bar)] \(String(format: "%3d", percent))%  \(status.statistics.deliveredEvents) events"
+        if status.statistics.droppedEvents > 0 { line += ", \(status.statistics.droppedEvents) dropped" }
+        if let next = status.nextAttempt { line += "  retrying at \(Timestamp.format(next))" }
+        FileHandle.standardOutput.write(Data((line + "\u{1B}[K").utf8))
     }
 
     private func percent(remaining: Int64) -> Int {
