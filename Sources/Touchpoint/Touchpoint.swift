@@ -1,7 +1,7 @@
 // The umbrella module: `import Touchpoint` is all an app needs.
 @_exported import TouchpointCore
-@_exported import TouchpointEvents
 @_exported import TouchpointDelivery
+@_exported import TouchpointEvents
 
 #if !canImport(Combine)
 // On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.

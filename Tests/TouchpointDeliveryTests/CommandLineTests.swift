@@ -6,15 +6,18 @@ import TouchpointTesting
 /// `touchpoint send` as a user runs it, and killed as a phone kills an app.
 struct SendCommandTests {
     static func sendArguments(_ fixture: DeliveryFixture, _ extra: [String] = []) -> [String] {
-        ["send", "--collector", fixture.server.baseURL.absoluteString, "--write-key", DeliveryFixture.writeKey,
-         "--dir", fixture.directory.path] + extra
+        [
+            "send", "--collector", fixture.server.baseURL.absoluteString, "--write-key", DeliveryFixture.writeKey,
+            "--dir", fixture.directory.path,
+        ] + extra
     }
 
     @Test func sendDeliversTheLogWithOneLinePerBatchWhenNotATerminal() async throws {
         let fixture = try DeliveryFixture()
         let ids = fixture.record(250)
         let child = try ChildProcess(
-            ChildProcess.touchpoint, Self.sendArguments(fixture, ["--batch-events", "100"]), logsIn: fixture.directory.url)
+            ChildProcess.touchpoint, Self.sendArguments(fixture, ["--batch-events", "100"]),
+            logsIn: fixture.directory.url)
         let result = await child.finish()
         #expect(result.status == 0, "\(result.errors)")
         #expect(fixture.collector.messages.map(\.messageId) == ids)
@@ -26,7 +29,9 @@ struct SendCommandTests {
         #expect(!result.output.contains("\r"))
 
         // A second run finds nothing pending.
-        let again = await (try ChildProcess(ChildProcess.touchpoint, Self.sendArguments(fixture), logsIn: fixture.directory.url)).finish()
+        let again = await
+            (try ChildProcess(ChildProcess.touchpoint, Self.sendArguments(fixture), logsIn: fixture.directory.url))
+            .finish()
         #expect(again.status == 0)
         #expect(again.output.contains("done: 0 events delivered"))
         #expect(fixture.collector.counters.receivedMessages == 250)
@@ -52,14 +57,18 @@ struct SendCommandTests {
         let fixture = try DeliveryFixture()
         fixture.server.stop()
         fixture.record(3)
-        let result = await (try ChildProcess(
-            ChildProcess.touchpoint, Self.sendArguments(fixture, ["--fail-fast"]), logsIn: fixture.directory.url)).finish()
+        let result = await
+            (try ChildProcess(
+                ChildProcess.touchpoint, Self.sendArguments(fixture, ["--fail-fast"]), logsIn: fixture.directory.url))
+            .finish()
         #expect(result.status != 0)
         #expect(result.errors.contains("collectorUnavailable"))
         #expect(result.output.contains("stopped: 0 events delivered"))
-        let bad = await (try ChildProcess(
-            ChildProcess.touchpoint, ["send", "--collector", "ftp://x", "--write-key", "k", "--dir", fixture.directory.path],
-            logsIn: fixture.directory.url)).finish()
+        let bad = await
+            (try ChildProcess(
+                ChildProcess.touchpoint,
+                ["send", "--collector", "ftp://x", "--write-key", "k", "--dir", fixture.directory.path],
+                logsIn: fixture.directory.url)).finish()
         #expect(bad.status != 0)
         #expect(bad.errors.contains("--collector: not an http or https URL"))
     }
@@ -70,7 +79,9 @@ struct SendCommandTests {
         let entered = Locked(0)
         let fixture = try DeliveryFixture(collector: collector) { request in
             // Keep each request in flight for a moment, so a kill lands mid-upload.
-            let count = entered.withLock { $0 += 1; return $0 }
+            let count = entered.withLock {
+                $0 += 1; return $0
+            }
             try? await Task.sleep(nanoseconds: UInt64(5 + count % 4 * 5) * 1_000_000)
             return await collector.handle(request)
         }

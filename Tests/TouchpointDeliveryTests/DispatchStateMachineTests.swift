@@ -40,7 +40,9 @@ struct DispatchStateMachineTests {
         return batch
     }
 
-    func expectRead(_ machine: inout Machine, _ now: Date, sourceLocation: SourceLocation = #_sourceLocation) -> Machine.ReadOrder? {
+    func expectRead(_ machine: inout Machine, _ now: Date, sourceLocation: SourceLocation = #_sourceLocation) -> Machine
+        .ReadOrder?
+    {
         guard case .read(let order) = machine.nextAction(now: now) else {
             Issue.record("expected a read", sourceLocation: sourceLocation)
             return nil
@@ -48,7 +50,9 @@ struct DispatchStateMachineTests {
         return order
     }
 
-    func expectSend(_ machine: inout Machine, _ now: Date, sourceLocation: SourceLocation = #_sourceLocation) -> Machine.SendOrder? {
+    func expectSend(_ machine: inout Machine, _ now: Date, sourceLocation: SourceLocation = #_sourceLocation) -> Machine
+        .SendOrder?
+    {
         let action = machine.nextAction(now: now)
         guard case .send(let order) = action else {
             Issue.record("expected a send, got \(action)", sourceLocation: sourceLocation)
@@ -87,7 +91,8 @@ struct DispatchStateMachineTests {
         let result2 = machine.nextAction(now: start)
         #expect(result2 == .wait(until: nil, reason: .busy))
         // An answer with another token changes nothing.
-        let stray = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: order.token + 99, now: start)
+        let stray = machine.uploadFinished(
+            .accepted(rejected: []), compressed: false, token: order.token + 99, now: start)
         #expect(stray == Machine.Effects())
         #expect(machine.cursor == .start)
         let result3 = machine.nextAction(now: start)
@@ -153,7 +158,8 @@ struct DispatchStateMachineTests {
         var order = try #require(readAndSend(&machine, count: 1, now: now))
         for failure in 1...12 {
             _ = machine.uploadFinished(
-                .failed(reason: "503", retryAfter: nil, network: false), compressed: false, token: order.token, now: now)
+                .failed(reason: "503", retryAfter: nil, network: false), compressed: false, token: order.token, now: now
+            )
             let delay = try #require(machine.backoff.nextAttempt).timeIntervalSince(now)
             #expect(policy.delayRange(afterFailures: failure).contains(delay))
             now = try #require(machine.backoff.nextAttempt)
@@ -195,7 +201,8 @@ struct DispatchStateMachineTests {
         let plain = try #require(expectSend(&machine, start))
         #expect(!plain.mayCompress)
         #expect(plain.batch == order.batch)
-        _ = machine.uploadFinished(.refused(status: 400, reason: "still bad"), compressed: false, token: plain.token, now: start)
+        _ = machine.uploadFinished(
+            .refused(status: 400, reason: "still bad"), compressed: false, token: plain.token, now: start)
         #expect(machine.cursor == order.batch.end)
         #expect(machine.statistics.droppedEvents == 3)
         #expect(!machine.compressionAllowed)
@@ -430,6 +437,12 @@ struct DispatchStateMachineTests {
             .failed(reason: "connection refused", retryAfter: nil, network: true), compressed: false,
             token: order.token, now: start)
         #expect(machine.backoff.nextAttempt != nil)
+        // "Online" while already online (a monitor's first report after a launch) is not news.
+        let first = machine.setOnline(true, now: at(0.01))
+        #expect(first.notes.isEmpty)
+        let still = machine.nextAction(now: at(0.01))
+        #expect(still == .wait(until: machine.backoff.nextAttempt, reason: .backoff))
+        _ = machine.setOnline(false, now: at(0.01))
         let effects = machine.setOnline(true, now: at(0.01))
         #expect(effects.notes == [.backOnline])
         #expect(machine.backoff.failures == 1)  // the streak is remembered for the next delay
@@ -441,6 +454,7 @@ struct DispatchStateMachineTests {
         let order = try #require(readAndSend(&machine, count: 1, now: start))
         _ = machine.uploadFinished(
             .failed(reason: "429", retryAfter: 30, network: false), compressed: false, token: order.token, now: start)
+        _ = machine.setOnline(false, now: at(1))
         let result22 = machine.setOnline(true, now: at(1))
         #expect(result22.notes.isEmpty)
         let result23 = machine.nextAction(now: at(1))
@@ -540,9 +554,11 @@ struct DispatchStateMachineTests {
         result.end = DeliveryCursor(journalOffset: 0, sessionId: session, eventOffset: 40_100)
         let effects = machine.readFinished(result, token: read.token)
         #expect(effects.persist)
-        #expect(effects.notes == [.droppedOversized(messageId: id, bytes: 40_000, limit: BatchLimits.segmentMaximumEventBytes)])
+        #expect(
+            effects.notes == [
+                .droppedOversized(messageId: id, bytes: 40_000, limit: BatchLimits.segmentMaximumEventBytes)
+            ])
         #expect(machine.cursor == result.end)
         #expect(machine.statistics.droppedEvents == 1)
     }
 }
-

@@ -62,7 +62,9 @@ struct DispatcherTests {
         let collector = TestCollector(writeKey: DeliveryFixture.writeKey)
         let concurrency = Locked((current: 0, highest: 0))
         let fixture = try DeliveryFixture(collector: collector) { request in
-            concurrency.withLock { $0.current += 1; $0.highest = max($0.highest, $0.current) }
+            concurrency.withLock {
+                $0.current += 1; $0.highest = max($0.highest, $0.current)
+            }
             try? await Task.sleep(nanoseconds: 5_000_000)
             defer { concurrency.withLock { $0.current -= 1 } }
             return await collector.handle(request)
@@ -100,13 +102,14 @@ struct DispatcherTests {
 
     @Test func dispatchTimesOutWhileTheCollectorKeepsFailing() async throws {
         let fixture = try DeliveryFixture(handler: { _ in .text("busy", status: 503) })
-        let dispatcher = fixture.dispatcher(fixture.configuration(interval: -1))
+        // Immediate mode keeps trying after the call gave up (a manual dispatcher would stop).
+        let dispatcher = fixture.dispatcher(fixture.configuration(interval: 0))
         fixture.record(1)
         await #expect { try await dispatcher.dispatch(timeout: 0.5) } throws: { error in
             (error as? DeliveryError)?.code == .timedOut
         }
-        #expect(dispatcher.status.statistics.failedRequests >= 1)
         #expect(dispatcher.status.waitingDispatches == 0)
+        #expect(await fixture.eventually { dispatcher.status.statistics.failedRequests >= 1 })
         await dispatcher.shutdown()
     }
 
@@ -171,7 +174,9 @@ struct DispatcherTests {
         #expect(!dispatcher.isEnabled)
         #expect(await dispatcher.track("ignored", distinctId: "u1") == nil)
         #expect(await dispatcher.updateTraits(distinctId: "u1", traits: ["plan": "pro"]) == nil)
-        await #expect { try await dispatcher.dispatch(timeout: 5) } throws: { ($0 as? DeliveryError)?.code == .disabled }
+        await #expect { try await dispatcher.dispatch(timeout: 5) } throws: {
+            ($0 as? DeliveryError)?.code == .disabled
+        }
         // Another part of the app records into the log meanwhile: kept, not sent.
         let other = try #require(fixture.recorder.record("from_elsewhere"))
         try await Task.sleep(nanoseconds: 100_000_000)
@@ -296,7 +301,8 @@ struct DispatcherTests {
     }
 
     @Test func a413SplitsTheBatchAndASingleEventTooLargeIsDroppedAndLogged() async throws {
-        let fixture = try DeliveryFixture(collector: TestCollector(writeKey: DeliveryFixture.writeKey, maximumBodyBytes: 4_000))
+        let fixture = try DeliveryFixture(
+            collector: TestCollector(writeKey: DeliveryFixture.writeKey, maximumBodyBytes: 4_000))
         var configuration = fixture.configuration(interval: -1)
         configuration.gzipThreshold = nil
         let dispatcher = fixture.dispatcher(configuration)
@@ -339,7 +345,9 @@ struct DispatcherTests {
         let collector = TestCollector(writeKey: DeliveryFixture.writeKey)
         let arrivals = Locked<[Date]>([])
         let fixture = try DeliveryFixture(collector: collector) { request in
-            let count = arrivals.withLock { $0.append(Date()); return $0.count }
+            let count = arrivals.withLock {
+                $0.append(Date()); return $0.count
+            }
             if count == 1 { return .text("slow down", status: 429, headers: ["Retry-After": "1"]) }
             return await collector.handle(request)
         }
@@ -383,8 +391,10 @@ struct DispatcherTests {
 
         // Rewrite the delivered history with events that were never recorded (same byte length):
         // a restart that read history again would send them.
-        let path = fixture.directory.path + "/" + LogLayout(base: fixture.directory.url).relativeSessionDirectory(
-            userId: "u1", sessionId: session.id) + "/events.jsonl"
+        let path =
+            fixture.directory.path + "/"
+            + LogLayout(base: fixture.directory.url).relativeSessionDirectory(
+                userId: "u1", sessionId: session.id) + "/events.jsonl"
         var text = try String(contentsOfFile: path, encoding: .utf8)
         for event in try text.split(separator: "\n").map({ try Event(jsonLine: String($0)) }) {
             text = text.replacingOccurrences(of: event.messageId, with: UUID().uuidString)
@@ -442,6 +452,7 @@ struct DispatcherTests {
         monitor.send(.online)
         #expect(await fixture.eventually { dispatcher.status.consecutiveFailures == 1 })
         try fixture.server.restart()
+        monitor.send(.offline)
         monitor.send(.online)  // the network is back: no 30 s wait
         #expect(await fixture.collector.waitUntilStored(2, timeout: 10))
         await dispatcher.shutdown()
@@ -531,6 +542,35 @@ struct DispatcherTests {
         }
         #expect(final??.statistics.requests == 3)
         #expect(dispatcher.backlog() == DeliveryBacklog())
+        await dispatcher.shutdown()
+    }
+}
+
+extension DispatcherTests {
+    @Test func theRequestCeilingHoldsRequestsOnTheDispatchersClock() async throws {
+        let clock = ManualClock()
+        let fixture = try DeliveryFixture(clock: clock)
+        var configuration = fixture.configuration(interval: 0)
+        configuration.maximumRequestsPerMinute = 6  // one every 10 s after the first
+        configuration.requestBurst = 1
+        configuration.batchLimits = BatchLimits(maximumEvents: 1)
+        let dispatcher = fixture.dispatcher(configuration)
+        fixture.record(3)
+        #expect(await fixture.collector.waitUntilStored(1))
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(fixture.server.requestCount == 1)
+        clock.advance(by: 9)
+        dispatcher.poke()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(fixture.server.requestCount == 1)
+        clock.advance(by: 1)
+        dispatcher.poke()
+        #expect(await fixture.collector.waitUntilStored(2))
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(fixture.server.requestCount == 2)
+        clock.advance(by: 10)
+        dispatcher.poke()
+        #expect(await fixture.collector.waitUntilStored(3))
         await dispatcher.shutdown()
     }
 }

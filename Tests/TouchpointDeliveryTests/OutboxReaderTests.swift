@@ -30,7 +30,9 @@ struct OutboxReaderTests {
     }
 
     /// Reads everything from `cursor` in batches of `limits`.
-    func drain(from cursor: DeliveryCursor = .start, limits: BatchLimits = .segment) -> (batches: [OutboxBatch], end: DeliveryCursor) {
+    func drain(from cursor: DeliveryCursor = .start, limits: BatchLimits = .segment) -> (
+        batches: [OutboxBatch], end: DeliveryCursor
+    ) {
         var cursor = cursor
         var batches: [OutboxBatch] = []
         while true {
@@ -47,7 +49,8 @@ struct OutboxReaderTests {
         for (index, user) in ["alice", nil, "bob", "alice"].enumerated() {
             await recorder.startSession(userID: user)
             for step in 0..<3 {
-                recorded.append(try #require(recorder.record("step", properties: ["session": .int(index), "step": .int(step)])).id)
+                recorded.append(
+                    try #require(recorder.record("step", properties: ["session": .int(index), "step": .int(step)])).id)
             }
         }
         let (batches, end) = drain(limits: BatchLimits(maximumEvents: 5))
@@ -119,8 +122,10 @@ struct OutboxReaderTests {
     @Test func onlyWholeLinesAreReadWhileTheSessionGrows() async throws {
         let session = await recorder.startSession(userID: "u1")
         recorder.record("first")
-        let path = directory.path + "/" + LogLayout(base: directory.url).relativeSessionDirectory(
-            userId: "u1", sessionId: session.id) + "/events.jsonl"
+        let path =
+            directory.path + "/"
+            + LogLayout(base: directory.url).relativeSessionDirectory(
+                userId: "u1", sessionId: session.id) + "/events.jsonl"
         // Half of the next line is on disk, as a concurrent writer would leave it for an instant.
         let next = Event(name: "second", sessionId: session.id, userId: "u1", anonymousId: "a").jsonLine()
         let handle = try #require(FileHandle(forWritingAtPath: path))
@@ -138,8 +143,10 @@ struct OutboxReaderTests {
     @Test func oversizedAndDamagedLinesAreConsumedButNeverSent() async throws {
         let session = await recorder.startSession(userID: "u1")
         recorder.record("before")
-        let path = directory.path + "/" + LogLayout(base: directory.url).relativeSessionDirectory(
-            userId: "u1", sessionId: session.id) + "/events.jsonl"
+        let path =
+            directory.path + "/"
+            + LogLayout(base: directory.url).relativeSessionDirectory(
+                userId: "u1", sessionId: session.id) + "/events.jsonl"
         let huge = Event(
             name: "huge", sessionId: session.id, userId: "u1", anonymousId: "a",
             properties: ["blob": .string(String(repeating: "x", count: 40_000))])
@@ -161,8 +168,9 @@ struct OutboxReaderTests {
         await recorder.startSession(userID: "kept")
         recorder.record("kept")
         try FileManager.default.removeItem(
-            atPath: directory.path + "/" + LogLayout(base: directory.url).relativeSessionDirectory(
-                userId: "gone", sessionId: first.id))
+            atPath: directory.path + "/"
+                + LogLayout(base: directory.url).relativeSessionDirectory(
+                    userId: "gone", sessionId: first.id))
         let batch = reader.read(from: .start, limits: .segment)
         #expect(try Self.messages(batch).map { $0["event"] } == ["kept"])
     }

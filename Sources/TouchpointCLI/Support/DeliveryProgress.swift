@@ -39,7 +39,8 @@ final class DeliveryProgress: Sendable {
             state.failed = statistics.failedRequests
             let now = Date()
             // A terminal redraws at most ten times a second.
-            let due = isTerminal ? (changed || failed) && now.timeIntervalSince(state.lastDraw) >= 0.1 : changed || failed
+            let due =
+                isTerminal ? (changed || failed) && now.timeIntervalSince(state.lastDraw) >= 0.1 : changed || failed
             if due { state.lastDraw = now }
             return (changed, failed, due)
         }

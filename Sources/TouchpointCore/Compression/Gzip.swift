@@ -139,18 +139,21 @@ public enum Gzip {
                 // Another gzip member may follow (`cat a.gz b.gz`); anything else is garbage.
                 guard isGzip(UnsafeRawBufferPointer(rebasing: buffer[consumed...])) else {
                     throw CompressionError(
-                        code: .invalidData, reason: "\(stream.avail_in) bytes of garbage after the end at byte \(consumed)")
+                        code: .invalidData,
+                        reason: "\(stream.avail_in) bytes of garbage after the end at byte \(consumed)")
                 }
                 inflateReset(&stream)
             case Z_OK:
                 continue
             case Z_BUF_ERROR where stream.avail_in == 0:
-                throw CompressionError(code: .invalidData, reason: "the data ends before the stream does (byte \(consumed))")
+                throw CompressionError(
+                    code: .invalidData, reason: "the data ends before the stream does (byte \(consumed))")
             case Z_BUF_ERROR:
                 continue
             case Z_DATA_ERROR, Z_NEED_DICT:
                 throw CompressionError(
-                    code: .invalidData, reason: "not valid gzip or zlib data (zlib: \(message(stream))) at input byte \(consumed)")
+                    code: .invalidData,
+                    reason: "not valid gzip or zlib data (zlib: \(message(stream))) at input byte \(consumed)")
             default:
                 throw failure("inflate", code, stream)
             }

@@ -23,7 +23,7 @@ extension EventDispatcher {
         }
         switch action {
         case .read(let order):
-            let batch = reader.read(from: order.from, limits: order.limits)
+            let batch = await read(order)
             apply(inner.withLock { $0.machine.readFinished(batch, token: order.token) })
             return .next
         case .send(let order):
@@ -40,35 +40,66 @@ extension EventDispatcher {
         }
     }
 
+    /// Reads a batch on the dispatcher's work queue: file reads block, and must not hold one of
+    /// the few threads Swift concurrency shares with the app.
+    func read(_ order: DispatchStateMachine.ReadOrder) async -> OutboxBatch {
+        await onWorkQueue { [reader] in reader.read(from: order.from, limits: order.limits) }
+    }
+
+    /// Runs `work` on the dispatcher's work queue.
+    private func onWorkQueue<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            workQueue.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    /// A request body stamped `sentAt`, gzipped when that helps.
+    struct PreparedBody: Sendable {
+        var bytes: [UInt8]
+        var plainSize: Int
+        var compressed: Bool
+        var failure: String?
+    }
+
     /// Sends one batch, stamping `sentAt` now and compressing when it helps.
     func upload(_ order: DispatchStateMachine.SendOrder) async -> (UploadResult, compressed: Bool) {
         let sentAt = clock.now()
-        var body = BatchEnvelope.body(messages: order.batch.messages, sentAt: sentAt)
+        let threshold = order.mayCompress ? configuration.gzipThreshold : nil
+        let level = configuration.gzipLevel
+        let prepared = await onWorkQueue {
+            let plain = BatchEnvelope.body(messages: order.batch.messages, sentAt: sentAt)
+            var prepared = PreparedBody(bytes: plain, plainSize: plain.count, compressed: false)
+            guard let threshold, plain.count >= threshold else { return prepared }
+            do {
+                let packed = try Gzip.compress(plain, level: level)
+                if packed.count < plain.count {
+                    prepared.bytes = packed
+                    prepared.compressed = true
+                }
+            } catch {
+                prepared.failure = "\(error)"
+            }
+            return prepared
+        }
         var headers: HTTPHeaders = [
             "Content-Type": "application/json",
             "Authorization": destination.authorization,
             "User-Agent": "\(configuration.library.name)/\(configuration.library.version)",
         ]
-        let plainSize = body.count
-        var compressed = false
-        if order.mayCompress, let threshold = configuration.gzipThreshold, body.count >= threshold {
-            do {
-                let packed = try Gzip.compress(body, level: configuration.gzipLevel)
-                if packed.count < body.count {
-                    body = packed
-                    headers["Content-Encoding"] = "gzip"
-                    compressed = true
-                }
-            } catch {
-                logger.warning("cannot gzip a request body, sending it uncompressed: \(error)")
-            }
+        if prepared.compressed { headers["Content-Encoding"] = "gzip" }
+        let body = prepared.bytes
+        let plainSize = prepared.plainSize
+        let compressed = prepared.compressed
+        if let failure = prepared.failure {
+            logger.warning("cannot gzip a request body, sending it uncompressed: \(failure)")
         }
         let logger = self.logger
         logger.debug(
             "sending \(order.batch.count) events, \(plainSize) bytes\(compressed ? " (\(body.count) gzipped)" : ""), attempt \(order.attempt), sentAt \(Timestamp.format(sentAt))"
         )
         let request = HTTPRequest(
-            method: .post, url: destination.batchURL, headers: headers, body: body, timeout: configuration.requestTimeout)
+            method: .post, url: destination.batchURL, headers: headers, body: body,
+            timeout: configuration.requestTimeout)
         let started = clock.now()
         let result: UploadResult
         do {
@@ -130,7 +161,8 @@ extension EventDispatcher {
         case .splitting(let count, let half):
             logger.notice("the collector answered 413 to \(count) events; sending them in batches of \(half)")
         case .retrying(let delay, let failures, let reason):
-            let message: Logger.Message = "attempt failed (\(failures) in a row): \(reason); retrying in \(String(format: "%.1f", delay)) s"
+            let message: Logger.Message =
+                "attempt failed (\(failures) in a row): \(reason); retrying in \(String(format: "%.1f", delay)) s"
             logger.log(level: failures == 1 ? .warning : .debug, message)
         case .compressionRefused(let reason):
             logger.warning("the collector refused a gzipped request (\(reason)); sending uncompressed from now on")

@@ -63,6 +63,8 @@ public final class EventDispatcher: Sendable {
     let inner: Locked<Inner>
     let wake = WakeSignal()
     let persistLock = Locked(())
+    /// Where the blocking work runs: reading the log, encoding and compressing bodies.
+    let workQueue = DispatchQueue(label: "touchpoint.delivery.work", qos: .utility)
 
     struct Inner {
         var machine: DispatchStateMachine
@@ -294,7 +296,8 @@ public final class EventDispatcher: Sendable {
         }
         if let timeout {
             DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
-                self?.abandon(id, DeliveryError(code: .timedOut, reason: "not all events were acknowledged within \(timeout) s"))
+                self?.abandon(
+                    id, DeliveryError(code: .timedOut, reason: "not all events were acknowledged within \(timeout) s"))
             }
         }
         return try await withTaskCancellationHandler {
@@ -360,7 +363,8 @@ public final class EventDispatcher: Sendable {
 
     /// A stream of statuses, one after each change (a slow reader gets the newest).
     public func statusUpdates() -> AsyncStream<DeliveryStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DeliveryStatus.self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DeliveryStatus.self, bufferingPolicy: .bufferingNewest(1))
         let id = inner.withLock { inner in
             inner.lastStreamID += 1
             inner.statusStreams[inner.lastStreamID] = continuation

@@ -47,7 +47,7 @@ struct OutboxReader: Sendable {
             }
             guard let current = found.current, position.sessionId == nil || current.sessionId == position.sessionId
             else {
-                if position.sessionId == nil { // an empty log
+                if position.sessionId == nil {  // an empty log
                     batch.reachedEnd = true
                     break
                 }
@@ -59,7 +59,8 @@ struct OutboxReader: Sendable {
                     break
                 }
                 logger.warning(
-                    "the session journal changed under the delivery cursor (\(position)); reading it again from the start")
+                    "the session journal changed under the delivery cursor (\(position)); reading it again from the start"
+                )
                 restarted = true
                 position = .start
                 batch.start = .start

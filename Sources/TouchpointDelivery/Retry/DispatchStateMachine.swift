@@ -244,17 +244,20 @@ struct DispatchStateMachine: Sendable {
     mutating func addWaiter(_ id: Int, target: DeliveryCursor, failFast: Bool, now: Date) -> Effects {
         var effects = Effects()
         if !isEnabled {
-            effects.failed.append(.init(waiter: id, error: DeliveryError(code: .disabled, reason: "delivery is disabled")))
+            effects.failed.append(
+                .init(waiter: id, error: DeliveryError(code: .disabled, reason: "delivery is disabled")))
             return effects
         }
         if failFast && !isOnline {
-            effects.failed.append(.init(waiter: id, error: DeliveryError(code: .offline, reason: "the device is offline")))
+            effects.failed.append(
+                .init(waiter: id, error: DeliveryError(code: .offline, reason: "the device is offline")))
             return effects
         }
         if failFast, let next = backoff.nextAttempt, next > now {
             let error = DeliveryError(
                 code: .collectorUnavailable,
-                reason: "cooling down after \(backoff.failures) failed attempts; next attempt at \(Timestamp.format(next))")
+                reason:
+                    "cooling down after \(backoff.failures) failed attempts; next attempt at \(Timestamp.format(next))")
             effects.failed.append(.init(waiter: id, error: error))
             return effects
         }
@@ -302,12 +305,16 @@ struct DispatchStateMachine: Sendable {
     }
 
     /// The reachability monitor's news.
+    ///
+    /// Only a change from offline to online cuts a backoff short: a monitor's first report at
+    /// launch is not news, and must not undo the persisted backoff.
     mutating func setOnline(_ online: Bool, now: Date) -> Effects {
         var effects = Effects()
+        let cameBack = online && !isOnline
         isOnline = online
         if !online {
             failFastWaiters(DeliveryError(code: .offline, reason: "the device went offline"), &effects)
-        } else if lastFailureWasNetwork, let next = backoff.nextAttempt, next > now {
+        } else if cameBack, lastFailureWasNetwork, let next = backoff.nextAttempt, next > now {
             // Retry at once: the failures were the network's, and the network is back.
             backoff = Backoff(policy: backoff.policy, failures: backoff.failures, nextAttempt: nil)
             effects.persist = true

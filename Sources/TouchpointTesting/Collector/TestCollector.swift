@@ -119,7 +119,9 @@ public final class TestCollector: Sendable {
             state.counters.requests += 1
             if gzipped { state.counters.gzipRequests += 1 }
         }
-        if let writeKey, request.headers["Authorization"] != "Basic " + Data((writeKey + ":").utf8).base64EncodedString() {
+        if let writeKey,
+            request.headers["Authorization"] != "Basic " + Data((writeKey + ":").utf8).base64EncodedString()
+        {
             return refuse(401, "missing or wrong write key")
         }
         var body = request.body
