@@ -561,4 +561,77 @@ struct DispatchStateMachineTests {
         #expect(machine.cursor == result.end)
         #expect(machine.statistics.droppedEvents == 1)
     }
+
+    // MARK: Reading ahead
+
+    @Test func theNextBatchIsReadAheadAndSentWhenTheFirstIsAcknowledged() throws {
+        var machine = machine()
+        let none = machine.prefetchOrder()  // nothing in flight
+        #expect(none == nil)
+        let first = try #require(readAndSend(&machine, count: 3, now: start))
+        let order = machine.prefetchOrder()
+        let ahead = try #require(order)
+        #expect(ahead.from == first.batch.end)
+        let another = machine.prefetchOrder()  // one read ahead at a time
+        #expect(another == nil)
+        let next = batch(from: ahead.from, count: 2)
+        machine.prefetchFinished(next, token: ahead.token)
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: first.token, now: start)
+        let second = try #require(expectSend(&machine, start))  // no read in between
+        #expect(second.batch == next)
+        #expect(second.attempt == 1)
+    }
+
+    @Test func aBatchReadAheadWaitsOutTheRetriesOfTheOneInFlight() throws {
+        var machine = machine()
+        let first = try #require(readAndSend(&machine, count: 3, now: start))
+        let order = machine.prefetchOrder()
+        let ahead = try #require(order)
+        let next = batch(from: ahead.from, count: 2)
+        machine.prefetchFinished(next, token: ahead.token)
+        _ = machine.uploadFinished(
+            .failed(reason: "503", retryAfter: nil, network: false), compressed: false, token: first.token, now: start)
+        let retryAt = try #require(machine.backoff.nextAttempt)
+        let retry = try #require(expectSend(&machine, retryAt))
+        #expect(retry.batch == first.batch)
+        let again = machine.prefetchOrder()  // already read
+        #expect(again == nil)
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: retry.token, now: retryAt)
+        #expect(try #require(expectSend(&machine, retryAt)).batch == next)
+    }
+
+    @Test func aSplitDiscardsTheBatchReadAhead() throws {
+        var machine = machine()
+        let first = try #require(readAndSend(&machine, count: 4, now: start))
+        let order = machine.prefetchOrder()
+        let ahead = try #require(order)
+        machine.prefetchFinished(batch(from: ahead.from, count: 4), token: ahead.token)
+        _ = machine.uploadFinished(.tooLarge(reason: "413"), compressed: false, token: first.token, now: start)
+        let read = try #require(expectRead(&machine, start))
+        #expect(read.from == .start)
+        #expect(read.limits.maximumEvents == 2)
+    }
+
+    @Test func anEmptyReadAheadIsNotKept() throws {
+        var machine = machine()
+        let first = try #require(readAndSend(&machine, count: 1, now: start))
+        let order = machine.prefetchOrder()
+        let ahead = try #require(order)
+        machine.prefetchFinished(emptyRead(at: ahead.from), token: ahead.token)
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: first.token, now: start)
+        let read = try #require(expectRead(&machine, start))
+        #expect(read.from == first.batch.end)
+    }
+
+    @Test func clearingTheLogDiscardsTheBatchReadAhead() throws {
+        var machine = machine()
+        let first = try #require(readAndSend(&machine, count: 1, now: start))
+        let order = machine.prefetchOrder()
+        let ahead = try #require(order)
+        _ = machine.cleared()
+        machine.prefetchFinished(batch(from: ahead.from, count: 2), token: ahead.token)
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: first.token, now: start)
+        let read = try #require(expectRead(&machine, start))
+        #expect(read.from == .start)
+    }
 }

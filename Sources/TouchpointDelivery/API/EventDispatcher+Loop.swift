@@ -27,7 +27,14 @@ extension EventDispatcher {
             apply(inner.withLock { $0.machine.readFinished(batch, token: order.token) })
             return .next
         case .send(let order):
-            let (result, compressed) = await upload(order)
+            // While the collector works on this batch, read the next one.
+            let prefetch = inner.withLock { $0.machine.prefetchOrder() }
+            async let answer = upload(order)
+            if let prefetch {
+                let batch = await read(prefetch)
+                inner.withLock { $0.machine.prefetchFinished(batch, token: prefetch.token) }
+            }
+            let (result, compressed) = await answer
             apply(
                 inner.withLock {
                     $0.machine.uploadFinished(result, compressed: compressed, token: order.token, now: clock.now())
@@ -46,10 +53,12 @@ extension EventDispatcher {
         await onWorkQueue { [reader] in reader.read(from: order.from, limits: order.limits) }
     }
 
-    /// Runs `work` on the dispatcher's work queue.
-    private func onWorkQueue<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+    /// Runs `work` on `queue` (the work queue by default).
+    private func onWorkQueue<Result: Sendable>(
+        _ queue: DispatchQueue? = nil, _ work: @escaping @Sendable () -> Result
+    ) async -> Result {
         await withCheckedContinuation { continuation in
-            workQueue.async { continuation.resume(returning: work()) }
+            (queue ?? workQueue).async { continuation.resume(returning: work()) }
         }
     }
 
@@ -66,7 +75,8 @@ extension EventDispatcher {
         let sentAt = clock.now()
         let threshold = order.mayCompress ? configuration.gzipThreshold : nil
         let level = configuration.gzipLevel
-        let prepared = await onWorkQueue {
+        // On its own queue, so compressing this batch overlaps with reading the next one.
+        let prepared = await onWorkQueue(bodyQueue) {
             let plain = BatchEnvelope.body(messages: order.batch.messages, sentAt: sentAt)
             var prepared = PreparedBody(bytes: plain, plainSize: plain.count, compressed: false)
             guard let threshold, plain.count >= threshold else { return prepared }
@@ -85,6 +95,12 @@ extension EventDispatcher {
             "Content-Type": "application/json",
             "Authorization": destination.authorization,
             "User-Agent": "\(configuration.library.name)/\(configuration.library.version)",
+            // Reuse the connection. Without this header URLSessionTransport sends `Connection: close`
+            // on Linux, and FoundationNetworking (Swift 6.3) then spins a core for as long as it
+            // waits for the answer. The case that header guards against (a request resent on a dead
+            // kept-alive connection without its body) ends in a timeout here, which is a failed
+            // attempt like any other: retried with backoff, deduplicated by the collector.
+            "Connection": "keep-alive",
         ]
         if prepared.compressed { headers["Content-Encoding"] = "gzip" }
         let body = prepared.bytes

@@ -63,8 +63,10 @@ public final class EventDispatcher: Sendable {
     let inner: Locked<Inner>
     let wake = WakeSignal()
     let persistLock = Locked(())
-    /// Where the blocking work runs: reading the log, encoding and compressing bodies.
+    /// Where the blocking work runs: reading the log (and encoding its messages)…
     let workQueue = DispatchQueue(label: "touchpoint.delivery.work", qos: .utility)
+    /// …and stamping and compressing request bodies, beside the read of the next batch.
+    let bodyQueue = DispatchQueue(label: "touchpoint.delivery.body", qos: .utility)
 
     struct Inner {
         var machine: DispatchStateMachine

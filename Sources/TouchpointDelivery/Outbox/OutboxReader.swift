@@ -73,7 +73,7 @@ struct OutboxReader: Sendable {
             }
 
             let path = layout.path(current.directory) + "/events.jsonl"
-            let sizeBefore = Self.fileSize(path)
+            let sizeBefore = FileSize.of(path)
             var stoppedAtLimit = false
             let result = log.forEachEvent(inSessionDirectory: current.directory, from: position.eventOffset) {
                 event, endOffset in
@@ -129,7 +129,7 @@ struct OutboxReader: Sendable {
             logger.error("cannot read the session journal: \(error)")
         }
         guard let last else { return cursor }
-        let size = Self.fileSize(layout.path(last.directory) + "/events.jsonl") ?? 0
+        let size = FileSize.of(layout.path(last.directory) + "/events.jsonl") ?? 0
         return DeliveryCursor(journalOffset: last.offset, sessionId: last.sessionId, eventOffset: size)
     }
 
@@ -138,7 +138,7 @@ struct OutboxReader: Sendable {
         var backlog = DeliveryBacklog()
         do {
             try journal.entries(from: cursor.journalOffset) { entry in
-                let size = Self.fileSize(layout.path(entry.directory) + "/events.jsonl") ?? 0
+                let size = FileSize.of(layout.path(entry.directory) + "/events.jsonl") ?? 0
                 let offset = entry.sessionId == cursor.sessionId ? cursor.eventOffset : 0
                 if size > offset {
                     backlog.bytes += size - offset
@@ -161,11 +161,5 @@ struct OutboxReader: Sendable {
             return found.count < 2
         }
         return (found.first, found.count > 1 ? found[1] : nil)
-    }
-
-    static func fileSize(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int64(info.st_size)
     }
 }

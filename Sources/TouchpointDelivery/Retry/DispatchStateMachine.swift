@@ -6,6 +6,7 @@ import TouchpointCore
 /// tested directly; ``EventDispatcher`` guards it with a lock and carries out its actions.
 ///
 /// - One batch at a time: it is read, sent, retried until answered, then the cursor moves past it.
+///   While it is in flight the next one may be read ahead (never sent before the first is answered).
 /// - 2xx moves the cursor; 408/429/5xx, other statuses and network errors keep the batch and back
 ///   off (``Backoff``, honouring `Retry-After`): the whole pipeline pauses meanwhile.
 /// - 413 splits the batch in halves (down to one event; a single event answered 413 is dropped);
@@ -37,6 +38,8 @@ struct DispatchStateMachine: Sendable {
     private var reading: PendingRead?
     private var inFlight: InFlight?
     private var uploading: (token: Int, epoch: Int)?
+    /// The batch after the one in flight, read while the upload waits for its answer.
+    private var prefetch: (token: Int, epoch: Int, batch: OutboxBatch?)?
     private var flushing = false
     private var split: Split?
     private var waiters: [Int: Waiter] = [:]
@@ -138,6 +141,25 @@ struct DispatchStateMachine: Sendable {
                 attempt: flight.attempts + 1, token: nextToken))
     }
 
+    /// While an upload is in flight: the read of the batch after it, if one is worth doing now.
+    mutating func prefetchOrder() -> ReadOrder? {
+        guard uploading != nil, let flight = inFlight, prefetch == nil, split == nil, isEnabled else { return nil }
+        nextToken += 1
+        prefetch = (nextToken, epoch, nil)
+        return ReadOrder(from: flight.batch.end, limits: limits, token: nextToken)
+    }
+
+    /// A read ahead finished; the batch waits until the one in flight is answered.
+    mutating func prefetchFinished(_ batch: OutboxBatch, token: Int) {
+        guard let pending = prefetch, pending.token == token, pending.batch == nil else { return }
+        // Only a batch with messages is kept: anything else is read again in its turn.
+        if pending.epoch == epoch, batch.count > 0 {
+            prefetch = (token, pending.epoch, batch)
+        } else {
+            prefetch = nil
+        }
+    }
+
     // MARK: Inputs
 
     /// The recorder wrote an event (or started a session).
@@ -155,11 +177,7 @@ struct DispatchStateMachine: Sendable {
         guard let read = reading, read.token == token else { return effects }
         reading = nil
         guard read.epoch == epoch else { return effects }  // the log was cleared meanwhile
-        for message in batch.oversized {
-            effects.notes.append(
-                .droppedOversized(messageId: message.messageId, bytes: message.bytes, limit: limits.maximumEventBytes))
-        }
-        statistics.droppedEvents += batch.oversized.count
+        noteOversized(batch, &effects)
         if let reason = batch.readError { effects.notes.append(.readFailed(reason: reason)) }
         if batch.count > 0 {
             inFlight = InFlight(batch: batch)
@@ -217,6 +235,7 @@ struct DispatchStateMachine: Sendable {
         case .tooLarge(let reason):
             inFlight = nil
             if flight.batch.count > 1 {
+                prefetch = nil  // the split re-reads from the batch's start
                 let half = max(1, flight.batch.count / 2)
                 let until = split.map { $0.until.hasReached(flight.batch.end) ? $0.until : flight.batch.end }
                 split = Split(maximumEvents: half, until: until ?? flight.batch.end)
@@ -330,6 +349,7 @@ struct DispatchStateMachine: Sendable {
         epoch += 1
         cursor = .start
         inFlight = nil
+        prefetch = nil
         split = nil
         dataAvailable = true
         effects.persist = true
@@ -344,6 +364,25 @@ struct DispatchStateMachine: Sendable {
         effects.persist = true
         if let current = split, cursor.hasReached(current.until) { split = nil }
         completeReachedWaiters(&effects)
+        promotePrefetch(&effects)
+    }
+
+    /// Makes the batch read ahead the one in flight, when it starts where the cursor now is.
+    private mutating func promotePrefetch(_ effects: inout Effects) {
+        guard let ready = prefetch?.batch else { return }
+        prefetch = nil
+        guard inFlight == nil, split == nil, ready.start == cursor else { return }
+        noteOversized(ready, &effects)
+        inFlight = InFlight(batch: ready)
+    }
+
+
+    private mutating func noteOversized(_ batch: OutboxBatch, _ effects: inout Effects) {
+        for message in batch.oversized {
+            effects.notes.append(
+                .droppedOversized(messageId: message.messageId, bytes: message.bytes, limit: limits.maximumEventBytes))
+        }
+        statistics.droppedEvents += batch.oversized.count
     }
 
     private mutating func drop(_ batch: OutboxBatch, reason: String, _ effects: inout Effects) {
