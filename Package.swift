@@ -16,12 +16,14 @@ let package = Package(
     products: [
         .library(name: "Touchpoint", targets: ["Touchpoint"]),
         .library(name: "TouchpointTesting", targets: ["TouchpointTesting"]),
+        .library(name: "TouchpointUI", targets: ["TouchpointUI"]),
         .executable(name: "touchpoint", targets: ["TouchpointCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // MARK: SDK
@@ -53,14 +55,64 @@ let package = Package(
             dependencies: ["TouchpointCore", "TouchpointEvents"]
         ),
         .target(
+            name: "TouchpointRouting",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TouchpointPromo",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TouchpointStore",
+            dependencies: [
+                "TouchpointCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "OpenCombineShim",
+                    package: "OpenCombine",
+                    condition: .when(platforms: openCombinePlatforms)
+                ),
+            ]
+        ),
+        .target(
+            name: "TouchpointSurveys",
+            dependencies: [
+                "TouchpointCore",
+                "TouchpointEvents",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "OpenCombineShim",
+                    package: "OpenCombine",
+                    condition: .when(platforms: openCombinePlatforms)
+                ),
+            ],
+            resources: [.copy("Resources/survey.schema.json")]
+        ),
+        .target(
             name: "Touchpoint",
-            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointDelivery"]
+            dependencies: [
+                "TouchpointCore", "TouchpointEvents", "TouchpointDelivery", "TouchpointRouting", "TouchpointPromo",
+                "TouchpointStore", "TouchpointSurveys", "TouchpointUI",
+            ]
+        ),
+        // Apple-only SwiftUI views; on Linux every file compiles to nothing.
+        .target(
+            name: "TouchpointUI",
+            dependencies: ["TouchpointEvents", "TouchpointPromo", "TouchpointStore", "TouchpointSurveys"]
         ),
 
         // MARK: Test support shipped as a library
         .target(
             name: "TouchpointTesting",
-            dependencies: ["TouchpointCore", "TouchpointEvents"]
+            dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointRouting"]
         ),
 
         // MARK: Tool
@@ -92,12 +144,49 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "TouchpointPromoTests",
+            dependencies: [
+                "Touchpoint", "TouchpointPromo", "TouchpointUI", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "TouchpointRoutingTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"]
+        ),
+        // The seed README's samples, compiled as an app would: once in Swift 5 mode, once in Swift 6.
+        .testTarget(
+            name: "TouchpointRoutingSwift5SampleTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "TouchpointRoutingSwift6SampleTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"]
+        ),
+        .testTarget(
+            name: "TouchpointStoreTests",
+            dependencies: [
+                "TouchpointStore", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "TouchpointSurveysTests",
+            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"],
+            resources: [.copy("Fixtures")]
+        ),
     ]
 )
 
+/// Targets written as app code is (the seed README's samples use bare protocol types).
+let appStyleTargets: Set<String> = ["TouchpointRoutingSwift5SampleTests", "TouchpointRoutingSwift6SampleTests"]
+
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
-    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    if !appStyleTargets.contains(target.name) { settings.append(.enableUpcomingFeature("ExistentialAny")) }
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     settings.append(.treatAllWarnings(as: .error))
     target.swiftSettings = settings

@@ -22,6 +22,47 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "RoutingBenchmarks",
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/RoutingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .target(
+            name: "StoreWorkloads",
+            dependencies: [.product(name: "Touchpoint", package: "Touchpoint")],
+            path: "Benchmarks/StoreWorkloads"
+        ),
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                "StoreWorkloads",
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "StoreInstructionCounts",
+            dependencies: ["StoreWorkloads", .product(name: "Touchpoint", package: "Touchpoint")],
+            path: "Benchmarks/StoreInstructionCounts"
+        ),
+        .executableTarget(
+            name: "SurveysBenchmarks",
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SurveysBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "DeliveryBenchmarks",
             dependencies: [
                 .product(name: "Touchpoint", package: "Touchpoint"),

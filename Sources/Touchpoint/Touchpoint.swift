@@ -2,6 +2,15 @@
 @_exported import TouchpointCore
 @_exported import TouchpointDelivery
 @_exported import TouchpointEvents
+@_exported import TouchpointPromo
+@_exported import TouchpointRouting
+@_exported import TouchpointStore
+@_exported import TouchpointSurveys
+
+#if canImport(SwiftUI)
+// The seeds' SwiftUI views (`SurveyTriggerView`, `MoreAppsView`) come with `import Touchpoint`.
+@_exported import TouchpointUI
+#endif
 
 #if !canImport(Combine)
 // On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.

@@ -11,6 +11,9 @@ struct TouchpointCommand: AsyncParsableCommand {
             SessionsCommand.self,
             EventsCommand.self,
             DebugCommand.self,
+            PromoCommand.self,
+            StoreCommand.self,
+            SurveysCommand.self,
             SendCommand.self,
         ]
     )

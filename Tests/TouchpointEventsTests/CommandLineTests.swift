@@ -11,7 +11,8 @@ struct CommandLineTests {
         let errors: String
     }
 
-    static func run(_ arguments: [String], timeout: TimeInterval = 60) throws -> Run {
+    /// Runs the tool and waits for it without blocking a thread of the test runner's pool.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Run {
         let process = Process()
         process.executableURL = TouchpointBinary.url
         process.arguments = arguments
@@ -19,31 +20,41 @@ struct CommandLineTests {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
         let collected = Locked((Data(), Data()))
-        let group = DispatchGroup()
-        for (index, pipe) in [output, errors].enumerated() {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.withLock { if index == 0 { $0.0 = data } else { $0.1 = data } }
-                group.leave()
-            }
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            collected.withLock { $0.0.append(chunk) }
         }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            collected.withLock { $0.1.append(chunk) }
+        }
+        let exited = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        try process.run()
+        let finished = await withTimeout(Double(timeout.components.seconds)) {
+            for await _ in exited.stream {}
+            return true
+        }
+        if finished == nil {
             process.terminate()
-            Issue.record("touchpoint \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+            Issue.record("touchpoint \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
         process.waitUntilExit()
-        let (out, err) = collected.value
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+        let rest = (
+            output.fileHandleForReading.readDataToEndOfFile(), errors.fileHandleForReading.readDataToEndOfFile()
+        )
+        let (out, err) = collected.withLock { ($0.0 + rest.0, $0.1 + rest.1) }
         return Run(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self))
     }
 
-    @Test func recordThenListAsJSONAndAsATable() throws {
+    @Test func recordThenListAsJSONAndAsATable() async throws {
         let directory = try TemporaryDirectory()
-        let recorded = try Self.run([
+        let recorded = try await Self.run([
             "record", "checkout_success", "amount=120", "coupon=SPRING", "--user", "u1", "--dir", directory.path,
             "--json",
         ])
@@ -52,26 +63,26 @@ struct CommandLineTests {
         #expect(event.properties == ["amount": 120, "coupon": "SPRING"])
         #expect(event.userId == "u1")
 
-        let listed = try Self.run(["events", "list", "--json", "--dir", directory.path])
+        let listed = try await Self.run(["events", "list", "--json", "--dir", directory.path])
         #expect(try listed.output.split(separator: "\n").map { try Event(jsonLine: String($0)) } == [event])
 
-        let table = try Self.run(["events", "list", "--name", "checkout_success", "--dir", directory.path])
+        let table = try await Self.run(["events", "list", "--name", "checkout_success", "--dir", directory.path])
         #expect(table.output.contains("checkout_success"))
         #expect(table.output.contains("1 event"))
 
-        let sessions = try Self.run(["sessions", "list", "--dir", directory.path])
+        let sessions = try await Self.run(["sessions", "list", "--dir", directory.path])
         #expect(sessions.output.contains(event.sessionId.uuidString))
         #expect(sessions.output.contains("1 session"))
-        let byUser = try Self.run(["sessions", "list", "--user", "nobody", "--json", "--dir", directory.path])
+        let byUser = try await Self.run(["sessions", "list", "--user", "nobody", "--json", "--dir", directory.path])
         #expect(byUser.output.isEmpty)
     }
 
-    @Test func badArgumentsSayWhatIsWrong() throws {
+    @Test func badArgumentsSayWhatIsWrong() async throws {
         let directory = try TemporaryDirectory()
-        let badTime = try Self.run(["events", "list", "--since", "yesterday", "--dir", directory.path])
+        let badTime = try await Self.run(["events", "list", "--since", "yesterday", "--dir", directory.path])
         #expect(badTime.status != 0)
         #expect(badTime.errors.contains("--since: not an ISO-8601 time"))
-        let badSession = try Self.run(["events", "list", "--session", "nope", "--dir", directory.path])
+        let badSession = try await Self.run(["events", "list", "--session", "nope", "--dir", directory.path])
         #expect(badSession.errors.contains("--session: not a session id: nope"))
     }
 
@@ -85,7 +96,7 @@ struct CommandLineTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("garbage\n".utf8))
         try handle.close()
-        let listed = try Self.run(["events", "list", "--dir", directory.path])
+        let listed = try await Self.run(["events", "list", "--dir", directory.path])
         #expect(listed.status == 0)
         #expect(listed.output.contains("1 event"))
         #expect(listed.errors.contains("skipped 1 damaged lines"))

@@ -74,7 +74,8 @@ struct DurabilityTests {
         let fixture = try RecorderFixture()
         let threads = 8
         let perThread = 2_000
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        // On threads of its own, so the test runner's small pool stays free for other tests.
+        await onOwnThreads(threads) { thread in
             for index in 0..<perThread {
                 fixture.recorder.record(
                     "t\(thread)",
@@ -190,5 +191,24 @@ enum TouchpointBinary {
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
         return candidates[0].appendingPathComponent("touchpoint")
+    }
+}
+
+/// Runs `body` on `count` threads of its own and waits for all of them without blocking the
+/// test runner's threads.
+func onOwnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let remaining = Locked(count)
+        for index in 0..<count {
+            Thread {
+                body(index)
+                if remaining.withLock({ value -> Bool in
+                    value -= 1
+                    return value == 0
+                }) {
+                    continuation.resume()
+                }
+            }.start()
+        }
     }
 }

@@ -9,6 +9,9 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         case key(String)
         /// An array element.
         case index(Int)
+        /// Any one step: every element of an array or every member of an object (`items[*].price`).
+        /// Paths that hold one are patterns, used to select or observe many values at once.
+        case wildcard
     }
 
     /// The steps from the root.
@@ -29,7 +32,8 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         JSONPath(components: components + [.index(index)])
     }
 
-    /// The path as text. Keys that are not plain identifiers are quoted: `tagline["pt-BR"]`.
+    /// The path as text. Keys that are not plain identifiers are quoted: `tagline["pt-BR"]`;
+    /// ``JSONPath/init(parsing:)`` reads every description back to the same path.
     public var description: String {
         guard !components.isEmpty else { return "$" }
         var text = ""
@@ -37,6 +41,8 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
             switch component {
             case .index(let index):
                 text += "[\(index)]"
+            case .wildcard:
+                text += "[*]"
             case .key(let key):
                 if Self.isPlainIdentifier(key) {
                     if !text.isEmpty { text += "." }
@@ -50,11 +56,19 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func isPlainIdentifier(_ key: String) -> Bool {
-        guard let first = key.unicodeScalars.first, first == "_" || first == "$" || first.properties.isAlphabetic
-        else { return false }
-        return key.unicodeScalars.allSatisfy {
-            $0 == "_" || $0 == "$" || $0.properties.isAlphabetic || ("0"..."9").contains($0)
-        }
+        // A lone "$" would read back as the root.
+        guard key != "$", let first = key.unicodeScalars.first, isIdentifierStart(first) else { return false }
+        return key.unicodeScalars.allSatisfy(isIdentifierContinue)
+    }
+
+    /// Whether a plain (unquoted) key may start with `scalar`.
+    static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "_" || scalar == "$" || scalar.properties.isAlphabetic
+    }
+
+    /// Whether a plain (unquoted) key may continue with `scalar`.
+    static func isIdentifierContinue(_ scalar: Unicode.Scalar) -> Bool {
+        isIdentifierStart(scalar) || ("0"..."9").contains(scalar)
     }
 }
 

@@ -130,11 +130,17 @@ public final class RemoteResource<Value: Sendable>: Sendable {
     }
 
     deinit {
-        inner.withLock { inner in
-            inner.autoRefresh?.cancel()
-            for continuation in inner.valueStreams.values { continuation.finish() }
-            for continuation in inner.snapshotStreams.values { continuation.finish() }
+        // Streams are finished outside the lock: their `onTermination` handlers take it.
+        let (autoRefresh, values, snapshots) = inner.withLock { inner in
+            defer {
+                inner.valueStreams.removeAll()
+                inner.snapshotStreams.removeAll()
+            }
+            return (inner.autoRefresh, Array(inner.valueStreams.values), Array(inner.snapshotStreams.values))
         }
+        autoRefresh?.cancel()
+        for continuation in values { continuation.finish() }
+        for continuation in snapshots { continuation.finish() }
     }
 
     // MARK: Reading

@@ -123,11 +123,11 @@ struct URLSessionTransportTests {
     }
 
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
-        let server = try TestHTTPServer { _ in .fault(.stall(seconds: 30)) }
+        let server = try TestHTTPServer { _ in .fault(.stall(seconds: 120)) }
         defer { server.stop() }
         let transport = self.transport
-        let task = Task { try await transport.send(HTTPRequest(url: server.url("/hang"), timeout: 30)) }
-        #expect(await server.waitForRequests(1, timeout: 30))
+        let task = Task { try await transport.send(HTTPRequest(url: server.url("/hang"), timeout: 120)) }
+        #expect(await server.waitForRequests(1, timeout: 110))
         task.cancel()
         let result = await task.result
         #expect(throws: HTTPError.self) { try result.get() }

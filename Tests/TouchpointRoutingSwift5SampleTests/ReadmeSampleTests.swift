@@ -1,0 +1,1 @@
+../TouchpointRoutingSwift6SampleTests/ReadmeSampleTests.swift

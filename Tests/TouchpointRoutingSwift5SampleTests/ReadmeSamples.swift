@@ -1,0 +1,1 @@
+../TouchpointRoutingSwift6SampleTests/ReadmeSamples.swift

@@ -1,0 +1,1 @@
+../TouchpointRoutingSwift6SampleTests/SampleSDKs.swift
