@@ -376,7 +376,6 @@ struct DispatchStateMachine: Sendable {
         inFlight = InFlight(batch: ready)
     }
 
-
     private mutating func noteOversized(_ batch: OutboxBatch, _ effects: inout Effects) {
         for message in batch.oversized {
             effects.notes.append(
