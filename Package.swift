@@ -36,10 +36,16 @@ let package = Package(
     ],
     targets: [
         // MARK: SDK
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "TouchpointCore",
             dependencies: [
-                .product(name: "Logging", package: "swift-log")
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -52,6 +58,10 @@ let package = Package(
                     condition: .when(platforms: openCombinePlatforms)
                 ),
             ]
+        ),
+        .target(
+            name: "TouchpointDelivery",
+            dependencies: ["TouchpointCore", "TouchpointEvents"]
         ),
         .target(
             name: "TouchpointRouting",
@@ -98,8 +108,8 @@ let package = Package(
         .target(
             name: "Touchpoint",
             dependencies: [
-                "TouchpointCore", "TouchpointEvents", "TouchpointRouting", "TouchpointPromo", "TouchpointStore",
-                "TouchpointSurveys", "TouchpointUI",
+                "TouchpointCore", "TouchpointEvents", "TouchpointDelivery", "TouchpointRouting", "TouchpointPromo",
+                "TouchpointStore", "TouchpointSurveys", "TouchpointUI",
             ]
         ),
         // Apple-only SwiftUI views; on Linux every file compiles to nothing.
@@ -109,12 +119,10 @@ let package = Package(
         ),
 
         // MARK: Collector (server)
-        .systemLibrary(name: "CTouchpointZlib", path: "Sources/CTouchpointZlib"),
         .target(
             name: "TouchpointCollector",
             dependencies: [
                 "TouchpointCore",
-                "CTouchpointZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -164,12 +172,18 @@ let package = Package(
                 "TouchpointCollector",
                 "TouchpointTesting",
                 "TouchpointCLI",
-                "CTouchpointZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TouchpointDeliveryTests",
+            dependencies: [
+                "TouchpointDelivery", "Touchpoint", "TouchpointTesting", "TouchpointCLI",
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(

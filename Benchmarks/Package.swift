@@ -62,5 +62,21 @@ let package = Package(
             path: "Benchmarks/SurveysBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "DeliveryBenchmarks",
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "TouchpointTesting", package: "Touchpoint"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/DeliveryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The collector the delivery benchmark sends to, in its own process.
+        .executableTarget(
+            name: "BenchmarkCollector",
+            dependencies: [.product(name: "TouchpointTesting", package: "Touchpoint")],
+            path: "Sources/BenchmarkCollector"
+        ),
     ]
 )

@@ -13,7 +13,7 @@ flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
 
 # TouchpointCore without its swift-log convenience (the decoder does not log).
 mapfile -t core < <(find Sources/TouchpointCore -name '*.swift' ! -name 'Logger+Touchpoint.swift' | sort)
-swiftc "${flags[@]}" -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
+swiftc "${flags[@]}" -I Sources/CZlib -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
     -emit-library -static -o "$work/libTouchpointCore.a" "${core[@]}"
 mapfile -t http < <(find .build/checkouts/swift-http-types/Sources/HTTPTypes -name '*.swift' | sort)
 macros=()
@@ -24,7 +24,7 @@ swiftc "${flags[@]}" "${macros[@]}" -enable-upcoming-feature InternalImportsByDe
     -emit-library -static -o "$work/libHTTPTypes.a" "${http[@]}"
 
 ingest=Sources/TouchpointCollector/Ingest
-swiftc "${flags[@]}" -module-name FuzzCollectorDecoder -I "$work" -I Sources/CTouchpointZlib \
+swiftc "${flags[@]}" -module-name FuzzCollectorDecoder -I "$work" -I Sources/CZlib \
     "$ingest/BatchDecoder.swift" "$ingest/MessageReader.swift" "$ingest/IngestMessage.swift" \
     "$ingest/MessageType.swift" "$ingest/IngestLimits.swift" "$ingest/IngestRejection.swift" \
     "$ingest/TimestampCorrection.swift" "$ingest/BodyInflater.swift" "$ingest/BatchSpans.swift" \

@@ -1,5 +1,6 @@
 // The umbrella module: `import Touchpoint` is all an app needs.
 @_exported import TouchpointCore
+@_exported import TouchpointDelivery
 @_exported import TouchpointEvents
 @_exported import TouchpointPromo
 @_exported import TouchpointRouting

@@ -16,6 +16,7 @@ struct TouchpointCommand: AsyncParsableCommand {
             SurveysCommand.self,
             ServeCommand.self,
             LoadgenCommand.self,
+            SendCommand.self,
         ]
     )
 }
