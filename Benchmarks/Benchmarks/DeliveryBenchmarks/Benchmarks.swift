@@ -36,17 +36,80 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         try await DeliveryFixture.make(events: eventCount, receiverArguments: ["--acknowledge-only"])
     }
+
+    // The real collector (`touchpoint serve`, SQLite), a fresh one per iteration. Needs the
+    // release `touchpoint` binary: `swift build -c release --product touchpoint` in the root package.
+    if let touchpoint = RealCollector.binary {
+        Benchmark("drain 1,000,000 queued events to touchpoint serve (SQLite)", configuration: configuration) {
+            benchmark,
+            fixture in
+            let collector = try RealCollector(binary: touchpoint, directory: fixture.directory.url)
+            defer { collector.stop() }
+            try await drain(
+                fixture, benchmark: benchmark, expecting: eventCount, endpoint: collector.url,
+                writeKey: RealCollector.writeKey)
+        } setup: {
+            try await DeliveryFixture.make(events: eventCount, receiverArguments: ["--acknowledge-only"])
+        }
+    }
+}
+
+/// A `touchpoint serve` process with its own data directory on a free port.
+struct RealCollector {
+    static let writeKey = "benchmark-write-key"
+
+    /// `TOUCHPOINT_BINARY`, else the root package's release build.
+    static var binary: URL? {
+        let candidates = [
+            ProcessInfo.processInfo.environment["TOUCHPOINT_BINARY"],
+            FileManager.default.currentDirectoryPath + "/../.build/release/touchpoint",
+        ].compactMap { $0 }
+        return candidates.map { URL(fileURLWithPath: $0) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    let process = Process()
+    let url: URL
+
+    init(binary: URL, directory: URL) throws {
+        let data = directory.appendingPathComponent("collector-\(UUID().uuidString)")
+        process.executableURL = binary
+        process.arguments = [
+            "serve", "--port", "0", "--data", data.path, "--write-key", Self.writeKey, "--log-level", "warning",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The first line: "Touchpoint collector listening on http://127.0.0.1:PORT".
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw BenchmarkFailure(reason: "touchpoint serve exited: \(text)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let address = text.split(separator: "\n").first?.split(separator: " ").last,
+            let url = URL(string: String(address))
+        else { throw BenchmarkFailure(reason: "touchpoint serve printed no address: \(text)") }
+        self.url = url
+    }
+
+    func stop() {
+        process.interrupt()
+        process.waitUntilExit()
+    }
 }
 
 /// Delivers every recorded event with a fresh destination (a new write key: a new cursor).
-func drain(_ fixture: DeliveryFixture, benchmark: Benchmark, expecting count: Int) async throws {
+func drain(
+    _ fixture: DeliveryFixture, benchmark: Benchmark, expecting count: Int, endpoint: URL? = nil,
+    writeKey: String = UUID().uuidString
+) async throws {
     var configuration = DeliveryConfiguration()
     configuration.dispatchInterval = -1
     configuration.maximumRequestsPerMinute = nil
     configuration.reachability = nil
     if ProcessInfo.processInfo.environment["DELIVERY_BENCHMARK_GZIP"] == "0" { configuration.gzipThreshold = nil }
     let dispatcher = EventDispatcher(
-        writeKey: UUID().uuidString, endpoint: fixture.collectorURL, recorder: fixture.recorder,
+        writeKey: writeKey, endpoint: endpoint ?? fixture.collectorURL, recorder: fixture.recorder,
         configuration: configuration)
     benchmark.startMeasurement()
     let report = try await dispatcher.dispatch()
