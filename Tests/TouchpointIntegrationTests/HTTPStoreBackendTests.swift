@@ -6,22 +6,6 @@ import TouchpointTesting
 
 /// What only the HTTP backend has: its URLs, the namespace document, and errors that say where.
 struct HTTPStoreBackendTests {
-    static func backendFailure(
-        _ operation: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
-    ) async -> StoreError? {
-        do {
-            try await operation()
-            Issue.record("expected a backend failure", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as StoreError {
-            #expect(error.code == .backendFailure, "\(error)", sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
-
     @Test func aScopeWithoutScenarioIDIsTheDashDocumentThatOtherClientsSee() async throws {
         let collector = try await LiveCollector.start()
         let backend = HTTPStoreBackend(collector: collector.baseURL, writeKey: collector.writeKey)
@@ -47,14 +31,14 @@ struct HTTPStoreBackendTests {
     @Test func theReservedAndEmptyNamesAreRefusedBeforeAnythingIsSent() async throws {
         let collector = try await LiveCollector.start()
         let backend = HTTPStoreBackend(collector: collector.baseURL, writeKey: collector.writeKey)
-        let reserved = await Self.backendFailure {
+        let reserved = await expectStoreError(.backendFailure) {
             _ = try await backend.push(["a": 1], namespace: "acme", scenarioID: "-", precondition: .ifAbsent)
         }
         #expect(reserved?.message.contains("reserved") == true)
         #expect(try await backend.pull(namespace: "acme", scenarioID: nil) == nil)
-        let empty = await Self.backendFailure { _ = try await backend.pull(namespace: "", scenarioID: "s") }
+        let empty = await expectStoreError(.backendFailure) { try await backend.pull(namespace: "", scenarioID: "s") }
         #expect(empty?.keyPath == "/s")
-        _ = await Self.backendFailure { _ = try await backend.pull(namespace: "n", scenarioID: "") }
+        _ = await expectStoreError(.backendFailure) { try await backend.pull(namespace: "n", scenarioID: "") }
         try await collector.stop()
     }
 
@@ -62,7 +46,7 @@ struct HTTPStoreBackendTests {
         let collector = try await LiveCollector.start()
         let wrongKey = HTTPStoreBackend(collector: collector.baseURL, writeKey: "not-the-key")
         let url = "http://127.0.0.1:\(collector.port)/v1/scenario/acme/checkout"
-        let unauthorized = await Self.backendFailure {
+        let unauthorized = await expectStoreError(.backendFailure) {
             _ = try await wrongKey.push(["a": 1], namespace: "acme", scenarioID: "checkout", precondition: .ifAbsent)
         }
         #expect(unauthorized?.message.hasPrefix("PUT \(url): HTTP 401") == true, "\(String(describing: unauthorized))")
@@ -70,11 +54,15 @@ struct HTTPStoreBackendTests {
 
         let backend = HTTPStoreBackend(collector: collector.baseURL, writeKey: collector.writeKey)
         let long = String(repeating: "x", count: 201)
-        let tooLong = await Self.backendFailure { _ = try await backend.pull(namespace: long, scenarioID: "s") }
+        let tooLong = await expectStoreError(.backendFailure) {
+            try await backend.pull(namespace: long, scenarioID: "s")
+        }
         #expect(tooLong?.message.contains("/v1/scenario/\(long)/s: HTTP 400") == true, "\(String(describing: tooLong))")
 
         try await collector.stop()
-        let down = await Self.backendFailure { _ = try await backend.pull(namespace: "acme", scenarioID: "checkout") }
+        let down = await expectStoreError(.backendFailure) {
+            try await backend.pull(namespace: "acme", scenarioID: "checkout")
+        }
         #expect(down?.message.hasPrefix("GET \(url): ") == true, "\(String(describing: down))")
     }
 
@@ -87,12 +75,18 @@ struct HTTPStoreBackendTests {
             }
         }
         let backend = HTTPStoreBackend(collector: server.baseURL, writeKey: "wk")
-        let array = await Self.backendFailure { _ = try await backend.pull(namespace: "n", scenarioID: "array") }
+        let array = await expectStoreError(.backendFailure) {
+            try await backend.pull(namespace: "n", scenarioID: "array")
+        }
         #expect(
             array?.message.contains("HTTP 200 with array, not a JSON object") == true, "\(String(describing: array))")
-        let untagged = await Self.backendFailure { _ = try await backend.pull(namespace: "n", scenarioID: "untagged") }
+        let untagged = await expectStoreError(.backendFailure) {
+            try await backend.pull(namespace: "n", scenarioID: "untagged")
+        }
         #expect(untagged?.message.contains("without an ETag") == true, "\(String(describing: untagged))")
-        let text = await Self.backendFailure { _ = try await backend.pull(namespace: "n", scenarioID: "text") }
+        let text = await expectStoreError(.backendFailure) {
+            try await backend.pull(namespace: "n", scenarioID: "text")
+        }
         #expect(text?.message.contains("not JSON") == true, "\(String(describing: text))")
         server.stop()
     }

@@ -5,23 +5,6 @@ import TouchpointStore
 /// The ``StoreBackendAdapter`` contract, run against the in-memory backend and against the HTTP
 /// backend talking to a real collector: what one does, the other does.
 struct StoreBackendContractTests {
-    /// Runs `push` and returns the conflict it must throw.
-    static func conflict(
-        _ push: () async throws -> String, sourceLocation: SourceLocation = #_sourceLocation
-    ) async -> StoreError? {
-        do {
-            let etag = try await push()
-            Issue.record("expected a conflict, the push succeeded with ETag \(etag)", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as StoreError {
-            #expect(error.code == .conflict, "\(error)", sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected a StoreError, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
-
     @Test(arguments: BackendKind.allCases)
     func anAbsentDocumentPullsAsNilAndIfAbsentCreatesIt(kind: BackendKind) async throws {
         try await kind.run { backend async throws in
@@ -61,18 +44,18 @@ struct StoreBackendContractTests {
             let second = try await backend.push(
                 ["v": 2], namespace: "n", scenarioID: "s", precondition: .ifMatch(first))
 
-            let stale = await Self.conflict {
+            let stale = await expectStoreError(.conflict) {
                 try await backend.push(["v": 3], namespace: "n", scenarioID: "s", precondition: .ifMatch(first))
             }
             #expect(stale?.message.contains(second) == true, "\(String(describing: stale))")
             #expect(stale?.keyPath == "n/s")
 
-            let exists = await Self.conflict {
+            let exists = await expectStoreError(.conflict) {
                 try await backend.push(["v": 4], namespace: "n", scenarioID: "s", precondition: .ifAbsent)
             }
             #expect(exists?.message.contains(second) == true, "\(String(describing: exists))")
 
-            _ = await Self.conflict {
+            _ = await expectStoreError(.conflict) {
                 try await backend.push(["v": 5], namespace: "n", scenarioID: "s", precondition: .ifMatch("\"999\""))
             }
             #expect(
@@ -84,7 +67,7 @@ struct StoreBackendContractTests {
     @Test(arguments: BackendKind.allCases)
     func anIfMatchPushToAnAbsentDocumentIsAConflictAndCreatesNothing(kind: BackendKind) async throws {
         try await kind.run { backend async throws in
-            let absent = await Self.conflict {
+            let absent = await expectStoreError(.conflict) {
                 try await backend.push(["v": 1], namespace: "n", scenarioID: "s", precondition: .ifMatch("\"1\""))
             }
             #expect(absent?.message.contains("no document") == true, "\(String(describing: absent))")
