@@ -215,6 +215,11 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // Across modules: the store's HTTP backend and delivery against a real collector.
+        .testTarget(
+            name: "TouchpointIntegrationTests",
+            dependencies: ["Touchpoint", "TouchpointCollector", "TouchpointTesting"]
+        ),
         .testTarget(
             name: "TouchpointSurveysTests",
             dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"],

@@ -21,44 +21,9 @@ struct BackendTests {
         #expect(try await backend.pull(namespace: "n", scenarioID: "other") == nil)
     }
 
-    @Test func pullPushAndAConflictThatOverwritesNothing() async throws {
-        let backend = InMemoryStoreBackend()
-        let phone = DefaultStore(appID: "app", configuration: .init(backend: backend))
-        let tablet = DefaultStore(appID: "app", configuration: .init(backend: backend))
-        let phoneSync = phone.backendSync(namespace: "acme", scenarioID: "checkout")
-        let tabletSync = tablet.backendSync(namespace: "acme", scenarioID: "checkout")
-        #expect(phone.backendSync(namespace: "acme", scenarioID: "checkout") === phoneSync)
-
-        // Nothing on the server yet: the phone's values create the document.
-        #expect(try await phoneSync.pull() == false)
-        phoneSync.store.set("cart.coupon", "SPRING")
-        try await phoneSync.push()
-        #expect(await phoneSync.etag == "\"1\"")
-
-        // The tablet pulls, changes and pushes.
-        #expect(try await tabletSync.pull())
-        #expect(tabletSync.store.get("cart.coupon") == "SPRING")
-        tabletSync.store.set("cart.coupon", "SUMMER")
-        try await tabletSync.push()
-
-        // The phone's copy is now stale: its push is a conflict and the server keeps the tablet's.
-        phoneSync.store.set("cart.coupon", "WINTER")
-        do {
-            try await phoneSync.push()
-            Issue.record("expected a conflict")
-        } catch {
-            #expect(error.code == .conflict)
-        }
-        #expect(backend.document(namespace: "acme", scenarioID: "checkout")?.values == ["cart": ["coupon": "SUMMER"]])
-        #expect(phoneSync.store.get("cart.coupon") == "WINTER")  // the local edit is kept, not lost
-
-        // Pull, re-apply, push: now it goes through.
-        try await phoneSync.pull()
-        #expect(phoneSync.store.get("cart.coupon") == "SUMMER")
-        phoneSync.store.set("cart.coupon", "WINTER")
-        try await phoneSync.push()
-        #expect(backend.document(namespace: "acme", scenarioID: "checkout")?.etag == "\"3\"")
-    }
+    // Two stores syncing one scenario through a backend, conflicts included, are tested against
+    // every backend (in memory and the collector over HTTP) in
+    // Tests/TouchpointIntegrationTests/StoreBackendContractTests.swift.
 
     @Test func withoutAnAdapterSyncIsRefusedAndTheScopeStaysLocal() async {
         let store = DefaultStore(appID: "app")

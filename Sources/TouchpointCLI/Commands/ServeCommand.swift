@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        var configuration = CollectorConfiguration()
+        var configuration = CollectorConfiguration(validators: .touchpoint)
         configuration.host = host ?? environment["TOUCHPOINT_HOST"] ?? configuration.host
         if let port = try port ?? environment["TOUCHPOINT_PORT"].map(Self.port) { configuration.port = port }
         if let data = data ?? environment["TOUCHPOINT_DATA"] {

@@ -7,9 +7,12 @@ import TouchpointCore
 ///
 /// ```swift
 /// var validators = ConfigValidatorRegistry.structural
-/// validators.register(.surveys) { document in SurveyConfigValidator().problems(in: document) }
+/// validators.register(.surveys) { document in SurveyConfigValidator.validate(document) }
 /// let configuration = CollectorConfiguration(validators: validators)
 /// ```
+///
+/// `touchpoint serve` uses the CLI's `ConfigValidatorRegistry.touchpoint`, which registers the
+/// survey and promo modules' validators this way.
 ///
 /// A kind without a validator is not served: `GET`/`PUT /v1/config/<kind>` answer 404.
 public struct ConfigValidatorRegistry: Sendable {

@@ -13,11 +13,17 @@ struct CollectorMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
-        let response: Response
+        var response: Response
         do {
             response = try await next(request, context)
         } catch {
             response = Self.response(for: error, logger: context.logger)
+        }
+        // The server closes such a connection after answering; saying so lets the client know
+        // before it tries to reuse it (RFC 9112 §9.6). Linux's URLSession otherwise may send the
+        // next request on the closing connection and resend it without its body.
+        if let connection = request.headers[.connection], connection.lowercased().contains("close") {
+            response.headers[.connection] = "close"
         }
         metrics.recordRequest(
             route: context.endpointPath ?? "unmatched", status: response.status.code,

@@ -8,7 +8,8 @@
 ///
 /// The collector speaks this over HTTP as `GET`/`PUT /v1/scenario/{namespace}/{scenarioID}`
 /// (`ETag`, `If-Match`, `If-None-Match: *`; 404 absent, 412 stale, 428 without a precondition).
-/// ``InMemoryStoreBackend`` implements the same semantics in memory.
+/// ``HTTPStoreBackend`` is the client for it; ``InMemoryStoreBackend`` implements the same
+/// semantics in memory.
 public protocol StoreBackendAdapter: Sendable {
     /// The server's document, or nil when it has none.
     /// - Throws: ``StoreError`` (``StoreError/Code/backendFailure``) or the transport's error.
