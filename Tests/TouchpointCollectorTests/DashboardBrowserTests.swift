@@ -67,7 +67,11 @@ struct DashboardBrowserTests {
         #expect(expected.users.count == 5)
         let base = collector.baseURL.absoluteString
         let (adminToken, writeKey, port) = (collector.adminToken, collector.writeKey, collector.port)
-        let screenshots = directory.url
+        // TOUCHPOINT_SCREENSHOTS keeps the pictures (CI artifacts); otherwise they go with the temporary directory.
+        let screenshots = ProcessInfo.processInfo.environment["TOUCHPOINT_SCREENSHOTS"].map {
+            URL(fileURLWithPath: $0, isDirectory: true)
+        } ?? directory.url
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
 
         let seen = try await onOwnThread { () throws -> Observations in
             try Self.browse(base: base, adminToken: adminToken, writeKey: writeKey, port: port, expected: expected,
@@ -147,11 +151,13 @@ struct DashboardBrowserTests {
             "location.pathname === '/dashboard/sessions/\(expected.firstSession)' && !!document.getElementById('timeline')")
         let timelineEvents = try browser.evaluate("document.querySelectorAll('#timeline li.event').length")
         let timelineProperties = try browser.evaluate("document.querySelectorAll('#timeline dl dt').length")
+        try Data(try browser.screenshot()).write(to: screenshots.appendingPathComponent("timeline.png"))
 
         // Overview.
         try browser.open(base + "/dashboard")
         let total = try browser.evaluate("document.getElementById('total-events').textContent")
         let bars = try browser.evaluate("document.querySelectorAll('#activity-chart rect.bar').length")
+        try Data(try browser.screenshot()).write(to: screenshots.appendingPathComponent("overview.png"))
 
         // Surveys.
         try browser.open(base + "/dashboard/surveys")
@@ -186,6 +192,7 @@ struct DashboardBrowserTests {
             describe: "document.getElementById('live-events').outerHTML")
         let liveUser = try browser.evaluate("document.querySelector('#live-events tbody td.user').textContent")
         let livePNG = try browser.screenshot()
+        try Data(livePNG).write(to: screenshots.appendingPathComponent("live.png"))
 
         // Phone width: nothing but the scrolling tables may be wider than the screen.
         try browser.call(

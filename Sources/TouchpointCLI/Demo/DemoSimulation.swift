@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Touchpoint
 
 /// `touchpoint demo`'s simulation: simulated users run a small shop app through the real SDK and
@@ -34,6 +35,15 @@ struct DemoSimulation: Sendable {
     var directory: URL
     /// Progress lines; nil prints nothing.
     var write: (@Sendable (String) -> Void)?
+    /// The SDK's log level (its info lines would drown the demo's own output).
+    var logLevel: Logger.Level = .warning
+
+    /// A logger for one SDK component at ``logLevel``.
+    private func logger(_ component: String) -> Logger {
+        var logger = Logger.touchpoint(component)
+        logger.logLevel = logLevel
+        return logger
+    }
 
     func run() async throws -> Report {
         var report = Report()
@@ -95,29 +105,42 @@ struct DemoSimulation: Sendable {
         _ user: String, index: Int, random: inout SeededRandomNumberGenerator, transport: any HTTPTransport
     ) async throws -> (sessions: Int, delivered: Int, adapter: Int) {
         let device = directory.appendingPathComponent(user, isDirectory: true)
-        let recorder = EventRecorder(directory: device)
-        let tracker = GlobalTracker(recorder: recorder)
+        // The user's first visit began 20 minutes to 3 hours ago.
+        let clock = DemoClock(start: Date().addingTimeInterval(-Double(Int.random(in: 1200...10_800, using: &random))))
+        var recorderConfiguration = EventRecorderConfiguration()
+        recorderConfiguration.clock = clock
+        recorderConfiguration.logger = logger("events")
+        let recorder = EventRecorder(directory: device, configuration: recorderConfiguration)
+        var trackerConfiguration = GlobalTrackerConfiguration()
+        trackerConfiguration.logger = logger("routing")
+        let tracker = GlobalTracker(recorder: recorder, configuration: trackerConfiguration)
         let adapter = DemoAdapter(write: interactive ? write : nil)
         tracker.startTracking(adapters: [adapter])
 
         let manager = SurveyConfigManager(
-            initial: SurveyConfig(), recorder: recorder, transport: transport, notificationQueue: nil)
+            initial: SurveyConfig(), recorder: recorder, transport: transport, logger: logger("surveys"),
+            notificationQueue: nil)
         let snapshot = await manager.refresh(url: configURL("surveys"))
         if let error = snapshot.lastError { write?("\(user): survey config not loaded: \(error)\n") }
         let presenter = DemoSurveyPresenter(seed: seed &+ UInt64(index) &* 7919, interactive: interactive)
-        let engine = SurveyEngine(manager: manager, recorder: recorder, presenter: presenter)
+        let engine = SurveyEngine(
+            manager: manager, recorder: recorder, presenter: presenter,
+            options: SurveyEngine.Options(clock: clock, logger: logger("surveys")))
 
         let store = DefaultStore(appID: "com.touchpoint.demo")
         let appID = DemoContent.apps[index % DemoContent.apps.count]
         let sessionCount = Int.random(in: 1...2, using: &random)
-        for _ in 0..<sessionCount {
+        for session in 0..<sessionCount {
+            if session > 0 { clock.advance(by: Double(Int.random(in: 60...1800, using: &random))) }
             _ = await recorder.startSession(userID: user)
             let cart = store.scoped(.scenarioSession(id: "cart-\(user)"))
             simulateSession(
-                user: user, appID: appID, tracker: tracker, recorder: recorder, cart: cart, random: &random)
+                user: user, appID: appID, tracker: tracker, recorder: recorder, cart: cart, clock: clock,
+                random: &random)
             await engine.waitUntilIdle()
             await presenter.waitForAnswers()
             await engine.waitUntilIdle()
+            clock.advance(by: Double(Int.random(in: 5...40, using: &random)))
             try await showMoreApps(appID: appID, user: user, recorder: recorder, random: &random)
             store.endScenario(id: "cart-\(user)")
             await recorder.endSession()
@@ -130,6 +153,7 @@ struct DemoSimulation: Sendable {
         configuration.dispatchInterval = -1
         configuration.reachability = nil
         configuration.maximumRequestsPerMinute = nil
+        configuration.logger = logger("delivery")
         let dispatcher = EventDispatcher(
             destination: DeliveryDestination(endpoint: collector, writeKey: writeKey), recorder: recorder,
             configuration: configuration, transport: transport)
@@ -148,10 +172,13 @@ struct DemoSimulation: Sendable {
     /// One visit: typed events through the tracker, a cart in the store, a checkout, maybe an article.
     private func simulateSession(
         user: String, appID: String, tracker: GlobalTracker, recorder: EventRecorder, cart: ScopedStore,
-        random: inout SeededRandomNumberGenerator
+        clock: DemoClock, random: inout SeededRandomNumberGenerator
     ) {
+        // A few seconds between one tap and the next.
+        func pause() { clock.advance(by: Double(Int.random(in: 3...40, using: &random))) }
         tracker.trigger(DemoContent.Events.AppOpened(appID: appID))
         for _ in 0..<Int.random(in: 2...5, using: &random) {
+            pause()
             let screen = DemoContent.screens.randomElement(using: &random) ?? "home"
             tracker.trigger(DemoContent.Events.ScreenViewed(screen: screen))
         }
@@ -161,16 +188,19 @@ struct DemoSimulation: Sendable {
             })
         var items: [StoreValue] = []
         for _ in 0..<Int.random(in: 1...3, using: &random) {
+            pause()
             let product = DemoContent.products.randomElement(using: &random) ?? DemoContent.products[0]
             items.append(.object(["title": .string(product.title), "price": .number(product.price)]))
             cart.set("items", .array(items))
             recorder.record("add_to_cart", properties: ["product": .string(product.title), "price": .double(product.price)])
         }
         let total = cart.get("total")?.doubleValue ?? 0
+        pause()
         if Int.random(in: 0..<4, using: &random) > 0 {
             recorder.record(
                 "checkout_success", properties: ["amount": .double(total), "items": .int(items.count)])
         }
+        pause()
         if Int.random(in: 0..<2, using: &random) == 0 {
             recorder.record("article_read", properties: ["minutes": .int(Int.random(in: 1...8, using: &random))])
         }
@@ -185,7 +215,7 @@ struct DemoSimulation: Sendable {
             config: PromoConfig(
                 jsonURL: configURL("catalog"), currentAppID: appID, userID: user,
                 resource: RemoteResourceConfiguration(cacheTTL: 0)),
-            recorder: recorder)
+            recorder: recorder, logger: logger("promo"))
         await service.loadApps()
         for app in service.apps {
             service.handleAppImpression(app)
