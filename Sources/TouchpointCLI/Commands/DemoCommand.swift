@@ -92,10 +92,19 @@ struct DemoCommand: AsyncParsableCommand {
                 throw error
             }
             try await running.shutdown()
+            // A temporary collector that has stopped is of no more use.
+            if data == nil { try? FileManager.default.removeItem(at: dataDirectory) }
             return
         }
         try await server.run { running in
-            Task { try await runEmbedded(running, dataDirectory: dataDirectory) }
+            Task {
+                do {
+                    try await runEmbedded(running, dataDirectory: dataDirectory)
+                } catch {
+                    FileHandle.standardError.write(
+                        Data("error: the demo stopped: \(error)\nThe collector keeps running; stop it with Ctrl-C.\n".utf8))
+                }
+            }
         }
     }
 

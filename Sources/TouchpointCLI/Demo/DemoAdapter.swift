@@ -1,17 +1,11 @@
 import Foundation
 import Touchpoint
 
-/// The demo's analytics adapter: it stands for the tools an app routes events to, counts what it
-/// receives, and prints it when asked to.
+/// The demo's analytics adapter: it stands for the tools an app routes events to (Mixpanel,
+/// Amplitude, …) and counts what the tracker hands it.
 final class DemoAdapter: AnalyticsAdapter, Sendable {
     let name = "DemoConsole"
     private let delivered = Locked(0)
-    private let write: (@Sendable (String) -> Void)?
-
-    /// - Parameter write: where to print each event; nil prints nothing.
-    init(write: (@Sendable (String) -> Void)?) {
-        self.write = write
-    }
 
     /// How many events and properties reached the adapter.
     var count: Int { delivered.value }
@@ -20,7 +14,6 @@ final class DemoAdapter: AnalyticsAdapter, Sendable {
 
     func track(event: any TrackableEvent) {
         delivered.withLock { $0 += 1 }
-        write?("  [\(name)] \(event.identifier.stringValue)\n")
     }
 
     func track(property: any TrackableProperty) {

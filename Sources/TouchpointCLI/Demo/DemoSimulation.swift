@@ -114,7 +114,7 @@ struct DemoSimulation: Sendable {
         var trackerConfiguration = GlobalTrackerConfiguration()
         trackerConfiguration.logger = logger("routing")
         let tracker = GlobalTracker(recorder: recorder, configuration: trackerConfiguration)
-        let adapter = DemoAdapter(write: interactive ? write : nil)
+        let adapter = DemoAdapter()
         tracker.startTracking(adapters: [adapter])
 
         let manager = SurveyConfigManager(
@@ -165,7 +165,9 @@ struct DemoSimulation: Sendable {
             throw error
         }
         await dispatcher.shutdown()
-        write?("\(user): \(sessionCount) session\(sessionCount == 1 ? "" : "s"), \(delivered.deliveredEvents) events delivered\n")
+        write?(
+            "\(user): \(sessionCount) session\(sessionCount == 1 ? "" : "s"), \(delivered.deliveredEvents) events "
+                + "delivered, \(adapter.count) routed to the \(adapter.name) adapter\n")
         return (sessionCount, delivered.deliveredEvents, adapter.count)
     }
 
