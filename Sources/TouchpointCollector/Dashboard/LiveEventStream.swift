@@ -16,23 +16,28 @@ enum LiveEventStream {
         var headers = DashboardRoutes.securityHeaders(contentType: "text/event-stream; charset=utf-8")
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
+            // Events and heartbeats merge into one stream of frames, written in turn.
+            let (frames, output) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
+            let forwarder = Task {
+                for await event in subscription.events { output.yield(frame(event)) }
+                output.finish()
+            }
             let heartbeat = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: heartbeatInterval)
-                    // An event with no data: a keep-alive the client ignores.
-                    subscription.continuation.yield(LiveEvent.heartbeat)
+                    // A comment line: a keep-alive the client ignores.
+                    output.yield(": keep-alive\n\n")
                 }
             }
             defer {
-                heartbeat.cancel()
                 subscription.cancel()
+                forwarder.cancel()
+                heartbeat.cancel()
+                output.finish()
             }
             try await withGracefulShutdownHandler {
                 try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
-                for await event in subscription.events {
-                    let text = event == LiveEvent.heartbeat ? ": keep-alive\n\n" : frame(event)
-                    try await writer.write(ByteBuffer(string: text))
-                }
+                for await text in frames { try await writer.write(ByteBuffer(string: text)) }
             } onGracefulShutdown: {
                 subscription.cancel()
             }
@@ -44,17 +49,10 @@ enum LiveEventStream {
     /// One event in the stream's format; every line of the data gets its own `data:` field.
     static func frame(_ event: LiveEvent) -> String {
         let data = event.json.jsonString(sortedKeys: true)
-        var frame = "event: stored\nid: \(event.messageId.filter { $0 != "\n" && $0 != "\r" })\n"
+        var frame = "event: stored\nid: \(event.event.messageId.filter { $0 != "\n" && $0 != "\r" })\n"
         for line in data.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             frame += "data: \(line)\n"
         }
         return frame + "\n"
     }
-}
-
-extension LiveEvent {
-    /// A marker the stream turns into a keep-alive comment.
-    static let heartbeat = LiveEvent(
-        source: "", messageId: "", type: "heartbeat", name: nil, userId: nil, anonymousId: nil, sessionId: nil,
-        timestamp: .distantPast, properties: [:])
 }
