@@ -68,13 +68,15 @@ struct DashboardBrowserTests {
         let base = collector.baseURL.absoluteString
         let (adminToken, writeKey, port) = (collector.adminToken, collector.writeKey, collector.port)
         // TOUCHPOINT_SCREENSHOTS keeps the pictures (CI artifacts); otherwise they go with the temporary directory.
-        let screenshots = ProcessInfo.processInfo.environment["TOUCHPOINT_SCREENSHOTS"].map {
-            URL(fileURLWithPath: $0, isDirectory: true)
-        } ?? directory.url
+        let screenshots =
+            ProcessInfo.processInfo.environment["TOUCHPOINT_SCREENSHOTS"].map {
+                URL(fileURLWithPath: $0, isDirectory: true)
+            } ?? directory.url
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
 
         let seen = try await onOwnThread { () throws -> Observations in
-            try Self.browse(base: base, adminToken: adminToken, writeKey: writeKey, port: port, expected: expected,
+            try Self.browse(
+                base: base, adminToken: adminToken, writeKey: writeKey, port: port, expected: expected,
                 screenshots: screenshots)
         }
         #expect(seen.focusedOnSignIn == "token", "the token field has the focus on the sign-in page")
@@ -148,7 +150,8 @@ struct DashboardBrowserTests {
         _ = try browser.evaluate("document.querySelector('#sessions tbody a').focus(); true")
         try browser.type("", thenEnter: true)
         try browser.waitUntil(
-            "location.pathname === '/dashboard/sessions/\(expected.firstSession)' && !!document.getElementById('timeline')")
+            "location.pathname === '/dashboard/sessions/\(expected.firstSession)' && !!document.getElementById('timeline')"
+        )
         let timelineEvents = try browser.evaluate("document.querySelectorAll('#timeline li.event').length")
         let timelineProperties = try browser.evaluate("document.querySelectorAll('#timeline dl dt').length")
         try Data(try browser.screenshot()).write(to: screenshots.appendingPathComponent("timeline.png"))
@@ -196,7 +199,8 @@ struct DashboardBrowserTests {
 
         // Phone width: nothing but the scrolling tables may be wider than the screen.
         try browser.call(
-            "Emulation.setDeviceMetricsOverride", ["width": 375, "height": 740, "deviceScaleFactor": 1, "mobile": true],
+            "Emulation.setDeviceMetricsOverride",
+            ["width": 375, "height": 740, "deviceScaleFactor": 1, "mobile": true],
             page: true)
         try browser.open(base + "/dashboard/surveys/ask_rating")
         let fits = try browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")

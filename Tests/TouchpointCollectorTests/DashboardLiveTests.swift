@@ -40,7 +40,8 @@ struct DashboardLiveTests {
         #expect(refused.hasPrefix("HTTP/1.1 401"))
 
         let reader = try await onOwnThread {
-            let reader = try EventStreamReader(port: port, path: "/dashboard/live/events", headers: [("Cookie", cookie)])
+            let reader = try EventStreamReader(
+                port: port, path: "/dashboard/live/events", headers: [("Cookie", cookie)])
             guard reader.read(until: ": connected", seconds: 60) else {
                 throw TestFailure("no stream opened: \(reader.received)")
             }

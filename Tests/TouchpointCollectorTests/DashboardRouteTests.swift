@@ -53,14 +53,21 @@ struct DashboardRouteTests {
             try await Self.seed(client)
             let attempts: [(String, HTTPFields)] = [
                 ("no cookie", [:]),
-                ("a made-up cookie", DashboardClient.cookie("touchpoint_dashboard=" + String(repeating: "a", count: 64))),
+                (
+                    "a made-up cookie",
+                    DashboardClient.cookie("touchpoint_dashboard=" + String(repeating: "a", count: 64))
+                ),
                 ("the admin token as bearer", .bearer(RouterHarness.adminToken)),
-                ("the admin token as cookie", DashboardClient.cookie("touchpoint_dashboard=" + RouterHarness.adminToken)),
+                (
+                    "the admin token as cookie",
+                    DashboardClient.cookie("touchpoint_dashboard=" + RouterHarness.adminToken)
+                ),
             ]
             #expect(Self.protectedPages.count == 7)
             for page in Self.protectedPages {
                 for (attempt, headers) in attempts {
-                    let response = try await client.execute(uri: page + "?source=default", method: .get, headers: headers)
+                    let response = try await client.execute(
+                        uri: page + "?source=default", method: .get, headers: headers)
                     #expect(response.status == .seeOther, "\(page) with \(attempt)")
                     let location = try #require(response.headers[.location])
                     #expect(location.hasPrefix("/dashboard/sign-in?next=%2Fdashboard"), "\(page): \(location)")
@@ -100,7 +107,8 @@ struct DashboardRouteTests {
             let cookie = try #require(setCookie.split(separator: ";").first.map(String.init))
 
             for page in Self.protectedPages {
-                let response = try await client.execute(uri: page, method: .get, headers: DashboardClient.cookie(cookie))
+                let response = try await client.execute(
+                    uri: page, method: .get, headers: DashboardClient.cookie(cookie))
                 #expect([.ok, .notFound].contains(response.status), "\(page): \(response.status)")
                 #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
                 #expect(response.headers[.cacheControl] == "no-store")
@@ -110,7 +118,8 @@ struct DashboardRouteTests {
                 uri: "/dashboard/sign-out", method: .post, headers: DashboardClient.cookie(cookie))
             #expect(signOut.status == .seeOther)
             #expect(signOut.headers[.setCookie]?.contains("Max-Age=0") == true)
-            let after = try await client.execute(uri: "/dashboard", method: .get, headers: DashboardClient.cookie(cookie))
+            let after = try await client.execute(
+                uri: "/dashboard", method: .get, headers: DashboardClient.cookie(cookie))
             #expect(after.status == .seeOther)
         }
     }

@@ -22,7 +22,8 @@ struct DashboardStorageTests {
         try await withStorage(kind) { storage async throws in
             try await Self.seed(storage)
             func ids(_ filter: SessionFilter) async throws -> [String] {
-                try await storage.sessions(source: "default", filter: filter, page: PageRequest()).items.map(\.sessionId)
+                try await storage.sessions(source: "default", filter: filter, page: PageRequest()).items.map(
+                    \.sessionId)
             }
             let base = TestMessages.base
             #expect(try await ids(SessionFilter()) == ["c", "b", "a"])
@@ -45,10 +46,11 @@ struct DashboardStorageTests {
             let base = TestMessages.base
             let minutes = try await storage.eventsPerMinute(
                 source: "default", range: TimeRange(from: base, to: base.addingTimeInterval(3600)))
-            #expect(minutes == [
-                MinuteCount(minute: base, count: 2), MinuteCount(minute: base.addingTimeInterval(60), count: 1),
-                MinuteCount(minute: base.addingTimeInterval(180), count: 1),
-            ])
+            #expect(
+                minutes == [
+                    MinuteCount(minute: base, count: 2), MinuteCount(minute: base.addingTimeInterval(60), count: 1),
+                    MinuteCount(minute: base.addingTimeInterval(180), count: 1),
+                ])
             #expect(try await storage.eventsPerMinute(source: "other", range: .all) == [])
             #expect(try await storage.activeSessionCount(source: "default", since: base.addingTimeInterval(60)) == 2)
             #expect(try await storage.activeSessionCount(source: "default", since: base.addingTimeInterval(4000)) == 0)

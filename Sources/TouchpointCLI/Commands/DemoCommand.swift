@@ -29,7 +29,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("admin-token"),
-        help: "The admin token, to store the demo's survey config and catalog when the collector has none (env TOUCHPOINT_ADMIN_TOKEN)."
+        help:
+            "The admin token, to store the demo's survey config and catalog when the collector has none (env TOUCHPOINT_ADMIN_TOKEN)."
     )
     var adminToken: String?
 
@@ -77,7 +78,8 @@ struct DemoCommand: AsyncParsableCommand {
             return
         }
 
-        let dataDirectory = data.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+        let dataDirectory =
+            data.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                 "touchpoint-demo-\(UUID().uuidString)", isDirectory: true)
         var configuration = CollectorConfiguration(port: port, dataDirectory: dataDirectory)
@@ -102,20 +104,24 @@ struct DemoCommand: AsyncParsableCommand {
                     try await runEmbedded(running, dataDirectory: dataDirectory)
                 } catch {
                     FileHandle.standardError.write(
-                        Data("error: the demo stopped: \(error)\nThe collector keeps running; stop it with Ctrl-C.\n".utf8))
+                        Data(
+                            "error: the demo stopped: \(error)\nThe collector keeps running; stop it with Ctrl-C.\n"
+                                .utf8))
                 }
             }
         }
     }
 
     private func runEmbedded(_ running: RunningCollector, dataDirectory: URL) async throws {
-        StandardOutput.write("Collector listening on \(running.baseURL.absoluteString) (data in \(dataDirectory.path))\n")
+        StandardOutput.write(
+            "Collector listening on \(running.baseURL.absoluteString) (data in \(dataDirectory.path))\n")
         let simulation = simulation(
             collector: running.baseURL, writeKey: running.writeKey, adminToken: running.adminToken,
             devices: dataDirectory.appendingPathComponent("devices", isDirectory: true))
         let report = try await simulation.run()
         StandardOutput.write(
-            Self.summary(report, dashboard: running.baseURL.appendingPathComponent("dashboard"), adminToken: running.adminToken)
+            Self.summary(
+                report, dashboard: running.baseURL.appendingPathComponent("dashboard"), adminToken: running.adminToken)
                 + (exit ? "\n" : "\nThe collector keeps running for the dashboard; stop it with Ctrl-C.\n"))
     }
 

@@ -71,13 +71,15 @@ struct DemoSimulation: Sendable {
         let existing = try await transport.send(HTTPRequest(url: url))
         if existing.isSuccess { return false }
         guard existing.status == 404 else {
-            throw DemoError("GET \(url.path): HTTP \(existing.status) \(String(decoding: existing.body, as: UTF8.self))")
+            throw DemoError(
+                "GET \(url.path): HTTP \(existing.status) \(String(decoding: existing.body, as: UTF8.self))")
         }
         guard let adminToken else {
             write?("The collector has no \(kind) config and no --admin-token was given to store the demo's.\n")
             return false
         }
-        var put = URLComponents(url: collector.appendingPathComponent("v1/config/\(kind)"), resolvingAgainstBaseURL: false)!
+        var put = URLComponents(
+            url: collector.appendingPathComponent("v1/config/\(kind)"), resolvingAgainstBaseURL: false)!
         put.query = nil
         let response = try await transport.send(
             HTTPRequest(
@@ -194,7 +196,8 @@ struct DemoSimulation: Sendable {
             let product = DemoContent.products.randomElement(using: &random) ?? DemoContent.products[0]
             items.append(.object(["title": .string(product.title), "price": .number(product.price)]))
             cart.set("items", .array(items))
-            recorder.record("add_to_cart", properties: ["product": .string(product.title), "price": .double(product.price)])
+            recorder.record(
+                "add_to_cart", properties: ["product": .string(product.title), "price": .double(product.price)])
         }
         let total = cart.get("total")?.doubleValue ?? 0
         pause()

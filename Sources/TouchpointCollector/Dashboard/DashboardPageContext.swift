@@ -25,7 +25,8 @@ struct DashboardPageContext: Sendable {
         if source != CollectorSource.defaultID { items.append(("source", source)) }
         for (name, value) in query { if let value { items.append((name, value)) } }
         guard !items.isEmpty else { return path }
-        return path + "?" + items.map { "\(DashboardFormat.percentEncoded($0.0))=\(DashboardFormat.percentEncoded($0.1))" }
+        return path + "?"
+            + items.map { "\(DashboardFormat.percentEncoded($0.0))=\(DashboardFormat.percentEncoded($0.1))" }
             .joined(separator: "&")
     }
 

@@ -52,7 +52,8 @@ enum DashboardRoutes {
             let body = try await RequestBodyReader.read(request, limit: 8 * 1024)
             let fields = DashboardFormat.formFields(String(buffer: body))
             let next = safeNext(fields["next"])
-            guard let token = fields["token"], CollectorServices.constantTimeEquals(token, services.credentials.adminToken)
+            guard let token = fields["token"],
+                CollectorServices.constantTimeEquals(token, services.credentials.adminToken)
             else {
                 // A wrong token costs a moment, so guessing a short one by hand is slow.
                 try await Task.sleep(for: .milliseconds(250))

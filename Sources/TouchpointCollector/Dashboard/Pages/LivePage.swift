@@ -3,7 +3,8 @@
 enum LivePage {
     static func render(_ context: DashboardPageContext) async throws -> DashboardPage {
         let table = DashboardLayout.table(
-            caption: "Stored events, newest first (times in UTC)", head: ["Time", "Event", "User", "Session", "Properties"],
+            caption: "Stored events, newest first (times in UTC)",
+            head: ["Time", "Event", "User", "Session", "Properties"],
             rows: [], id: "live-events", empty: "")
         let body: HTML = """
             <p id="live-status" role="status" data-stream="\(context.link("/dashboard/live/events"))">\

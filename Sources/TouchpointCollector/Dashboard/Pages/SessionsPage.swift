@@ -39,7 +39,8 @@ enum SessionsPage {
             context.source == CollectorSource.defaultID
             ? "" : "<input type=\"hidden\" name=\"source\" value=\"\(context.source)\">"
         let table = DashboardLayout.table(
-            caption: "Sessions, newest first (times in UTC)", head: ["Session", "User", "First event", "Last event", "Events"],
+            caption: "Sessions, newest first (times in UTC)",
+            head: ["Session", "User", "First event", "Last event", "Events"],
             rows: rows, id: "sessions", empty: "No sessions match.")
         let body: HTML = """
             <form method="get" action="/dashboard/sessions" class="filters" aria-label="Filter sessions">\(sourceField)

@@ -14,7 +14,8 @@ enum SurveyDetailPage {
         let rule = config.survey(id)
 
         // Options in the config's order (unanswered ones too), then any other answers seen.
-        var options = rule?["response"]?["options"]?.arrayValue?.compactMap(\.stringValue)
+        var options =
+            rule?["response"]?["options"]?.arrayValue?.compactMap(\.stringValue)
             ?? rule?["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
         for option in result.choices.keys.sorted() where !options.contains(option) { options.append(option) }
         let bars = options.map { SVGChart.Bar(label: $0, value: result.choices[$0] ?? 0) }

@@ -62,7 +62,8 @@ struct SurveyConfigView: Sendable {
         do {
             let parsed = try JSONParser.parse(Array(document.body.utf8))
             let problems = configs.validators.problems(in: parsed, kind: .surveys) ?? []
-            return SurveyConfigView(document: document, parsed: parsed, problems: problems, parseError: nil, served: true)
+            return SurveyConfigView(
+                document: document, parsed: parsed, problems: problems, parseError: nil, served: true)
         } catch {
             return SurveyConfigView(
                 document: document, parsed: nil, problems: [], parseError: "\(error)", served: true)
