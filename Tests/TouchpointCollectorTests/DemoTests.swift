@@ -83,6 +83,31 @@ struct DemoTests {
         }
     }
 
+    @Test func theSameSeedSimulatesTheSameVisits() async throws {
+        struct Outcome: Equatable {
+            var events: Int
+            var sessions: Int
+            var surveys: [SurveyResult]
+            var promos: [PromoResult]
+        }
+        func outcome(seed: UInt64) async throws -> Outcome {
+            var result: Outcome?
+            try await Self.withDemo(users: 3, seed: seed) { collector, _ in
+                let query = collector.services.query
+                let counts = try await query.counts(source: "default")
+                result = Outcome(
+                    events: counts.events, sessions: counts.sessions,
+                    surveys: try await query.surveyResults(source: "default"),
+                    promos: try await query.promoResults(source: "default"))
+            }
+            guard let result else { throw TestFailure("the demo produced nothing to compare") }
+            return result
+        }
+        let first = try await outcome(seed: 9)
+        #expect(try await outcome(seed: 9) == first)
+        #expect(try await outcome(seed: 10) != first)
+    }
+
     @Test func summaryNamesTheDashboard() {
         let text = DemoCommand.summary(
             DemoSimulation.Report(users: 2, sessions: 3, eventsDelivered: 40),
