@@ -17,6 +17,7 @@ struct TouchpointCommand: AsyncParsableCommand {
             ServeCommand.self,
             LoadgenCommand.self,
             SendCommand.self,
+            DemoCommand.self,
         ]
     )
 }

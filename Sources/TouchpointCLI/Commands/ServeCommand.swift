@@ -65,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "  write key:   \(collector.writeKey)",
                 "  admin token: \(collector.adminToken)",
                 "Send events to \(collector.baseURL.absoluteString)/v1/batch (HTTP Basic, write key as user name).",
+                "Dashboard: \(collector.baseURL.absoluteString)/dashboard (sign in with the admin token).",
                 "Stop with Ctrl-C.",
             ]
             // Unbuffered, so a script or test reading the pipe sees it at once.

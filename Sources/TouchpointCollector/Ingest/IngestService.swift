@@ -13,11 +13,13 @@ public final class IngestService: Sendable {
     /// The decoder, with the limits it applies.
     public let decoder: BatchDecoder
     private let clock: any WallClock
+    let live: LiveEventFeed
 
     init(
         storage: any CollectorStorage, sources: SourceRegistry, metrics: CollectorMetrics, limits: IngestLimits,
-        clock: any WallClock
+        clock: any WallClock, live: LiveEventFeed
     ) {
+        self.live = live
         self.storage = storage
         self.sources = sources
         self.metrics = metrics
@@ -86,6 +88,7 @@ public final class IngestService: Sendable {
         let outcome = IngestOutcome(
             source: source, accepted: accepted, duplicates: stored.count - accepted, rejections: request.rejections)
         metrics.recordIngest(accepted: accepted, rejected: request.rejections.count, deduplicated: outcome.duplicates)
+        live.publish(request.messages, stored: stored, source: source)
         return outcome
     }
 

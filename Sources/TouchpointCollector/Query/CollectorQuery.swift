@@ -1,3 +1,5 @@
+import Foundation
+
 /// The collector's read side, for the HTTP query API and for Swift callers such as a dashboard.
 ///
 /// ```swift
@@ -15,7 +17,14 @@ public final class CollectorQuery: Sendable {
     public func sessions(source: String, user: UserReference? = nil, page: PageRequest = PageRequest()) async throws
         -> Page<SessionSummary>
     {
-        try await storage.sessions(source: source, user: user, page: page)
+        try await storage.sessions(source: source, filter: SessionFilter(user: user), page: page)
+    }
+
+    /// Sessions, newest first, narrowed by user, time range and an event name they contain.
+    public func sessions(source: String, filter: SessionFilter, page: PageRequest = PageRequest()) async throws
+        -> Page<SessionSummary>
+    {
+        try await storage.sessions(source: source, filter: filter, page: page)
     }
 
     /// One session's events in time order.
@@ -57,11 +66,13 @@ public final class CollectorQuery: Sendable {
         return results.values.sorted { $0.surveyId < $1.surveyId }
     }
 
-    /// One survey's free-text answers in time order.
+    /// One survey's free-text answers in time order, or newest first when `newestFirst` is set.
     public func surveyTextAnswers(
-        source: String, surveyId: String, range: TimeRange = .all, page: PageRequest = PageRequest()
+        source: String, surveyId: String, range: TimeRange = .all, newestFirst: Bool = false,
+        page: PageRequest = PageRequest()
     ) async throws -> Page<SurveyTextAnswer> {
-        try await storage.surveyTextAnswers(source: source, surveyId: surveyId, range: range, page: page)
+        try await storage.surveyTextAnswers(
+            source: source, surveyId: surveyId, range: range, newestFirst: newestFirst, page: page)
     }
 
     /// Every promoted app's impressions, taps and click-through in `range`, by app id.
@@ -81,6 +92,17 @@ public final class CollectorQuery: Sendable {
             results[row.appID] = result
         }
         return results.values.sorted { $0.appID < $1.appID }
+    }
+
+    /// Events per minute in `range` (bounded by the caller: the dashboard asks for hours), oldest
+    /// first; minutes without events are left out.
+    public func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount] {
+        try await storage.eventsPerMinute(source: source, range: range)
+    }
+
+    /// How many sessions had an event at or after `since`.
+    public func activeSessionCount(source: String, since: Date) async throws -> Int {
+        try await storage.activeSessionCount(source: source, since: since)
     }
 
     /// How many events and sessions `source` has stored.

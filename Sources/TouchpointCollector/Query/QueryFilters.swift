@@ -6,6 +6,8 @@ public enum UserReference: Sendable, Hashable {
     case userId(String)
     /// An installation's anonymous id.
     case anonymousId(String)
+    /// Either: a user id or an anonymous id equal to this text (what a search box means).
+    case any(String)
 }
 
 /// A half-open time range `from ..< to`; either end may be open.

@@ -10,6 +10,7 @@ enum CollectorRouter {
         ScenarioRoutes.register(on: router, services: services)
         QueryRoutes.register(on: router, services: services)
         OperationsRoutes.register(on: router, services: services)
+        DashboardRoutes.register(on: router, services: services)
         for routes in extraRoutes { routes.register(router, services) }
         return router
     }

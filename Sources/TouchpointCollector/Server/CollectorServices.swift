@@ -23,6 +23,10 @@ public final class CollectorServices: Sendable {
     public let configMaxAge: Int
     /// `sqlite` or `postgres`.
     public var storageBackend: String { storage.backendName }
+    /// Events as they are stored, for live views (the dashboard's live tail).
+    public let live: LiveEventFeed
+    /// The collector's clock.
+    public let clock: any WallClock
 
     let storage: any CollectorStorage
     let sourceRegistry: SourceRegistry
@@ -36,6 +40,9 @@ public final class CollectorServices: Sendable {
             [CollectorSource(id: CollectorSource.defaultID, writeKey: credentials.writeKey)] + additionalSources
         let registry = SourceRegistry(sources)
         let metrics = CollectorMetrics()
+        let live = LiveEventFeed()
+        self.live = live
+        self.clock = configuration.clock
         self.storage = storage
         self.credentials = credentials
         self.sources = sources
@@ -45,7 +52,7 @@ public final class CollectorServices: Sendable {
         self.configMaxAge = configuration.configMaxAge
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
-            clock: configuration.clock)
+            clock: configuration.clock, live: live)
         configs = RemoteConfigService(
             storage: storage, validators: configuration.validators, clock: configuration.clock)
         scenarios = ScenarioService(

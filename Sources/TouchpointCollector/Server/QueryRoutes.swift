@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import TouchpointCore
 
@@ -10,13 +11,15 @@ enum QueryRoutes {
         group.get("/sessions") { request, _ in
             let source = try admin(request, services)
             let parameters = request.uri.queryParameters
-            var user: UserReference?
+            var filter = SessionFilter(range: try timeRange(request), eventName: parameters.get("event"))
             if let id = parameters.get("userId") {
-                user = .userId(id)
+                filter.user = .userId(id)
             } else if let id = parameters.get("anonymousId") {
-                user = .anonymousId(id)
+                filter.user = .anonymousId(id)
+            } else if let id = parameters.get("user") {
+                filter.user = .any(id)
             }
-            let page = try await query.sessions(source: source, user: user, page: try pageRequest(request))
+            let page = try await query.sessions(source: source, filter: filter, page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
@@ -45,7 +48,7 @@ enum QueryRoutes {
             let source = try admin(request, services)
             let page = try await query.surveyTextAnswers(
                 source: source, surveyId: try context.parameters.require("surveyId"), range: try timeRange(request),
-                page: try pageRequest(request))
+                newestFirst: request.uri.queryParameters.get("order") == "newest", page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
@@ -54,6 +57,18 @@ enum QueryRoutes {
             let results = try await query.promoResults(source: source, range: try timeRange(request))
             let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.appID)
             return Response.json(page.json(\.json))
+        }
+
+        group.get("/activity") { request, _ in
+            let source = try admin(request, services)
+            var range = try timeRange(request)
+            // Bounded by default: the last 24 hours.
+            if range.from == nil { range.from = (range.to ?? services.clock.now()).addingTimeInterval(-86_400) }
+            let minutes = try await query.eventsPerMinute(source: source, range: range)
+            let items: [JSONValue] = minutes.map { entry in
+                .object(["minute": .string(Timestamp.format(entry.minute)), "events": .int(entry.count)])
+            }
+            return Response.json(.object(["items": .array(items)]))
         }
 
         group.get("/counts") { request, _ in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the collector keeps events, sessions, remote configs and scenario state.
 ///
 /// Two implementations share one body of SQL logic (``SQLCollectorStorage``): SQLite for one
@@ -22,24 +24,43 @@ protocol CollectorStorage: Sendable {
     func putScenario(_ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, at time: Int64)
         async throws -> ScenarioWriteResult
 
-    /// Sessions of `source`, newest first, optionally of one user or anonymous id.
-    func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary>
+    /// Sessions of `source`, newest first, narrowed by `filter` (user, time, an event they contain).
+    func sessions(source: String, filter: SessionFilter, page: PageRequest) async throws -> Page<SessionSummary>
     /// One session's events in time order.
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent>
     /// Events in time order, by name and time range.
     func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent>
     /// Counts of survey events, grouped by event, survey, response type and option.
     func surveyTallies(source: String, range: TimeRange) async throws -> [SurveyTallyRow]
-    /// Free-text answers to one survey, in time order.
-    func surveyTextAnswers(source: String, surveyId: String, range: TimeRange, page: PageRequest) async throws
-        -> Page<SurveyTextAnswer>
+    /// Free-text answers to one survey, in time order (newest first when `newestFirst`).
+    func surveyTextAnswers(
+        source: String, surveyId: String, range: TimeRange, newestFirst: Bool, page: PageRequest
+    ) async throws -> Page<SurveyTextAnswer>
     /// Counts of promo events, grouped by event, promoted app and promoting app.
     func promoTallies(source: String, range: TimeRange) async throws -> [PromoTallyRow]
     /// How many events and sessions `source` has.
     func counts(source: String) async throws -> StorageCounts
+    /// Events per minute in `range`, minutes without events left out, oldest first.
+    func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount]
+    /// How many sessions had an event at or after `since`.
+    func activeSessionCount(source: String, since: Date) async throws -> Int
 
     /// Checks that the database answers.
     func ping() async throws
     /// Closes the database; nothing may be called afterwards.
     func close() async throws
+}
+
+extension CollectorStorage {
+    /// Sessions of `source`, newest first, optionally of one user or anonymous id.
+    func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {
+        try await sessions(source: source, filter: SessionFilter(user: user), page: page)
+    }
+
+    /// Free-text answers to one survey, in time order.
+    func surveyTextAnswers(source: String, surveyId: String, range: TimeRange, page: PageRequest) async throws
+        -> Page<SurveyTextAnswer>
+    {
+        try await surveyTextAnswers(source: source, surveyId: surveyId, range: range, newestFirst: false, page: page)
+    }
 }

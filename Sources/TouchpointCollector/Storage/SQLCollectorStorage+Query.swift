@@ -2,21 +2,43 @@ import Foundation
 import TouchpointCore
 
 extension SQLCollectorStorage {
-    func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {
+    func sessions(source: String, filter: SessionFilter, page: PageRequest) async throws -> Page<SessionSummary> {
         var statement = SQLStatement(
             dialect,
             "SELECT session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count FROM sessions WHERE source = "
         )
         statement.bind(.text(source))
-        switch user {
+        switch filter.user {
         case .userId(let id):
             statement.append(" AND user_id = ")
             statement.bind(.text(id))
         case .anonymousId(let id):
             statement.append(" AND anonymous_id = ")
             statement.bind(.text(id))
+        case .any(let id):
+            statement.append(" AND (user_id = ")
+            statement.bind(.text(id))
+            statement.append(" OR anonymous_id = ")
+            statement.bind(.text(id))
+            statement.append(")")
         case nil:
             break
+        }
+        if let from = filter.range.fromMilliseconds {
+            statement.append(" AND last_timestamp >= ")
+            statement.bind(.int(from))
+        }
+        if let to = filter.range.toMilliseconds {
+            statement.append(" AND first_timestamp < ")
+            statement.bind(.int(to))
+        }
+        if let name = filter.eventName {
+            // Served by the events_session index (source, session_id, …).
+            statement.append(
+                " AND EXISTS (SELECT 1 FROM events WHERE events.source = sessions.source AND events.session_id = sessions.session_id AND events.event = "
+            )
+            statement.bind(.text(name))
+            statement.append(")")
         }
         if let cursor = page.cursor {
             // Newest first: continue below the last session of the previous page.
@@ -77,22 +99,26 @@ extension SQLCollectorStorage {
         }
     }
 
-    /// Keyset paging in (timestamp, seq) order: rows after the cursor, one more than the page holds.
-    private static func appendKeyset(after page: PageRequest, to statement: inout SQLStatement) throws {
+    /// Keyset paging in (timestamp, seq) order, or its reverse: rows after the cursor, one more
+    /// than the page holds.
+    private static func appendKeyset(
+        after page: PageRequest, descending: Bool = false, to statement: inout SQLStatement
+    ) throws {
+        let after = descending ? " < " : " > "
         if let (timestamp, sequence) = try integerCursor(page.cursor) {
-            statement.append(" AND (timestamp > ")
+            statement.append(" AND (timestamp\(after)")
             statement.bind(.int(timestamp))
             statement.append(" OR (timestamp = ")
             statement.bind(.int(timestamp))
-            statement.append(" AND seq > ")
+            statement.append(" AND seq\(after)")
             statement.bind(.int(sequence))
             statement.append("))")
         }
-        statement.append(" ORDER BY timestamp, seq LIMIT ")
+        statement.append(descending ? " ORDER BY timestamp DESC, seq DESC LIMIT " : " ORDER BY timestamp, seq LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
     }
 
-    private func appendRange(_ range: TimeRange, to statement: inout SQLStatement) {
+    func appendRange(_ range: TimeRange, to statement: inout SQLStatement) {
         if let from = range.fromMilliseconds {
             statement.append(" AND timestamp >= ")
             statement.bind(.int(from))
@@ -125,9 +151,9 @@ extension SQLCollectorStorage {
         }
     }
 
-    func surveyTextAnswers(source: String, surveyId: String, range: TimeRange, page: PageRequest) async throws
-        -> Page<SurveyTextAnswer>
-    {
+    func surveyTextAnswers(
+        source: String, surveyId: String, range: TimeRange, newestFirst: Bool, page: PageRequest
+    ) async throws -> Page<SurveyTextAnswer> {
         let text = dialect.jsonText("payload", ["properties", "text"])
         var statement = SQLStatement(
             dialect,
@@ -137,7 +163,7 @@ extension SQLCollectorStorage {
         statement.bind(.text(surveyId))
         statement.append(" AND \(dialect.jsonText("payload", ["properties", "type"])) = 'text'")
         appendRange(range, to: &statement)
-        try Self.appendKeyset(after: page, to: &statement)
+        try Self.appendKeyset(after: page, descending: newestFirst, to: &statement)
         let rows = try await backend.query(statement)
         let answers = rows.compactMap { row -> (Int64, SurveyTextAnswer)? in
             guard let sequence = row[0].int, let timestamp = row[1].int, let messageId = row[5].text else {

@@ -76,7 +76,10 @@ enum SchemaMigrations {
                 )
                 """,
             ]
-        }
+        },
+        Migration(version: 2, summary: "events by time, for the dashboard's activity chart") { _ in
+            ["CREATE INDEX events_time ON events (source, timestamp)"]
+        },
     ]
 
     /// SQLite keeps `sessions` up to date with a trigger on each stored event, inside the insert

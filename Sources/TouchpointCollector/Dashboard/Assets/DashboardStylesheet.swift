@@ -1,0 +1,72 @@
+/// The dashboard's stylesheet: system fonts, readable on a phone, visible keyboard focus.
+enum DashboardStylesheet {
+    static let text = """
+        :root { color-scheme: light dark; --accent: #2458d3; --muted: #667; --line: #ccd; --bar: #2458d3; \
+        --problem: #a2231d; --ok: #176b3a; }
+        @media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --muted: #aab; --line: #445; \
+        --bar: #8fb0ff; --problem: #ff9d97; --ok: #7fd7a0; } }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+        a { color: var(--accent); }
+        a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, [tabindex]:focus-visible \
+        { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .skip { position: absolute; left: -999px; top: 0; padding: .5rem; background: Canvas; }
+        .skip:focus { left: .5rem; }
+        header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .75rem 1rem; \
+        border-bottom: 1px solid var(--line); }
+        header.top nav ul { display: flex; flex-wrap: wrap; gap: .25rem .75rem; list-style: none; margin: 0; padding: 0; }
+        header.top a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
+        .brand { font-weight: 700; text-decoration: none; }
+        .sign-out { margin-left: auto; }
+        main { padding: 1rem; max-width: 72rem; margin: 0 auto; }
+        h1 { font-size: 1.5rem; margin: .25rem 0 1rem; }
+        h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+        button { font: inherit; padding: .35rem .9rem; border: 1px solid var(--accent); border-radius: .3rem; \
+        background: var(--accent); color: Canvas; cursor: pointer; }
+        input, select { font: inherit; padding: .3rem .4rem; border: 1px solid var(--line); border-radius: .3rem; \
+        max-width: 100%; }
+        .figures { display: flex; flex-wrap: wrap; gap: 1rem; }
+        .figure { margin: 0; padding: .75rem 1rem; border: 1px solid var(--line); border-radius: .4rem; flex: 1 1 12rem; }
+        .number { display: block; font-size: 1.8rem; font-weight: 700; }
+        .chart { width: 100%; height: auto; max-height: 16rem; display: block; }
+        .chart .bar { fill: var(--bar); }
+        .chart .baseline { stroke: var(--line); }
+        .chart text { fill: currentColor; font-size: 12px; }
+        .chart.rows { max-height: none; }
+        .table-wrap { overflow-x: auto; margin: .5rem 0 1rem; }
+        table { border-collapse: collapse; width: 100%; }
+        caption { text-align: left; color: var(--muted); padding: .25rem 0; }
+        th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+        td { font-variant-numeric: tabular-nums; }
+        tr.pair td { color: var(--muted); }
+        .filters { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: .5rem 1rem; \
+        align-items: end; }
+        .filters p { margin: 0; }
+        .filters label, .sign-in label { display: block; font-size: .9rem; color: var(--muted); }
+        .filters input { width: 100%; }
+        .inline { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .5rem; }
+        .summary { display: flex; flex-wrap: wrap; gap: .5rem 2rem; margin: 0 0 1rem; }
+        .summary dt { font-size: .85rem; color: var(--muted); }
+        .summary dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+        .timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--line); }
+        .timeline .event { padding: .25rem 0 .75rem 1rem; }
+        .timeline .event p { margin: 0; }
+        .timeline .type { color: var(--muted); font-size: .85rem; }
+        .timeline dl { margin: .25rem 0 0; display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; \
+        gap: 0 1rem; font-size: .9rem; }
+        .timeline dl div { display: contents; }
+        .timeline dt { color: var(--muted); }
+        .timeline dd { margin: 0; overflow-wrap: anywhere; }
+        .none, .empty, .hint, .meta { color: var(--muted); }
+        .problem { color: var(--problem); }
+        .ok { color: var(--ok); }
+        .answers { padding-left: 1.25rem; }
+        .answers blockquote { margin: 0; }
+        .answers .meta { margin: 0 0 .75rem; font-size: .85rem; }
+        pre.config { overflow: auto; max-height: 28rem; padding: .75rem; border: 1px solid var(--line); \
+        border-radius: .4rem; font-size: .85rem; }
+        .pager a { font-weight: 600; }
+        @media (max-width: 40rem) { main { padding: .75rem; } .sign-out { margin-left: 0; } h1 { font-size: 1.3rem; } }
+
+        """
+}

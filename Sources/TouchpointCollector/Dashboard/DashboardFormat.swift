@@ -1,0 +1,49 @@
+import Foundation
+import TouchpointCore
+
+/// How the dashboard writes numbers, times and values.
+enum DashboardFormat {
+    /// `2026-11-22 09:41:07` (UTC).
+    static func time(_ date: Date) -> String {
+        let text = Timestamp.format(date)  // 2026-11-22T09:41:07.123Z
+        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// `09:41` (UTC).
+    static func minute(_ date: Date) -> String {
+        String(Timestamp.format(date).dropFirst(11).prefix(5))
+    }
+
+    /// `42.9 %`, or `–` when there is no rate.
+    static func percent(_ rate: Double?) -> String {
+        guard let rate, rate.isFinite else { return "–" }
+        return String(format: "%.1f %%", rate * 100)
+    }
+
+    /// A property value: strings as they are, everything else as compact JSON.
+    static func value(_ value: JSONValue) -> String {
+        if case .string(let text) = value { return text }
+        return value.jsonString(sortedKeys: true)
+    }
+
+    /// Percent-encodes a query component (RFC 3986 unreserved characters stay).
+    static func percentEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// The fields of an `application/x-www-form-urlencoded` body.
+    static func formFields(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            guard let name = parts.first else { continue }
+            fields[decode(name)] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return fields
+    }
+}

@@ -1,0 +1,13 @@
+import HTTPTypes
+
+/// A rendered dashboard page, before the layout frames it.
+struct DashboardPage: Sendable {
+    /// The title and heading.
+    var title: String
+    /// The navigation entry it belongs to (a path of ``DashboardLayout/sections``).
+    var section: String
+    /// The content below the heading.
+    var body: HTML
+    /// The response status (400 when a filter could not be used, 404 for an unknown id).
+    var status: HTTPTypes.HTTPResponse.Status = .ok
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import TouchpointCore
+
+/// What a dashboard page is rendered from: the collector's parts, the source it shows, the
+/// request's query parameters and the time.
+struct DashboardPageContext: Sendable {
+    let services: CollectorServices
+    /// The source shown (`?source=`, `default` when absent).
+    let source: String
+    let parameters: [String: String]
+    let now: Date
+    /// Path parameters (`:sessionId`, `:surveyId`).
+    let pathParameters: [String: String]
+
+    /// The query parameter `name`, nil when absent or empty.
+    func parameter(_ name: String) -> String? {
+        guard let value = parameters[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// A link to a dashboard path, keeping the source and adding `query` (nil values left out).
+    func link(_ path: String, _ query: [(String, String?)] = []) -> String {
+        var items: [(String, String)] = []
+        if source != CollectorSource.defaultID { items.append(("source", source)) }
+        for (name, value) in query { if let value { items.append((name, value)) } }
+        guard !items.isEmpty else { return path }
+        return path + "?"
+            + items.map { "\(DashboardFormat.percentEncoded($0.0))=\(DashboardFormat.percentEncoded($0.1))" }
+            .joined(separator: "&")
+    }
+
+    /// The `cursor` page parameter as a page request of `limit` items.
+    var page: (Int) -> PageRequest {
+        let cursor = parameter("cursor")
+        return { limit in PageRequest(limit: limit, cursor: cursor) }
+    }
+
+    /// A time parameter: RFC 3339, or a `datetime-local` value (`2026-11-22T04:30`, read as UTC).
+    /// - Throws: ``DashboardInputError`` naming the parameter when it is not a time.
+    func time(_ name: String) throws -> Date? {
+        guard let text = parameter(name) else { return nil }
+        if let date = Timestamp.parse(text) { return date }
+        if text.count == 16, let date = Timestamp.parse(text + ":00Z") { return date }
+        if text.count == 19, let date = Timestamp.parse(text + "Z") { return date }
+        throw DashboardInputError(parameter: name, message: "not a time: \"\(text)\" (use 2026-11-22T09:41 in UTC)")
+    }
+}
+
+/// A query parameter a page cannot use; the page shows it next to the form.
+struct DashboardInputError: Error, Sendable {
+    let parameter: String
+    let message: String
+}

@@ -1,0 +1,192 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TouchpointCore
+
+/// The web dashboard under `/dashboard`: sign-in with the admin token, then server-rendered pages
+/// that read through ``CollectorQuery`` (the query API's layer) and a live tail over
+/// server-sent events.
+///
+/// Every route except the sign-in page and the two static assets (a stylesheet and a script,
+/// which hold no data) needs the session cookie: pages redirect to the sign-in page without it,
+/// the event stream and sign-out answer 401.
+enum DashboardRoutes {
+    typealias Render = @Sendable (DashboardPageContext) async throws -> DashboardPage
+
+    /// The pages, each needing a session.
+    static let pages: [(path: String, render: Render)] = [
+        ("/dashboard", OverviewPage.render),
+        ("/dashboard/sessions", SessionsPage.render),
+        ("/dashboard/sessions/:sessionId", SessionTimelinePage.render),
+        ("/dashboard/surveys", SurveysPage.render),
+        ("/dashboard/surveys/:surveyId", SurveyDetailPage.render),
+        ("/dashboard/promotion", PromotionPage.render),
+        ("/dashboard/live", LivePage.render),
+    ]
+
+    /// The routes that need a session and are not pages.
+    static let otherProtectedRoutes: [(method: HTTPRequest.Method, path: String)] = [
+        (.get, "/dashboard/live/events"),
+        (.post, "/dashboard/sign-out"),
+    ]
+
+    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+        let sessions = DashboardSessions(clock: services.clock)
+
+        router.get("/") { _, _ in redirect(to: "/dashboard") }
+
+        router.get("/dashboard/assets/dashboard.css") { _, _ in
+            asset(DashboardStylesheet.text, contentType: "text/css; charset=utf-8")
+        }
+        router.get("/dashboard/assets/dashboard.js") { _, _ in
+            asset(DashboardScript.text, contentType: "text/javascript; charset=utf-8")
+        }
+
+        router.get("/dashboard/sign-in") { request, _ in
+            if signedIn(request, sessions) { return redirect(to: safeNext(request.uri.queryParameters.get("next"))) }
+            return html(SignInPage.render(next: safeNext(request.uri.queryParameters.get("next")), problem: nil))
+        }
+
+        router.post("/dashboard/sign-in") { request, _ in
+            let body = try await RequestBodyReader.read(request, limit: 8 * 1024)
+            let fields = DashboardFormat.formFields(String(buffer: body))
+            let next = safeNext(fields["next"])
+            guard let token = fields["token"],
+                CollectorServices.constantTimeEquals(token, services.credentials.adminToken)
+            else {
+                // A wrong token costs a moment, so guessing a short one by hand is slow.
+                try await Task.sleep(for: .milliseconds(250))
+                return html(
+                    SignInPage.render(next: next, problem: "That is not this collector's admin token."),
+                    status: .unauthorized)
+            }
+            var response = redirect(to: next)
+            response.setCookie(
+                Cookie(
+                    name: DashboardSessions.cookieName, value: sessions.create(), maxAge: Int(sessions.lifetime),
+                    path: "/dashboard", httpOnly: true, sameSite: .strict))
+            return response
+        }
+
+        router.post("/dashboard/sign-out") { request, _ in
+            guard let token = sessionToken(request), sessions.isValid(token) else { return refusal() }
+            sessions.remove(token)
+            var response = redirect(to: "/dashboard/sign-in")
+            response.setCookie(
+                Cookie(
+                    name: DashboardSessions.cookieName, value: "", maxAge: 0, path: "/dashboard", httpOnly: true,
+                    sameSite: .strict))
+            return response
+        }
+
+        for page in pages {
+            router.get(RouterPath(page.path)) { request, context in
+                guard signedIn(request, sessions) else { return redirectToSignIn(request) }
+                let pageContext = DashboardPageContext(
+                    services: services, source: try services.adminSource(request),
+                    parameters: parameters(of: request), now: services.clock.now(),
+                    pathParameters: pathParameters(context))
+                let rendered: DashboardPage
+                do {
+                    rendered = try await page.render(pageContext)
+                } catch let error as DashboardInputError {
+                    rendered = DashboardPage(
+                        title: "Cannot show this page", section: page.path,
+                        body: DashboardLayout.problem("\(error.parameter): \(error.message)"), status: .badRequest)
+                }
+                return html(
+                    DashboardLayout.page(
+                        title: rendered.title, section: rendered.section, context: pageContext, body: rendered.body),
+                    status: rendered.status)
+            }
+        }
+
+        router.get("/dashboard/live/events") { request, _ in
+            guard signedIn(request, sessions) else { return refusal() }
+            let source = try services.adminSource(request)
+            guard let subscription = services.live.subscribe(source: source) else {
+                throw CollectorError(.storageUnavailable, "too many live views are open; close one and retry")
+            }
+            return LiveEventStream.response(subscription)
+        }
+    }
+
+    // MARK: Sessions
+
+    static func sessionToken(_ request: Request) -> String? {
+        request.cookies[DashboardSessions.cookieName]?.value
+    }
+
+    static func signedIn(_ request: Request, _ sessions: DashboardSessions) -> Bool {
+        guard let token = sessionToken(request) else { return false }
+        return sessions.isValid(token)
+    }
+
+    /// Where to go after signing in: a dashboard path, never another site.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next == "/dashboard" || next.hasPrefix("/dashboard/") || next.hasPrefix("/dashboard?"),
+            !next.contains("\\"), !next.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return "/dashboard" }
+        return next
+    }
+
+    // MARK: Responses
+
+    static func parameters(of request: Request) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
+            parameters[String(name)] = String(value)
+        }
+        return parameters
+    }
+
+    static func pathParameters(_ context: CollectorRequestContext) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for name in ["sessionId", "surveyId"] {
+            if let value = context.parameters.get(name) { parameters[name] = value }
+        }
+        return parameters
+    }
+
+    /// Headers every dashboard response carries: no caching, no framing, no other origins.
+    static func securityHeaders(contentType: String) -> HTTPFields {
+        var headers: HTTPFields = [:]
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "no-store"
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        return headers
+    }
+
+    static func html(_ page: HTML, status: HTTPTypes.HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: securityHeaders(contentType: "text/html; charset=utf-8"),
+            body: ResponseBody(byteBuffer: ByteBuffer(string: page.markup)))
+    }
+
+    static func asset(_ text: String, contentType: String) -> Response {
+        var headers = securityHeaders(contentType: contentType)
+        headers[.cacheControl] = "max-age=300"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func redirect(to location: String) -> Response {
+        var headers = securityHeaders(contentType: "text/plain; charset=utf-8")
+        headers[.location] = location
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    static func redirectToSignIn(_ request: Request) -> Response {
+        let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        return redirect(to: "/dashboard/sign-in?next=" + DashboardFormat.percentEncoded(safeNext(next)))
+    }
+
+    static func refusal() -> Response {
+        Response(
+            status: .unauthorized, headers: securityHeaders(contentType: "text/plain; charset=utf-8"),
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "Sign in to the dashboard first: /dashboard/sign-in\n")))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import TouchpointCore
+
+/// The live tail's wire format: server-sent events (`text/event-stream`), one `stored` event per
+/// stored event with its JSON as data, and a comment every ``heartbeatInterval`` so a closed
+/// connection is noticed. The stream ends when the client goes away or the collector shuts down.
+enum LiveEventStream {
+    /// Seconds between heartbeat comments.
+    static let heartbeatInterval: Duration = .seconds(15)
+
+    static func response(_ subscription: LiveSubscription) -> Response {
+        var headers = DashboardRoutes.securityHeaders(contentType: "text/event-stream; charset=utf-8")
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        let body = ResponseBody { writer in
+            // Events and heartbeats merge into one stream of frames, written in turn.
+            let (frames, output) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
+            let forwarder = Task {
+                for await event in subscription.events { output.yield(frame(event)) }
+                output.finish()
+            }
+            let heartbeat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeatInterval)
+                    // A comment line: a keep-alive the client ignores.
+                    output.yield(": keep-alive\n\n")
+                }
+            }
+            defer {
+                subscription.cancel()
+                forwarder.cancel()
+                heartbeat.cancel()
+                output.finish()
+            }
+            try await withGracefulShutdownHandler {
+                try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
+                for await text in frames { try await writer.write(ByteBuffer(string: text)) }
+            } onGracefulShutdown: {
+                subscription.cancel()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// One event in the stream's format; every line of the data gets its own `data:` field.
+    static func frame(_ event: LiveEvent) -> String {
+        let data = event.json.jsonString(sortedKeys: true)
+        var frame = "event: stored\nid: \(event.event.messageId.filter { $0 != "\n" && $0 != "\r" })\n"
+        for line in data.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            frame += "data: \(line)\n"
+        }
+        return frame + "\n"
+    }
+}

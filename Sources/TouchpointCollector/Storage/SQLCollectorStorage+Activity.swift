@@ -1,0 +1,27 @@
+import Foundation
+import TouchpointCore
+
+extension SQLCollectorStorage {
+    func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount] {
+        // Integer division in both dialects (timestamps are 64-bit integers).
+        var statement = SQLStatement(dialect, "SELECT timestamp / 60000, COUNT(*) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        appendRange(range, to: &statement)
+        statement.append(" GROUP BY 1 ORDER BY 1")
+        return try await backend.query(statement).compactMap { row in
+            guard let minute = row[0].int, let count = row[1].int else { return nil }
+            return MinuteCount(minute: Self.date(minute * 60_000), count: Int(count))
+        }
+    }
+
+    func activeSessionCount(source: String, since: Date) async throws -> Int {
+        var statement = SQLStatement(dialect, "SELECT COUNT(*) FROM sessions WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND last_timestamp >= ")
+        statement.bind(.int(Timestamp.milliseconds(since)))
+        guard let count = try await backend.query(statement).first?.first?.int else {
+            throw StorageError(code: .corruptRow, message: "counting active sessions returned nothing")
+        }
+        return Int(count)
+    }
+}
