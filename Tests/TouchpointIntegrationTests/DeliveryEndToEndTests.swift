@@ -27,12 +27,14 @@ struct DeliveryEndToEndTests {
         }
 
         /// Records `count` events (durably, so off the cooperative pool).
-        func record(_ count: Int, name: String = "tap", from start: Int = 0) async throws -> [Event] {
+        func record(_ count: Int, name: String = "tap", from start: Int = 0, step: TimeInterval = 1) async throws
+            -> [Event]
+        {
             let recorder = self.recorder
             let clock = self.clock
             return try await onOwnThread {
                 try (start..<(start + count)).map { index in
-                    clock.advance(by: 1)
+                    clock.advance(by: step)
                     guard let event = recorder.record(name, properties: ["index": .int(index)]) else {
                         throw TestFailure("the recorder refused event \(index)")
                     }
@@ -119,6 +121,35 @@ struct DeliveryEndToEndTests {
 
         let report = try await dispatcher.dispatch(timeout: 60)
         #expect(report == DispatchReport(deliveredEvents: 100, droppedEvents: 0))
+        try await Self.expectStored(expected, in: collector)
+        #expect(try await collector.metric("touchpoint_events_deduplicated_total") == 0)
+
+        await dispatcher.shutdown()
+        try await collector.stop()
+    }
+
+    /// The delivery issue's proof at full size: 100,000 events across 10 sessions of 4 users and
+    /// an anonymous one, delivered in default-size batches (up to 500 KB each).
+    @Test func aHundredThousandEventsAcrossSessionsAndUsersArriveOnceInOrder() async throws {
+        let collector = try await LiveCollector.start()
+        let app = try App()
+        var configuration = DeliveryConfiguration()
+        configuration.dispatchInterval = -1
+        configuration.maximumRequestsPerMinute = nil
+        configuration.reachability = nil
+        configuration.logger.logLevel = .critical
+        let dispatcher = EventDispatcher(
+            writeKey: collector.writeKey, endpoint: collector.baseURL, recorder: app.recorder,
+            configuration: configuration)
+
+        var expected: [Event] = []
+        for session in 0..<10 {
+            _ = await app.recorder.startSession(userID: session == 9 ? nil : "user-\(session % 4)")
+            // 5 ms apart: distinct millisecond timestamps, all in the past.
+            expected += try await app.record(10_000, name: "screen_view", from: session * 10_000, step: 0.005)
+        }
+        let report = try await dispatcher.dispatch(timeout: 900)
+        #expect(report == DispatchReport(deliveredEvents: 100_000, droppedEvents: 0))
         try await Self.expectStored(expected, in: collector)
         #expect(try await collector.metric("touchpoint_events_deduplicated_total") == 0)
 

@@ -27,7 +27,7 @@ public final class CollectorQuery: Sendable {
         try await storage.sessions(source: source, filter: filter, page: page)
     }
 
-    /// One session's events in time order.
+    /// One session's events in the order the collector received them (for the SDK: log order).
     public func sessionEvents(source: String, sessionId: String, page: PageRequest = PageRequest()) async throws
         -> Page<StoredEvent>
     {

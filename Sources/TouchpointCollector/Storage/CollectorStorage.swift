@@ -26,7 +26,7 @@ protocol CollectorStorage: Sendable {
 
     /// Sessions of `source`, newest first, narrowed by `filter` (user, time, an event they contain).
     func sessions(source: String, filter: SessionFilter, page: PageRequest) async throws -> Page<SessionSummary>
-    /// One session's events in time order.
+    /// One session's events in the order the collector received them (for the SDK: log order).
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent>
     /// Events in time order, by name and time range.
     func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent>

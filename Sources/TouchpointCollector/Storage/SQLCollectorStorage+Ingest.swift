@@ -20,10 +20,12 @@ extension SQLCollectorStorage {
     /// - Returns: `[source, messageId]` of the rows stored now.
     static func write(_ rows: [InsertCoalescer.Row], backend: any SQLBackend) async throws -> Set<[String]> {
         guard !rows.isEmpty else { return [] }
-        // One order for every writer, so two collectors inserting the same batch cannot deadlock;
-        // time-ordered ids also append to the index instead of splitting pages all over it.
-        let sorted = rows.sorted { ($0.message.messageId, $0.source) < ($1.message.messageId, $1.source) }
-        let statement = insertStatement(sorted, dialect: backend.dialect)
+        // Rows go in in the order received, so `seq` is arrival order and a session lists its
+        // events in the sender's order. Two collectors inserting the same batch (a retry that
+        // reached both) lock its keys in the same order and cannot deadlock; only overlapping
+        // batches in different orders could, and then PostgreSQL aborts one statement, which
+        // `PostgresBackend` runs again (and past its retries the sender gets a 5xx and retries).
+        let statement = insertStatement(rows, dialect: backend.dialect)
         let returned = try await backend.writeStatement(statement.sql, statement.binds)
         return Set(returned.compactMap { row in row.count == 2 ? row.compactMap(\.text) : nil })
     }

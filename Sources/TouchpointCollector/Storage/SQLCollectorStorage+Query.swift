@@ -75,7 +75,21 @@ extension SQLCollectorStorage {
         statement.bind(.text(source))
         statement.append(" AND session_id = ")
         statement.bind(.text(sessionId))
-        return try await eventPage(statement, page: page)
+        // Arrival order, not corrected time: skew correction shifts each request by its own
+        // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
+        // session's events in log order, one request at a time, so arrival order is log order.
+        if let cursor = page.cursor {
+            guard let after = Int64(cursor) else {
+                throw StorageError(
+                    code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+            }
+            statement.append(" AND seq > ")
+            statement.bind(.int(after))
+        }
+        statement.append(" ORDER BY seq LIMIT ")
+        statement.bind(.int(Int64(page.limit + 1)))
+        let events = try await backend.query(statement).map(Self.event)
+        return Self.page(events, limit: page.limit) { "\($0.sequence)" }
     }
 
     func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent> {

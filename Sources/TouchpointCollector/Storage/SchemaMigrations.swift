@@ -80,6 +80,12 @@ enum SchemaMigrations {
         Migration(version: 2, summary: "events by time, for the dashboard's activity chart") { _ in
             ["CREATE INDEX events_time ON events (source, timestamp)"]
         },
+        Migration(version: 3, summary: "a session's events in arrival order") { _ in
+            [
+                "CREATE INDEX events_session_arrival ON events (source, session_id, seq)",
+                "DROP INDEX IF EXISTS events_session",
+            ]
+        },
     ]
 
     /// SQLite keeps `sessions` up to date with a trigger on each stored event, inside the insert
