@@ -18,7 +18,7 @@ public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
     }
 }
 
-/// Runs non-throwing blocking `body` on a thread of its own; see ``onOwnThread(_:)-(()->T)``.
+/// Runs non-throwing blocking `body` on a thread of its own, as the throwing variant does.
 public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
         Thread {
