@@ -26,6 +26,14 @@ final class HeadlessChromium: @unchecked Sendable {
     /// The browser: `CHROMIUM` or `/usr/bin/chromium` (Debian's package, installed by `.ci/run`).
     static var executable: String { ProcessInfo.processInfo.environment["CHROMIUM"] ?? "/usr/bin/chromium" }
 
+    /// Whether the browser tests run: when the browser is installed, or always when
+    /// `TOUCHPOINT_REQUIRE_CHROMIUM=1` (CI), where a missing browser fails them. So `swift test`
+    /// works on a fresh machine, and CI never silently skips the browser.
+    static var testsRun: Bool {
+        ProcessInfo.processInfo.environment["TOUCHPOINT_REQUIRE_CHROMIUM"] == "1"
+            || FileManager.default.isExecutableFile(atPath: executable)
+    }
+
     /// Starts the browser with one page of `width`×`height` CSS pixels.
     init(width: Int = 1280, height: Int = 900) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
