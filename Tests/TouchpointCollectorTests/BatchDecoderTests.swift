@@ -119,6 +119,19 @@ struct BatchDecoderTests {
         }
     }
 
+    @Test func aWriteKeyInsideABatchElementIsNotStored() throws {
+        let body = Array(
+            #"{"batch":[{"type":"track","event":"e","messageId":"m1","userId":"u","writeKey":"secret"},{"type":"track","event":"e","messageId":"m2","userId":"u"}]}"#
+                .utf8)
+        let request = try decoder.decode(body, endpoint: .batch, receivedAt: receivedAt)
+        #expect(request.messages.count == 2)
+        for message in request.messages {
+            #expect(!message.payload.contains("secret"), "\(message.messageId)")
+            #expect(try JSONParser.parse(message.payload)["writeKey"] == nil)
+            #expect(try JSONParser.parse(message.payload)["event"] == "e")
+        }
+    }
+
     @Test func readsSingleMessageEndpoints() throws {
         let body = Array(
             #"{"writeKey":"k","messageId":"m","userId":"u","traits":{"name":"Ada"},"sentAt":"2026-01-01T00:00:00Z"}"#

@@ -44,7 +44,7 @@ struct DecoderFuzzTests {
     }
 
     @Test func survivesRandomBytes() {
-        var random = SplitMix64(seed: 0xC011_EC70)
+        var random = SeededRandomNumberGenerator(seed: 0xC011_EC70)
         for _ in 0..<3000 {
             let length = Int(random.next() % 300)
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -54,7 +54,7 @@ struct DecoderFuzzTests {
     }
 
     @Test func survivesMutatedBatches() {
-        var random = SplitMix64(seed: 42)
+        var random = SeededRandomNumberGenerator(seed: 42)
         let alphabet = Array(#"{}[]",:0123456789.eE+-tfnul\ "#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xED, 0xA0, 0xFF]
         for _ in 0..<4000 {
             var bytes = Self.seedBody
@@ -73,7 +73,7 @@ struct DecoderFuzzTests {
     }
 
     @Test func survivesRandomJSONShapes() {
-        var random = SplitMix64(seed: 7)
+        var random = SeededRandomNumberGenerator(seed: 7)
         func value(depth: Int) -> JSONValue {
             switch random.next() % (depth > 3 ? 5 : 7) {
             case 0: return .null
@@ -106,7 +106,7 @@ struct DecoderFuzzTests {
     }
 
     @Test func inflaterSurvivesRandomAndTruncatedStreams() throws {
-        var random = SplitMix64(seed: 99)
+        var random = SeededRandomNumberGenerator(seed: 99)
         let valid = try Gzip.compress(Self.seedBody)
         for round in 0..<2000 {
             var bytes: [UInt8]

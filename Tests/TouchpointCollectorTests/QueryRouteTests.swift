@@ -54,6 +54,20 @@ struct QueryRouteTests {
         }
     }
 
+    @Test func pathParametersArePercentDecoded() async throws {
+        try await RouterHarness.run { client, _ async throws in
+            let messages = [TestMessages.track("tap", id: "space-1", session: "checkout flow/2")]
+            _ = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
+                body: ByteBuffer(json: TestMessages.batch(messages)))
+            let events = try await client.execute(
+                uri: "/v1/query/sessions/checkout%20flow%2F2/events", method: .get,
+                headers: .bearer(RouterHarness.adminToken))
+            #expect(events.status == .ok)
+            #expect(try events.json["items"]?.arrayValue?.compactMap { $0["messageId"]?.stringValue } == ["space-1"])
+        }
+    }
+
     @Test func listsSessionsByUserAndTheirEventsInPages() async throws {
         try await RouterHarness.run { client, _ async throws in
             try await Self.seed(client)

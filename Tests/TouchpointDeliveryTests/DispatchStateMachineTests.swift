@@ -110,6 +110,34 @@ struct DispatchStateMachineTests {
         #expect(effects.notes.contains(.rejectedByCollector(messageIds: [order.batch.messageIds[2]], reasons: ["bad"])))
     }
 
+    @Test func aRepeatedRejectedIndexCountsOnce() throws {
+        var machine = machine()
+        let order = try #require(readAndSend(&machine, count: 2, now: start))
+        _ = machine.uploadFinished(
+            .accepted(rejected: [
+                .init(index: 1, reason: "bad"), .init(index: 1, reason: "bad"), .init(index: 1, reason: "bad"),
+            ]),
+            compressed: false, token: order.token, now: start)
+        #expect(machine.statistics.deliveredEvents == 1)
+        #expect(machine.statistics.rejectedEvents == 1)
+    }
+
+    @Test func aReadThatStartedOverRewindsTheSavedCursor() throws {
+        var machine = machine()
+        let order = try #require(readAndSend(&machine, count: 3, now: start))
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: order.token, now: start)
+        #expect(machine.cursor != .start)
+        _ = machine.newData()
+        // The journal was replaced: the reader went back to the start of the log.
+        let read = try #require(expectRead(&machine, start))
+        var restarted = batch(from: .start, count: 0)
+        restarted.end = .start
+        let effects = machine.readFinished(restarted, token: read.token)
+        #expect(machine.cursor == .start)
+        #expect(machine.persistentState.cursor == .start)
+        #expect(effects.persist)
+    }
+
     // MARK: Transient failures
 
     @Test(arguments: [

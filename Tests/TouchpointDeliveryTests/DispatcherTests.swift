@@ -83,6 +83,21 @@ struct DispatcherTests {
         await dispatcher.shutdown()
     }
 
+    @Test func aTaskCancelledBeforeDispatchIsNotKeptWaiting() async throws {
+        let fixture = try DeliveryFixture()
+        fixture.server.stop()  // nothing would ever be acknowledged
+        let dispatcher = fixture.dispatcher(fixture.configuration(interval: -1))
+        fixture.record(1)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await dispatcher.dispatch(timeout: 60)
+        }
+        await #expect { try await task.value } throws: { error in
+            (error as? DeliveryError)?.code == .cancelled
+        }
+        await dispatcher.shutdown()
+    }
+
     @Test func dispatchFailsFastWhenTheCollectorIsDownAndDeliversOnceItIsBack() async throws {
         let fixture = try DeliveryFixture()
         fixture.server.stop()

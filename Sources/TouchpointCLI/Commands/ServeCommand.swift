@@ -44,13 +44,21 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         var configuration = CollectorConfiguration(validators: .touchpoint)
         configuration.host = host ?? environment["TOUCHPOINT_HOST"] ?? configuration.host
-        if let port = try port ?? environment["TOUCHPOINT_PORT"].map(Self.port) { configuration.port = port }
+        if let port {
+            guard (0...65535).contains(port) else {
+                throw ValidationError("--port: \(port) is not a port number (0…65535)")
+            }
+            configuration.port = port
+        } else if let text = environment["TOUCHPOINT_PORT"] {
+            configuration.port = try Self.port(text)
+        }
         if let data = data ?? environment["TOUCHPOINT_DATA"] {
             configuration.dataDirectory = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
         }
         configuration.databaseURL = database ?? environment["TOUCHPOINT_DATABASE_URL"]
         configuration.writeKey = writeKey ?? environment["TOUCHPOINT_WRITE_KEY"]
         configuration.adminToken = adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"]
+        guard configMaxAge >= 0 else { throw ValidationError("--config-max-age: \(configMaxAge) is negative") }
         configuration.configMaxAge = configMaxAge
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError(
@@ -75,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     private static func port(_ text: String) throws -> Int {
         guard let port = Int(text), (0...65535).contains(port) else {
-            throw ValidationError("TOUCHPOINT_PORT: \(text) is not a port number")
+            throw ValidationError("TOUCHPOINT_PORT: \(text) is not a port number (0…65535)")
         }
         return port
     }

@@ -34,7 +34,7 @@ public final class RemoteConfigService: Sendable {
     /// - Returns: the document, or nil when none has been stored.
     /// - Throws: ``CollectorError`` `not_found` when `kind` is not served; storage errors.
     public func document(source: String, kind: ConfigKind) async throws -> ConfigDocument? {
-        guard validators.contains(kind) else { throw Self.unknownKind(kind) }
+        guard validators.contains(kind) else { throw unknownKind(kind) }
         guard let stored = try await storage.config(source: source, kind: kind.rawValue) else { return nil }
         return ConfigDocument(
             kind: kind, body: stored.body, sha256: stored.etag,
@@ -49,7 +49,7 @@ public final class RemoteConfigService: Sendable {
     ///   or `validation_failed` with the path of the first problem and the list of all of them.
     @discardableResult
     public func store(source: String, kind: ConfigKind, body: [UInt8]) async throws -> ConfigDocument {
-        guard validators.contains(kind) else { throw Self.unknownKind(kind) }
+        guard validators.contains(kind) else { throw unknownKind(kind) }
         let document: JSONValue
         do {
             document = try JSONParser.parse(body)
@@ -80,7 +80,10 @@ public final class RemoteConfigService: Sendable {
         }.joined()
     }
 
-    private static func unknownKind(_ kind: ConfigKind) -> CollectorError {
-        CollectorError(.notFound, "no config kind \"\(kind.rawValue)\"; this collector serves its registered kinds")
+    private func unknownKind(_ kind: ConfigKind) -> CollectorError {
+        let served = validators.kinds.map(\.rawValue).joined(separator: ", ")
+        return CollectorError(
+            .notFound, "no config kind \"\(kind.rawValue)\"; this collector serves: \(served.isEmpty ? "none" : served)"
+        )
     }
 }

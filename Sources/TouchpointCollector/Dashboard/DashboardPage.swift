@@ -8,6 +8,7 @@ struct DashboardPage: Sendable {
     var section: String
     /// The content below the heading.
     var body: HTML
-    /// The response status (400 when a filter could not be used, 404 for an unknown id).
+    /// The response status (400 when a filter could not be used, 404 for an unknown session; an
+    /// unknown survey shows zero counts).
     var status: HTTPTypes.HTTPResponse.Status = .ok
 }

@@ -144,7 +144,7 @@ enum DashboardRoutes {
     static func pathParameters(_ context: CollectorRequestContext) -> [String: String] {
         var parameters: [String: String] = [:]
         for name in ["sessionId", "surveyId"] {
-            if let value = context.parameters.get(name) { parameters[name] = value }
+            if let value = try? context.pathParameter(name) { parameters[name] = value }
         }
         return parameters
     }

@@ -17,7 +17,9 @@ enum LiveEventStream {
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
             // Events and heartbeats merge into one stream of frames, written in turn.
-            let (frames, output) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
+            // Bounded like the feed: a stalled viewer holds at most two buffers of the feed's size.
+            let (frames, output) = AsyncStream.makeStream(
+                of: String.self, bufferingPolicy: .bufferingNewest(subscription.bufferSize))
             let forwarder = Task {
                 for await event in subscription.events { output.yield(frame(event)) }
                 output.finish()

@@ -66,11 +66,8 @@ public struct BatchDecoder: Sendable {
 
         switch endpoint {
         case .single(let type):
-            var message = members
-            message.removeValue(forKey: "writeKey")
-            // Stored as sent unless the body carries the write key, which is not kept with events.
-            let raw = members["writeKey"] == nil ? body : nil
-            switch reader.read(.object(message), raw: raw, at: .root, type: type, batchContext: nil) {
+            // The reader drops a `writeKey` member from what is stored.
+            switch reader.read(root, raw: body, at: .root, type: type, batchContext: nil) {
             case .success(let accepted):
                 return DecodedRequest(
                     writeKey: writeKey, sentAt: sentAt, messages: [accepted], rejections: [], eventCount: 1)

@@ -42,9 +42,12 @@ struct MessageReader {
         _ value: JSONValue, raw: UnsafeRawBufferPointer?, at path: JSONPath, type endpointType: MessageType?,
         batchContext: [String: JSONValue]?
     ) -> Result<IngestMessage, JSONProblem> {
-        guard case .object(let members) = value else {
+        guard case .object(var members) = value else {
             return .failure(JSONProblem(path: path, message: "expected an object, found \(value.typeName)"))
         }
+        // The write key is a credential: never kept with an event, whichever endpoint carried it.
+        var raw = raw
+        if members.removeValue(forKey: "writeKey") != nil { raw = nil }
         let size: Int
         if let raw {
             size = raw.count
@@ -153,7 +156,8 @@ struct MessageReader {
         case .string(let text)?:
             guard !text.isEmpty else { throw FieldError(keys: keys, message: "empty") }
             return text
-        case let other?: throw FieldError(keys: keys, message: "expected a string, found \(other.typeName)")
+        case let other?:
+            throw FieldError(keys: keys, message: "expected a string or an integer, found \(other.typeName)")
         }
     }
 
@@ -166,7 +170,8 @@ struct MessageReader {
         case .string(let text)?:
             guard !text.isEmpty else { throw FieldError(keys: keys, message: "empty") }
             id = text
-        case let other?: throw FieldError(keys: keys, message: "expected a string, found \(other.typeName)")
+        case let other?:
+            throw FieldError(keys: keys, message: "expected a string or an integer, found \(other.typeName)")
         }
         if let id, id.utf8.count > maximumIdentifierBytes {
             throw FieldError(keys: keys, message: "longer than \(maximumIdentifierBytes) bytes")

@@ -18,7 +18,7 @@ public struct LiveEvent: Sendable, Hashable {
     }
 
     init(_ message: IngestMessage, source: String) {
-        func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+        let date = SQLCollectorStorage.date
         let payload = (try? JSONParser.parse(message.payload)) ?? .string(message.payload)
         self.init(
             source: source,

@@ -8,12 +8,13 @@ import TouchpointCore
 ///
 /// ```swift
 /// let subscription = services.live.subscribe(source: "default")
-/// for await event in subscription.events { print(event.name ?? event.type) }
+/// for await live in subscription.events { print(live.event.name ?? live.event.type) }
 /// ```
 public final class LiveEventFeed: Sendable {
     /// The most subscribers at once; more are refused (each holds an open connection).
     public let maximumSubscribers: Int
-    /// Events a slow subscriber may fall behind before the oldest are dropped.
+    /// Events a slow subscriber may fall behind before the oldest are dropped (the default, 200,
+    /// is what the live page keeps on screen).
     public let bufferSize: Int
 
     private struct State {
@@ -25,7 +26,7 @@ public final class LiveEventFeed: Sendable {
     private let state = Locked(State())
 
     /// Creates a feed.
-    public init(maximumSubscribers: Int = 64, bufferSize: Int = 1000) {
+    public init(maximumSubscribers: Int = 64, bufferSize: Int = 200) {
         self.maximumSubscribers = maximumSubscribers
         self.bufferSize = bufferSize
     }
@@ -49,7 +50,7 @@ public final class LiveEventFeed: Sendable {
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
-        return LiveSubscription(events: stream, continuation: continuation)
+        return LiveSubscription(events: stream, bufferSize: bufferSize, continuation: continuation)
     }
 
     /// How many live views are watching.

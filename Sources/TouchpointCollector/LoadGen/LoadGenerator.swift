@@ -62,7 +62,7 @@ public struct LoadGenReport: Sendable {
     public var duplicatesReported: Int
     /// Sum of rejected events over all responses.
     public var rejected: Int
-    /// Requests that did not get a 200, with the first few reasons.
+    /// Requests that did not get a 200 (their first few reasons are in ``failureMessages``).
     public var failures: Int
     /// The first few failure messages.
     public var failureMessages: [String]
@@ -188,7 +188,7 @@ public struct LoadGenerator: Sendable {
         ]
         var batches = SyntheticBatches(
             seed: configuration.seed &* 1000 &+ UInt64(index), randomIds: configuration.randomIds)
-        var random = SplitMix64(seed: configuration.seed &+ UInt64(index) &* 7919)
+        var random = SeededRandomNumberGenerator(seed: configuration.seed &+ UInt64(index) &* 7919)
         var remaining = events
         while remaining > 0 {
             let count = min(configuration.batchSize, remaining)

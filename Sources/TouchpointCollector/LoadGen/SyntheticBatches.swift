@@ -4,7 +4,7 @@ import TouchpointCore
 /// Realistic Segment batches for load generation: screens, taps, survey and promo events and the
 /// occasional identify, with the context the Touchpoint SDK sends.
 struct SyntheticBatches {
-    private var generator: SplitMix64
+    private var generator: SeededRandomNumberGenerator
     private let anonymousId: String
     private let userId: String?
     private var sessionId: String
@@ -16,7 +16,7 @@ struct SyntheticBatches {
     /// - Parameter randomIds: random (v4) message ids, as Segment's own libraries send, instead of
     ///   the time-ordered (v7) ids the Touchpoint SDK sends.
     init(seed: UInt64, randomIds: Bool = false) {
-        generator = SplitMix64(seed: seed)
+        generator = SeededRandomNumberGenerator(seed: seed)
         ids = UUIDv7Generator(seed: seed)
         self.randomIds = randomIds
         anonymousId = UUID().uuidString
@@ -25,7 +25,7 @@ struct SyntheticBatches {
     }
 
     /// A `/v1/batch` body with `count` events.
-    /// - Returns: the body and the messageIds it carries.
+    /// - Returns: the body.
     mutating func batch(count: Int, at date: Date) -> [UInt8] {
         writer.reset()
         writer.beginObject()
@@ -91,7 +91,9 @@ struct SyntheticBatches {
         writer.endObject()
     }
 
-    private static func track(_ kind: UInt64, _ generator: inout SplitMix64) -> (String, [String: JSONValue]) {
+    private static func track(_ kind: UInt64, _ generator: inout SeededRandomNumberGenerator) -> (
+        String, [String: JSONValue]
+    ) {
         let screens = ["Home", "Search", "Product", "Cart", "Settings", "Profile"]
         switch kind {
         case 3..<40:
@@ -126,20 +128,5 @@ struct SyntheticBatches {
                 ]
             )
         }
-    }
-}
-
-/// A small, fast, seedable random number generator (SplitMix64), so runs are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -3,7 +3,7 @@ import TouchpointCore
 
 /// An event as the collector stored it.
 public struct StoredEvent: Sendable, Hashable {
-    /// The storage order (ties on ``timestamp`` are broken by it).
+    /// Arrival order: a session's events are listed by it; other lists break ties on ``timestamp`` with it.
     public var sequence: Int64
     /// The client's `messageId`.
     public var messageId: String

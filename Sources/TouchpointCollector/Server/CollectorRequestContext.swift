@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// The request context of the collector's router; routes added through ``CollectorRoutes`` use it.
@@ -30,5 +31,16 @@ public struct CollectorRoutes: Sendable {
     /// - Parameter register: adds routes to the router; called once, before the server listens.
     public init(_ register: @escaping @Sendable (Router<CollectorRequestContext>, CollectorServices) -> Void) {
         self.register = register
+    }
+}
+
+extension CollectorRequestContext {
+    /// A route parameter (`:sessionId`), percent-decoded: the router matches the raw path, so a
+    /// survey id `Checkout rating` arrives as `Checkout%20rating`. Text that is not valid percent
+    /// encoding is taken as it is.
+    /// - Throws: Hummingbird's 400 when the route has no such parameter.
+    public func pathParameter(_ name: String) throws -> String {
+        let raw = try parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
     }
 }

@@ -8,7 +8,7 @@ enum ConfigRoutes {
     static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
         router.get("/v1/config/:kind") { request, context in
             let source = try services.requireWriteKeySource(request)
-            let kind = ConfigKind(rawValue: try context.parameters.require("kind"))
+            let kind = ConfigKind(rawValue: try context.pathParameter("kind"))
             guard let document = try await services.configs.document(source: source, kind: kind) else {
                 throw CollectorError(.notFound, "no \(kind.rawValue) config has been stored for this source yet")
             }
@@ -20,7 +20,7 @@ enum ConfigRoutes {
         router.put("/v1/config/:kind") { request, context in
             try services.authenticateAdmin(request)
             let source = try services.adminSource(request)
-            let kind = ConfigKind(rawValue: try context.parameters.require("kind"))
+            let kind = ConfigKind(rawValue: try context.pathParameter("kind"))
             let body = try await RequestBodyReader.read(request, limit: services.limits.maximumRequestBytes)
             let document = try await services.configs.store(
                 source: source, kind: kind, body: Array(buffer: body))

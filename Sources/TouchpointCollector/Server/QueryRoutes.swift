@@ -26,7 +26,7 @@ enum QueryRoutes {
         group.get("/sessions/:sessionId/events") { request, context in
             let source = try admin(request, services)
             let page = try await query.sessionEvents(
-                source: source, sessionId: try context.parameters.require("sessionId"), page: try pageRequest(request))
+                source: source, sessionId: try context.pathParameter("sessionId"), page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
@@ -47,7 +47,7 @@ enum QueryRoutes {
         group.get("/surveys/:surveyId/answers") { request, context in
             let source = try admin(request, services)
             let page = try await query.surveyTextAnswers(
-                source: source, surveyId: try context.parameters.require("surveyId"), range: try timeRange(request),
+                source: source, surveyId: try context.pathParameter("surveyId"), range: try timeRange(request),
                 newestFirst: request.uri.queryParameters.get("order") == "newest", page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }

@@ -29,8 +29,9 @@ public final class RunningCollector: Sendable {
 
     /// `http://host:port`.
     public var baseURL: URL {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return URL(string: "http://\(shownHost):\(port)")!
+        // An IPv6 literal goes in brackets, its zone separator written as %25 (RFC 6874).
+        let shownHost = host.contains(":") ? "[\(host.replacingOccurrences(of: "%", with: "%25"))]" : host
+        return URL(string: "http://\(shownHost):\(port)") ?? URL(string: "http://127.0.0.1:\(port)")!
     }
 
     /// The default source's write key.

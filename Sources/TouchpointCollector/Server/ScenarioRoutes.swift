@@ -8,8 +8,8 @@ enum ScenarioRoutes {
     static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
         router.get("/v1/scenario/:namespace/:scenarioID") { request, context in
             let source = try services.requireWriteKeySource(request)
-            let namespace = try context.parameters.require("namespace")
-            let scenarioId = try context.parameters.require("scenarioID")
+            let namespace = try context.pathParameter("namespace")
+            let scenarioId = try context.pathParameter("scenarioID")
             guard
                 let state = try await services.scenarios.state(
                     source: source, namespace: namespace, scenarioId: scenarioId)
@@ -21,8 +21,8 @@ enum ScenarioRoutes {
 
         router.put("/v1/scenario/:namespace/:scenarioID") { request, context in
             let source = try services.requireWriteKeySource(request)
-            let namespace = try context.parameters.require("namespace")
-            let scenarioId = try context.parameters.require("scenarioID")
+            let namespace = try context.pathParameter("namespace")
+            let scenarioId = try context.pathParameter("scenarioID")
             let precondition = try Self.precondition(request.headers)
             let body = try await RequestBodyReader.read(request, limit: services.limits.maximumRequestBytes)
             let version = try await services.scenarios.write(

@@ -33,7 +33,7 @@ extension SQLCollectorStorage {
             statement.bind(.int(to))
         }
         if let name = filter.eventName {
-            // Served by the events_session index (source, session_id, …).
+            // Served by the events_session_arrival index (source, session_id, seq).
             statement.append(
                 " AND EXISTS (SELECT 1 FROM events WHERE events.source = sessions.source AND events.session_id = sessions.session_id AND events.event = "
             )
@@ -43,8 +43,7 @@ extension SQLCollectorStorage {
         if let cursor = page.cursor {
             // Newest first: continue below the last session of the previous page.
             guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
-                throw StorageError(
-                    code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+                throw Self.foreignCursor(cursor)
             }
             statement.append(" AND (last_timestamp < ")
             statement.bind(.int(last))
@@ -80,8 +79,7 @@ extension SQLCollectorStorage {
         // session's events in log order, one request at a time, so arrival order is log order.
         if let cursor = page.cursor {
             guard let after = Int64(cursor) else {
-                throw StorageError(
-                    code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+                throw Self.foreignCursor(cursor)
             }
             statement.append(" AND seq > ")
             statement.bind(.int(after))

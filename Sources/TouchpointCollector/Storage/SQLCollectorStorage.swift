@@ -80,9 +80,14 @@ final class SQLCollectorStorage: CollectorStorage {
         guard let cursor else { return nil }
         let parts = cursor.split(separator: ":", maxSplits: 1)
         guard parts.count == 2, let first = Int64(parts[0]), let second = Int64(parts[1]) else {
-            throw StorageError(code: .invalidCursor, message: "cursor \"\(cursor)\" was not handed out by this list")
+            throw foreignCursor(cursor)
         }
         return (first, second)
+    }
+
+    /// The error for a cursor this list did not hand out.
+    static func foreignCursor(_ cursor: String) -> StorageError {
+        StorageError(code: .invalidCursor, message: "\"\(cursor)\" was not handed out by this list")
     }
 
     /// Splits `limit + 1` fetched rows into a page and the cursor after its last item.

@@ -4,7 +4,7 @@
 /// and where in the input.
 ///
 /// ```
-/// invalidData: not gzip or zlib data (zlib: incorrect header check) at input byte 0
+/// invalidData: not valid gzip or zlib data (zlib: incorrect header check) at input byte 0
 /// ```
 public struct CompressionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure, stable across releases.

@@ -57,6 +57,7 @@ public enum Gzip {
     public static func compress(_ buffer: UnsafeRawBufferPointer, level: Level = .fastest) throws(CompressionError)
         -> [UInt8]
     {
+        try checkSize(buffer)
         var stream = z_stream()
         // windowBits 15 + 16 asks for a gzip wrapper instead of zlib's.
         let status = deflateInit2_(
@@ -107,6 +108,7 @@ public enum Gzip {
         guard !buffer.isEmpty else {
             throw CompressionError(code: .invalidData, reason: "no data: an empty body is not gzip")
         }
+        try checkSize(buffer)
         var stream = z_stream()
         let input = buffer.bindMemory(to: UInt8.self)
         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
@@ -157,6 +159,14 @@ public enum Gzip {
             default:
                 throw failure("inflate", code, stream)
             }
+        }
+    }
+
+    /// zlib counts input and output in 32 bits: one call takes at most 2 GiB, so that compressed
+    /// output (slightly larger in the worst case) fits too. Larger input is an error, not a trap.
+    private static func checkSize(_ buffer: UnsafeRawBufferPointer) throws(CompressionError) {
+        guard buffer.count <= 1 << 31 else {
+            throw CompressionError(code: .tooLarge, reason: "\(buffer.count) bytes: zlib takes at most 2 GiB at once")
         }
     }
 

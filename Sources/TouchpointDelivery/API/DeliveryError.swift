@@ -7,7 +7,7 @@ import Foundation
 /// the collector's answer).
 ///
 /// ```
-/// collectorUnavailable: http://127.0.0.1:8080/v1/batch answered 503; next attempt in 4.1 s
+/// collectorUnavailable: http://127.0.0.1:8080/v1/batch answered 503: busy; next attempt at 2026-11-22T05:40:12.345Z
 /// ```
 public struct DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure, stable across releases.

@@ -54,7 +54,7 @@ extension EventDispatcher {
     }
 
     /// Runs `work` on `queue` (the work queue by default).
-    private func onWorkQueue<Result: Sendable>(
+    func onWorkQueue<Result: Sendable>(
         _ queue: DispatchQueue? = nil, _ work: @escaping @Sendable () -> Result
     ) async -> Result {
         await withCheckedContinuation { continuation in

@@ -45,8 +45,9 @@ import TouchpointEvents
 /// shows what is sent (events, bytes before and after gzip, attempt, `sentAt`), what the collector
 /// answered and how long it took, where the cursor moved, and why delivery waits (disabled,
 /// nothing pending, timer, manual mode, offline, backoff with its end, rate limit). Without it
-/// only warnings (a failure streak starting, messages the collector rejected) and errors (dropped
-/// events, unreadable files) are logged. Everything goes through swift-log, label `touchpoint.delivery`.
+/// only notices (a batch split after a 413), warnings (a failure streak starting, messages the
+/// collector rejected, a collector refusing gzip, the session journal changed under the cursor)
+/// and errors (dropped events, unreadable files) are logged. Everything goes through swift-log, label `touchpoint.delivery`.
 public final class EventDispatcher: Sendable {
     /// Where events go.
     public let destination: DeliveryDestination
@@ -112,6 +113,11 @@ public final class EventDispatcher: Sendable {
             saved = try stateFile.read()
         } catch {
             logger.error("\(error); delivering again from the start of the log (the collector drops duplicates)")
+            if let enabled = stateFile.enabledFlag() {
+                var contents = DeliveryStateFile.Contents()
+                contents.isEnabled = enabled
+                saved = contents
+            }
         }
         if configuration.isDebugMode { logger.logLevel = .debug }
         let machine = DispatchStateMachine(
@@ -291,7 +297,8 @@ public final class EventDispatcher: Sendable {
     @discardableResult
     public func dispatch(timeout: TimeInterval? = nil, failFast: Bool = false) async throws -> DispatchReport {
         let cursor = inner.withLock { $0.machine.cursor }
-        let target = reader.end(from: cursor)
+        // Reading the journal to its end is file I/O: on the work queue, not a concurrency thread.
+        let target = await onWorkQueue { [reader] in reader.end(from: cursor) }
         let id = inner.withLock { inner in
             inner.lastWaiterID += 1
             return inner.lastWaiterID
@@ -304,13 +311,25 @@ public final class EventDispatcher: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let effects: DispatchStateMachine.Effects? = inner.withLock { inner in
-                    guard !inner.isShutDown else { return nil }
+                // Registration and the cancellation check under one lock: a cancellation that
+                // came before the wait (onCancel found nothing to end) still ends it.
+                let registration: Result<DispatchStateMachine.Effects, DeliveryError> = inner.withLock { inner in
+                    guard !inner.isShutDown else {
+                        return .failure(DeliveryError(code: .shutDown, reason: "the dispatcher is shut down"))
+                    }
+                    guard !Task.isCancelled else {
+                        return .failure(
+                            DeliveryError(code: .cancelled, reason: "the task waiting in dispatch() was cancelled"))
+                    }
                     inner.continuations[id] = continuation
-                    return inner.machine.addWaiter(id, target: target, failFast: failFast, now: clock.now())
+                    return .success(
+                        inner.machine.addWaiter(id, target: target, failFast: failFast, now: clock.now()))
                 }
-                guard let effects else {
-                    continuation.resume(throwing: DeliveryError(code: .shutDown, reason: "the dispatcher is shut down"))
+                let effects: DispatchStateMachine.Effects
+                switch registration {
+                case .success(let registered): effects = registered
+                case .failure(let error):
+                    continuation.resume(throwing: error)
                     return
                 }
                 logger.debug("dispatch() waits for the log up to \(target)")

@@ -47,16 +47,32 @@ struct DeliveryStateFile: Sendable {
         guard let cursor = json["cursor"], let journalOffset = cursor["journalOffset"]?.intValue,
             let eventOffset = cursor["eventOffset"]?.intValue, journalOffset >= 0, eventOffset >= 0
         else { throw problem("cursor") }
+        // A cursor names its session once it is past the start; a damaged id must not turn
+        // into "no session", which would skip or release events that were never delivered.
+        let sessionId: UUID?
+        switch cursor["sessionId"] {
+        case nil, .null?:
+            guard journalOffset == 0, eventOffset == 0 else { throw problem("cursor.sessionId") }
+            sessionId = nil
+        case let value?:
+            guard let id = value.stringValue.flatMap(UUID.init(uuidString:)) else { throw problem("cursor.sessionId") }
+            sessionId = id
+        }
         var contents = Contents()
         contents.cursor = DeliveryCursor(
-            journalOffset: Int64(journalOffset),
-            sessionId: cursor["sessionId"]?.stringValue.flatMap(UUID.init(uuidString:)),
-            eventOffset: Int64(eventOffset))
+            journalOffset: Int64(journalOffset), sessionId: sessionId, eventOffset: Int64(eventOffset))
         contents.failures = max(0, json["failures"]?.intValue ?? 0)
         contents.nextAttempt = json["nextAttempt"]?.stringValue.flatMap(Timestamp.parse)
         contents.lastFailureWasNetwork = json["networkFailure"]?.boolValue ?? false
         contents.isEnabled = json["enabled"]?.boolValue ?? true
         return contents
+    }
+
+    /// The `enabled` flag alone, from a file whose other fields may be damaged: a user's opt-out
+    /// outlives a damaged cursor. Nil when the file is absent, not JSON, or has no such flag.
+    func enabledFlag() -> Bool? {
+        guard let bytes = try? AtomicFile.read(path), let json = try? JSONParser.parse(bytes) else { return nil }
+        return json["enabled"]?.boolValue
     }
 
     /// Replaces the file with `contents`.

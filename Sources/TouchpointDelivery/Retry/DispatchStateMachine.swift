@@ -177,6 +177,13 @@ struct DispatchStateMachine: Sendable {
         guard let read = reading, read.token == token else { return effects }
         reading = nil
         guard read.epoch == epoch else { return effects }  // the log was cleared meanwhile
+        if batch.start == .start, cursor != .start {
+            // The reader found the journal changed under the cursor and started over: the saved
+            // position means nothing in the new journal, and retention must not take it as
+            // "delivered up to here". Re-sending is safe; the collector drops duplicates.
+            cursor = .start
+            effects.persist = true
+        }
         noteOversized(batch, &effects)
         if let reason = batch.readError { effects.notes.append(.readFailed(reason: reason)) }
         if batch.count > 0 {
@@ -211,16 +218,20 @@ struct DispatchStateMachine: Sendable {
             break
         case .accepted(let rejected):
             inFlight = nil
-            let indexes = rejected.map(\.index).filter { flight.batch.messageIds.indices.contains($0) }
-            statistics.deliveredEvents += flight.batch.count - indexes.count
-            statistics.rejectedEvents += indexes.count
+            // Each rejected message once, and only indexes of this batch: a collector's answer
+            // cannot make the counts negative.
+            var seen = Set<Int>()
+            let valid = rejected.filter {
+                flight.batch.messageIds.indices.contains($0.index) && seen.insert($0.index).inserted
+            }
+            statistics.deliveredEvents += flight.batch.count - valid.count
+            statistics.rejectedEvents += valid.count
             advance(to: flight.batch.end, &effects)
             effects.notes.append(.delivered(count: flight.batch.count, attempt: flight.attempts))
-            if !indexes.isEmpty {
+            if !valid.isEmpty {
                 effects.notes.append(
                     .rejectedByCollector(
-                        messageIds: indexes.map { flight.batch.messageIds[$0] },
-                        reasons: rejected.filter { flight.batch.messageIds.indices.contains($0.index) }.map(\.reason)))
+                        messageIds: valid.map { flight.batch.messageIds[$0.index] }, reasons: valid.map(\.reason)))
             }
             succeeded(&effects)
         case .failed(let reason, let retryAfter, let network):

@@ -9,7 +9,7 @@ enum SVGChart {
         var detail: String?
     }
 
-    /// Vertical bars side by side (a time series), `axisLabels` under the first, middle and last bar.
+    /// Vertical bars side by side (a time series), the bars' labels under the first, middle and last bar.
     static func columns(_ bars: [Bar], title: String, description: String, id: String) -> HTML {
         let width = 720.0
         let height = 200.0
