@@ -108,6 +108,39 @@ struct StorageSuiteTests {
         }
     }
 
+    /// Within one write, both databases take a session's ids in arrival order (the sender's log
+    /// order), not by the events' clocks: the last user id sent, the first anonymous id.
+    @Test(arguments: StorageKind.available)
+    func sessionIdsFollowArrivalOrder(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            _ = try await storage.insert(
+                [
+                    TestMessages.ingest("a", session: "s", user: nil, anonymous: "anon-late-clock", at: 40),
+                    TestMessages.ingest("b", session: "s", user: "u-early-clock", anonymous: "anon-x", at: 30),
+                    TestMessages.ingest("c", session: "s", user: "u-sent-last", anonymous: "anon-y", at: 10),
+                    TestMessages.ingest("d", session: "s", user: nil, anonymous: "anon-z", at: 20),
+                ], source: "default")
+            var session = try #require(
+                try await storage.sessions(source: "default", user: nil, page: PageRequest()).items.first)
+            #expect(session.userId == "u-sent-last")
+            #expect(session.anonymousId == "anon-late-clock")
+            #expect(session.eventCount == 4)
+            #expect(session.firstTimestamp == TestMessages.base.addingTimeInterval(10))
+            #expect(session.lastTimestamp == TestMessages.base.addingTimeInterval(40))
+
+            // A later write: its user id replaces the stored one; the stored anonymous id stays.
+            _ = try await storage.insert(
+                [TestMessages.ingest("e", session: "s", user: "u-next-write", anonymous: "anon-next", at: 5)],
+                source: "default")
+            session = try #require(
+                try await storage.sessions(source: "default", user: nil, page: PageRequest()).items.first)
+            #expect(session.userId == "u-next-write")
+            #expect(session.anonymousId == "anon-late-clock")
+            #expect(session.eventCount == 5)
+            #expect(session.firstTimestamp == TestMessages.base.addingTimeInterval(5))
+        }
+    }
+
     @Test(arguments: StorageKind.available)
     func pagesThroughSessionsAndEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in

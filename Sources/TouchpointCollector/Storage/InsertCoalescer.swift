@@ -12,7 +12,8 @@ final class InsertCoalescer: Sendable {
         var message: IngestMessage
     }
 
-    private struct Key: Hashable {
+    /// What deduplication keys on: (source, messageId).
+    struct Key: Hashable, Sendable {
         var source: String
         var messageId: String
     }
@@ -27,8 +28,8 @@ final class InsertCoalescer: Sendable {
         var queue: [Pending] = []
     }
 
-    /// Stores rows (unique keys) and returns the (source, messageId) pairs that were new.
-    typealias Write = @Sendable ([Row]) async throws -> Set<[String]>
+    /// Stores rows (unique keys) and returns the keys of those that were new.
+    typealias Write = @Sendable ([Row]) async throws -> Set<Key>
 
     private let state = Locked(State())
     private let maximumRows: Int
@@ -36,7 +37,7 @@ final class InsertCoalescer: Sendable {
 
     /// - Parameters:
     ///   - maximumRows: the most rows one write takes (later requests wait for the next).
-    ///   - write: stores rows with unique keys; returns `[source, messageId]` of those stored now.
+    ///   - write: stores rows with unique keys; returns the keys of those stored now.
     init(maximumRows: Int, write: @escaping Write) {
         self.maximumRows = maximumRows
         self.write = write
@@ -70,23 +71,10 @@ final class InsertCoalescer: Sendable {
                 return taken
             }
             guard !group.isEmpty else { return }
-            // The first copy of a key in the group is the one written.
-            var claimed = Set<Key>()
-            var unique: [Row] = []
-            for pending in group {
-                for row in pending.rows
-                where claimed.insert(Key(source: row.source, messageId: row.message.messageId)).inserted {
-                    unique.append(row)
-                }
-            }
+            let requests = group.map(\.rows)
             do {
-                let stored = try await write(unique)
-                var reported = Set<Key>()
-                for pending in group {
-                    let flags = pending.rows.map { row -> Bool in
-                        let key = Key(source: row.source, messageId: row.message.messageId)
-                        return stored.contains([key.source, key.messageId]) && reported.insert(key).inserted
-                    }
+                let stored = try await write(Self.firstCopies(requests))
+                for (pending, flags) in zip(group, Self.flags(requests, stored: stored)) {
                     pending.continuation.resume(returning: flags)
                 }
             } catch {
@@ -94,4 +82,32 @@ final class InsertCoalescer: Sendable {
             }
         }
     }
+
+    /// The rows to write for requests stored together: the first copy of each key, in order.
+    static func firstCopies(_ requests: [[Row]]) -> [Row] {
+        var claimed = Set<Key>()
+        var unique: [Row] = []
+        unique.reserveCapacity(requests.reduce(0) { $0 + $1.count })
+        for rows in requests {
+            for row in rows where claimed.insert(row.key).inserted { unique.append(row) }
+        }
+        return unique
+    }
+
+    /// Per request, one flag per row: true for the row that stored its key now (the first copy of a
+    /// key among the requests), false for any other copy and for keys stored before.
+    static func flags(_ requests: [[Row]], stored: Set<Key>) -> [[Bool]] {
+        var reported = Set<Key>()
+        return requests.map { rows in
+            rows.map { row in
+                let key = row.key
+                return stored.contains(key) && reported.insert(key).inserted
+            }
+        }
+    }
+}
+
+extension InsertCoalescer.Row {
+    /// The row's deduplication key.
+    var key: InsertCoalescer.Key { InsertCoalescer.Key(source: source, messageId: message.messageId) }
 }

@@ -7,18 +7,15 @@ extension SQLCollectorStorage {
         guard !messages.isEmpty else { return [] }
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
         if let coalescer { return try await coalescer.insert(rows) }
-        // The first copy of a messageId in the request is the one that counts.
-        var seen = Set<String>()
-        let unique = rows.filter { seen.insert($0.message.messageId).inserted }
-        let stored = try await Self.write(unique, backend: backend)
-        var reported = Set<String>()
-        return messages.map { stored.contains([source, $0.messageId]) && reported.insert($0.messageId).inserted }
+        let stored = try await Self.write(InsertCoalescer.firstCopies([rows]), backend: backend)
+        return InsertCoalescer.flags([rows], stored: stored)[0]
     }
 
-    /// Stores rows with unique (source, messageId) in one statement, atomic on its own: the events
-    /// and their sessions together (SQLite: a trigger on events; PostgreSQL: a data-modifying WITH).
-    /// - Returns: `[source, messageId]` of the rows stored now.
-    static func write(_ rows: [InsertCoalescer.Row], backend: any SQLBackend) async throws -> Set<[String]> {
+    /// Stores rows with unique (source, messageId) atomically: the events and their sessions
+    /// together, each session updated once per write however many of its events it carries
+    /// (SQLite: two statements in one transaction; PostgreSQL: one statement with a data-modifying WITH).
+    /// - Returns: the keys of the rows stored now.
+    static func write(_ rows: [InsertCoalescer.Row], backend: any SQLBackend) async throws -> Set<InsertCoalescer.Key> {
         guard !rows.isEmpty else { return [] }
         // Rows go in in the order received, so `seq` is arrival order and a session lists its
         // events in the sender's order. Two collectors inserting the same batch (a retry that
@@ -26,8 +23,57 @@ extension SQLCollectorStorage {
         // batches in different orders could, and then PostgreSQL aborts one statement, which
         // `PostgresBackend` runs again (and past its retries the sender gets a 5xx and retries).
         let statement = insertStatement(rows, dialect: backend.dialect)
-        let returned = try await backend.writeStatement(statement.sql, statement.binds)
-        return Set(returned.compactMap { row in row.count == 2 ? row.compactMap(\.text) : nil })
+        switch backend.dialect {
+        case .postgres:
+            return storedKeys(try await backend.writeStatement(statement.sql, statement.binds))
+        case .sqlite:
+            return try await backend.write { transaction in
+                let stored = storedKeys(try await transaction.query(statement))
+                let sessions = SessionRollup.rollups(of: rows, stored: stored)
+                if !sessions.isEmpty { _ = try await transaction.query(sessionUpsert(sessions, dialect: .sqlite)) }
+                return stored
+            }
+        }
+    }
+
+    private static func storedKeys(_ returned: [SQLRow]) -> Set<InsertCoalescer.Key> {
+        var keys = Set<InsertCoalescer.Key>(minimumCapacity: returned.count)
+        for row in returned where row.count == 2 {
+            if let source = row[0].text, let messageId = row[1].text {
+                keys.insert(InsertCoalescer.Key(source: source, messageId: messageId))
+            }
+        }
+        return keys
+    }
+
+    /// Adds each rollup to its session row, creating the row for a new session.
+    private static func sessionUpsert(_ sessions: [SessionRollup], dialect: SQLDialect) -> SQLStatement {
+        var statement = SQLStatement(
+            dialect,
+            "INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) VALUES "
+        )
+        for (offset, session) in sessions.enumerated() {
+            if offset > 0 { statement.append(", ") }
+            statement.bindTuple([
+                .text(session.source), .text(session.sessionId), .optional(session.userId),
+                .optional(session.anonymousId), .int(session.firstTimestamp), .int(session.lastTimestamp),
+                .int(session.eventCount),
+            ])
+        }
+        statement.append(" ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(dialect))")
+        return statement
+    }
+
+    /// How a session row takes in a rollup (`excluded`): the newest user id, the first anonymous
+    /// id, the widened time range and the added count. The same for both dialects.
+    static func sessionMerge(_ dialect: SQLDialect) -> String {
+        """
+        user_id = COALESCE(excluded.user_id, sessions.user_id), \
+        anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id), \
+        first_timestamp = \(dialect.least)(sessions.first_timestamp, excluded.first_timestamp), \
+        last_timestamp = \(dialect.greatest)(sessions.last_timestamp, excluded.last_timestamp), \
+        event_count = sessions.event_count + excluded.event_count
+        """
     }
 
     private static func insertStatement(_ rows: [InsertCoalescer.Row], dialect: SQLDialect) -> SQLStatement {
@@ -67,25 +113,22 @@ extension SQLCollectorStorage {
                 if offset > 0 { statement.append(", ") }
                 statement.bind(array)
             }
-            // Sessions: one row per session among the events stored now, in session order (lock order).
+            // Sessions: one row per session among the events stored now, in session order (lock
+            // order); the user id of its last event to carry one, the anonymous id of its first
+            // (arrival order, as `SessionRollup` picks them for SQLite).
             statement.append(
                 """
                 ) AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
                 ON CONFLICT (source, message_id) DO NOTHING \
-                RETURNING source, message_id, user_id, anonymous_id, session_id, timestamp), \
+                RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
                 touched AS (INSERT INTO sessions \
                 (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
                 SELECT source, session_id, \
-                (array_agg(user_id ORDER BY timestamp DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
-                (array_agg(anonymous_id ORDER BY timestamp) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
+                (array_agg(user_id ORDER BY seq DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
+                (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
                 MIN(timestamp), MAX(timestamp), COUNT(*) \
                 FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
-                ON CONFLICT (source, session_id) DO UPDATE SET \
-                user_id = COALESCE(excluded.user_id, sessions.user_id), \
-                anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id), \
-                first_timestamp = LEAST(sessions.first_timestamp, excluded.first_timestamp), \
-                last_timestamp = GREATEST(sessions.last_timestamp, excluded.last_timestamp), \
-                event_count = sessions.event_count + excluded.event_count) \
+                ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))) \
                 SELECT source, message_id FROM inserted
                 """)
             return statement

@@ -86,11 +86,15 @@ enum SchemaMigrations {
                 "DROP INDEX IF EXISTS events_session",
             ]
         },
+        Migration(version: 4, summary: "sessions updated once per write, not once per event") { dialect in
+            // The storage now adds each write's events to their sessions in the same transaction
+            // (see `SessionRollup`); the per-event trigger would count them twice.
+            dialect == .sqlite ? ["DROP TRIGGER IF EXISTS events_session"] : []
+        },
     ]
 
-    /// SQLite keeps `sessions` up to date with a trigger on each stored event, inside the insert
-    /// statement; PostgreSQL does it in the insert statement itself (a data-modifying WITH), once
-    /// per session rather than once per event.
+    /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event
+    /// (dropped again by version 4; a released migration is never edited).
     static func sessionTrigger(_ dialect: SQLDialect) -> [String] {
         guard dialect == .sqlite else { return [] }
         return [

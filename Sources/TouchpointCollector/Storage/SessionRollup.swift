@@ -1,0 +1,44 @@
+/// One session's share of the events a write stored: what its `sessions` row takes in.
+///
+/// Events are taken in arrival order: the user id is the last one seen, the anonymous id the
+/// first (the same rule the PostgreSQL statement applies with `ORDER BY seq`).
+struct SessionRollup: Sendable, Equatable {
+    var source: String
+    var sessionId: String
+    var userId: String?
+    var anonymousId: String?
+    var firstTimestamp: Int64
+    var lastTimestamp: Int64
+    var eventCount: Int64
+
+    /// The sessions of the rows whose keys are in `stored`, ordered by (source, session id).
+    static func rollups(of rows: [InsertCoalescer.Row], stored: Set<InsertCoalescer.Key>) -> [SessionRollup] {
+        var sessions: [SessionRollup] = []
+        var positions: [InsertCoalescer.Key: Int] = [:]
+        for row in rows {
+            let message = row.message
+            guard let sessionId = message.sessionId, stored.contains(row.key) else { continue }
+            // (source, session id) in the key's shape: one hashable pair type for both maps.
+            let session = InsertCoalescer.Key(source: row.source, messageId: sessionId)
+            if let position = positions[session] {
+                sessions[position].add(message)
+            } else {
+                positions[session] = sessions.count
+                sessions.append(
+                    SessionRollup(
+                        source: row.source, sessionId: sessionId, userId: message.userId,
+                        anonymousId: message.anonymousId, firstTimestamp: message.timestamp,
+                        lastTimestamp: message.timestamp, eventCount: 1))
+            }
+        }
+        return sessions.sorted { ($0.source, $0.sessionId) < ($1.source, $1.sessionId) }
+    }
+
+    private mutating func add(_ message: IngestMessage) {
+        if let userId = message.userId { self.userId = userId }
+        if anonymousId == nil { anonymousId = message.anonymousId }
+        firstTimestamp = min(firstTimestamp, message.timestamp)
+        lastTimestamp = max(lastTimestamp, message.timestamp)
+        eventCount += 1
+    }
+}
