@@ -19,8 +19,28 @@ struct DecoderFuzzTests {
             ),
         ], sentAt: TestMessages.base, writeKey: "k")
 
-    /// Checks the invariants of one decode: no trap; every event either accepted or rejected once.
+    /// The outcome of decoding `bytes`, through the streaming batch reader or the general way.
+    static func outcome(_ bytes: [UInt8], endpoint: IngestEndpoint, streaming: Bool) -> Result<
+        DecodedRequest, CollectorError
+    > {
+        bytes.withUnsafeBytes { buffer in
+            Result { () throws(CollectorError) in
+                try decoder.decode(buffer, endpoint: endpoint, receivedAt: 1_000_000, streaming: streaming)
+            }
+        }
+    }
+
+    /// Whether the streaming reader reads `bytes` itself (rather than leaving them to the general way).
+    static func streams(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { StreamingBatchReader(maximumElements: 2500).read($0) != nil }
+    }
+
+    /// Checks the invariants of one decode: no trap; every event either accepted or rejected once;
+    /// the streaming reader and the general one agree on everything (messages, rejections, errors).
     static func check(_ bytes: [UInt8], endpoint: IngestEndpoint = .batch) {
+        #expect(
+            outcome(bytes, endpoint: endpoint, streaming: true) == outcome(bytes, endpoint: endpoint, streaming: false),
+            "\(String(decoding: bytes, as: UTF8.self))")
         do {
             let request = try decoder.decode(bytes, endpoint: endpoint, receivedAt: 1_000_000)
             #expect(request.messages.count + request.rejections.count == request.eventCount)
@@ -56,6 +76,7 @@ struct DecoderFuzzTests {
     @Test func survivesMutatedBatches() {
         var random = SeededRandomNumberGenerator(seed: 42)
         let alphabet = Array(#"{}[]",:0123456789.eE+-tfnul\ "#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xED, 0xA0, 0xFF]
+        var streamed = 0
         for _ in 0..<4000 {
             var bytes = Self.seedBody
             for _ in 0..<(1 + random.next() % 4) {
@@ -69,7 +90,9 @@ struct DecoderFuzzTests {
                 if bytes.isEmpty { break }
             }
             Self.check(bytes)
+            if Self.streams(bytes) { streamed += 1 }
         }
+        #expect(streamed > 400, "\(streamed) of 4000 streamed")
     }
 
     @Test func survivesRandomJSONShapes() {
@@ -96,13 +119,18 @@ struct DecoderFuzzTests {
                 return .object(members)
             }
         }
+        var streamed = 0
         for _ in 0..<2000 {
             let batch: JSONValue = .object([
                 "batch": .array((0..<(random.next() % 6)).map { _ in value(depth: 1) }),
                 "sentAt": random.next() % 2 == 0 ? "2026-01-01T00:00:05Z" : value(depth: 3),
             ])
             Self.check(batch.jsonBytes())
+            if Self.streams(batch.jsonBytes()) { streamed += 1 }
         }
+        // The comparison is worth something only if the streaming reader took many of them (any
+        // element that is not an object sends the whole body the general way).
+        #expect(streamed > 300, "\(streamed) of 2000 streamed")
     }
 
     @Test func inflaterSurvivesRandomAndTruncatedStreams() throws {

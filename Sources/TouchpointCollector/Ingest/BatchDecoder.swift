@@ -10,7 +10,7 @@ public enum IngestEndpoint: Sendable, Hashable {
 
 /// A request body read into messages: the accepted ones, the rejected ones, and the request's
 /// own fields.
-public struct DecodedRequest: Sendable {
+public struct DecodedRequest: Sendable, Hashable {
     /// `writeKey` from the body, when the client put it there instead of in the header.
     public var writeKey: String?
     /// `sentAt` from the body, in milliseconds since 1970.
@@ -49,6 +49,20 @@ public struct BatchDecoder: Sendable {
     public func decode(_ body: UnsafeRawBufferPointer, endpoint: IngestEndpoint, receivedAt: Int64)
         throws(CollectorError) -> DecodedRequest
     {
+        try decode(body, endpoint: endpoint, receivedAt: receivedAt, streaming: true)
+    }
+
+    /// Reads one request body; with `streaming` false, always through a parsed ``JSONValue`` (the
+    /// general way, which tests compare the streaming reader with).
+    func decode(_ body: UnsafeRawBufferPointer, endpoint: IngestEndpoint, receivedAt: Int64, streaming: Bool)
+        throws(CollectorError) -> DecodedRequest
+    {
+        if streaming, case .batch = endpoint,
+            let streamed = StreamingBatchReader(maximumElements: limits.maximumBatchEvents)
+                .read(body.assumingMemoryBound(to: UInt8.self))
+        {
+            return try decode(streamed, body: body, receivedAt: receivedAt)
+        }
         let root: JSONValue
         do {
             root = try JSONParser.parse(body)
@@ -97,24 +111,50 @@ public struct BatchDecoder: Sendable {
             // The bytes of each event as sent, to store them without writing them out again.
             var spans = BatchSpans.elements(in: body)
             if spans?.count != elements.count { spans = nil }
-            var messages: [IngestMessage] = []
-            messages.reserveCapacity(elements.count)
-            var rejections: [IngestRejection] = []
-            for (index, element) in elements.enumerated() {
-                let path = batchPath.appending(index: index)
+            return Self.collect(writeKey: writeKey, sentAt: sentAt, count: elements.count) { index in
                 let raw = spans.map { UnsafeRawBufferPointer(rebasing: body[$0[index]]) }
-                switch reader.read(element, raw: raw, at: path, type: nil, batchContext: batchContext) {
-                case .success(let message):
-                    messages.append(message)
-                case .failure(let problem):
-                    rejections.append(
-                        IngestRejection(index: index, path: problem.path.description, reason: problem.message))
-                }
+                return reader.read(
+                    elements[index], raw: raw, at: batchPath.appending(index: index), type: nil,
+                    batchContext: batchContext)
             }
-            return DecodedRequest(
-                writeKey: writeKey, sentAt: sentAt, messages: messages, rejections: rejections,
-                eventCount: elements.count)
         }
+    }
+
+    /// A batch read by ``StreamingBatchReader``: the same checks, in the same order, as above.
+    private func decode(_ streamed: StreamingBatchReader.Body, body: UnsafeRawBufferPointer, receivedAt: Int64)
+        throws(CollectorError) -> DecodedRequest
+    {
+        let writeKey = try optionalString(streamed.writeKey, at: JSONPath.root.appending("writeKey"))
+        let sentAt = try requestTimestamp(streamed.sentAt, at: JSONPath.root.appending("sentAt"))
+        let reader = MessageReader(limits: limits, sentAt: sentAt, receivedAt: receivedAt)
+        let batchPath = JSONPath.root.appending("batch")
+        let batchContext = streamed.context?.objectValue
+        return Self.collect(writeKey: writeKey, sentAt: sentAt, count: streamed.elements.count) { index in
+            let element = streamed.elements[index]
+            return reader.read(
+                element.fields, raw: UnsafeRawBufferPointer(rebasing: body[element.range]),
+                at: batchPath.appending(index: index), type: nil, batchContext: batchContext)
+        }
+    }
+
+    /// Reads `count` events of a batch, keeping the accepted and listing the rejected by index.
+    private static func collect(
+        writeKey: String?, sentAt: Int64?, count: Int, read: (Int) -> Result<IngestMessage, JSONProblem>
+    ) -> DecodedRequest {
+        var messages: [IngestMessage] = []
+        messages.reserveCapacity(count)
+        var rejections: [IngestRejection] = []
+        for index in 0..<count {
+            switch read(index) {
+            case .success(let message):
+                messages.append(message)
+            case .failure(let problem):
+                rejections.append(
+                    IngestRejection(index: index, path: problem.path.description, reason: problem.message))
+            }
+        }
+        return DecodedRequest(
+            writeKey: writeKey, sentAt: sentAt, messages: messages, rejections: rejections, eventCount: count)
     }
 
     /// Reads one request body held in an array.

@@ -48,24 +48,32 @@ struct MessageReader {
         // The write key is a credential: never kept with an event, whichever endpoint carried it.
         var raw = raw
         if members.removeValue(forKey: "writeKey") != nil { raw = nil }
-        let size: Int
         if let raw {
-            size = raw.count
-        } else {
-            writer.reset()
-            writer.object(members)
-            size = writer.bytes.count
+            return read(MessageFields(members), raw: raw, at: path, type: endpointType, batchContext: batchContext)
         }
-        guard size <= limits.maximumEventBytes else {
+        writer.reset()
+        writer.object(members)
+        let written = writer.bytes
+        return written.withUnsafeBytes { buffer in
+            read(MessageFields(members), raw: buffer, at: path, type: endpointType, batchContext: batchContext)
+        }
+    }
+
+    /// Reads a message from its members' `fields` and its bytes as received (`raw`, the payload;
+    /// without a `writeKey` member).
+    func read(
+        _ fields: MessageFields, raw: UnsafeRawBufferPointer, at path: JSONPath, type endpointType: MessageType?,
+        batchContext: [String: JSONValue]?
+    ) -> Result<IngestMessage, JSONProblem> {
+        guard raw.count <= limits.maximumEventBytes else {
             return .failure(
                 JSONProblem(
-                    path: path, message: "\(size) bytes, over the limit of \(limits.maximumEventBytes) bytes per event")
-            )
+                    path: path,
+                    message: "\(raw.count) bytes, over the limit of \(limits.maximumEventBytes) bytes per event"))
         }
         do {
-            var message = try fields(members, type: endpointType, batchContext: batchContext)
-            message.payload =
-                raw.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: writer.bytes, as: UTF8.self)
+            var message = try message(fields, type: endpointType, batchContext: batchContext)
+            message.payload = String(decoding: raw, as: UTF8.self)
             return .success(message)
         } catch {
             var problemPath = error.inBatchContext ? JSONPath.root : path
@@ -74,8 +82,8 @@ struct MessageReader {
         }
     }
 
-    private func fields(
-        _ members: [String: JSONValue], type endpointType: MessageType?, batchContext: [String: JSONValue]?
+    private func message(
+        _ members: MessageFields, type endpointType: MessageType?, batchContext: [String: JSONValue]?
     )
         throws(FieldError) -> IngestMessage
     {
@@ -83,35 +91,32 @@ struct MessageReader {
         if let endpointType {
             type = endpointType
         } else {
-            type = try Self.type(members["type"])
+            type = try Self.type(members.type)
         }
-        guard let messageId = try Self.identifier(members["messageId"], "messageId") else {
+        guard let messageId = try Self.identifier(members.messageId, "messageId") else {
             throw FieldError("messageId", message: "missing")
         }
-        let userId = try Self.identifier(members["userId"], "userId")
-        let anonymousId = try Self.identifier(members["anonymousId"], "anonymousId")
+        let userId = try Self.identifier(members.userId, "userId")
+        let anonymousId = try Self.identifier(members.anonymousId, "anonymousId")
         guard userId != nil || anonymousId != nil else {
             throw FieldError(message: "needs a userId or an anonymousId")
         }
         let name: String?
         switch type {
         case .track:
-            guard let event = try Self.text(members["event"], "event") else {
+            guard let event = try Self.text(members.event, "event") else {
                 throw FieldError("event", message: "missing")
             }
             name = event
         case .page, .screen:
-            name = try Self.text(members["name"], "name")
+            name = try Self.text(members.name, "name")
         case .identify, .group, .alias:
             name = nil
         }
-        for key in ["properties", "traits", "context", "integrations"] {
-            switch members[key] {
-            case nil, .null?, .object?: break
-            case let other?: throw FieldError(key, message: "expected an object, found \(other.typeName)")
-            }
+        if let (key, typeName) = members.firstObjectTypeProblem {
+            throw FieldError(key, message: "expected an object, found \(typeName)")
         }
-        var sessionId = try Self.identifier(members["context"]?["sessionId"], "context", "sessionId")
+        var sessionId = try Self.identifier(members.contextSessionId, "context", "sessionId")
         if sessionId == nil, let batchContext {
             do throws(FieldError) {
                 sessionId = try Self.identifier(batchContext["sessionId"], "context", "sessionId")
@@ -121,7 +126,7 @@ struct MessageReader {
                 throw inContext
             }
         }
-        let originalTimestamp = try Self.text(members["timestamp"], "timestamp")
+        let originalTimestamp = try Self.text(members.timestamp, "timestamp")
         var eventTime: Int64?
         if let originalTimestamp {
             guard let date = Timestamp.parse(originalTimestamp) else {
@@ -129,7 +134,7 @@ struct MessageReader {
             }
             eventTime = Timestamp.milliseconds(date)
         }
-        let messageSentAt = try Self.text(members["sentAt"], "sentAt").flatMap {
+        let messageSentAt = try Self.text(members.sentAt, "sentAt").flatMap {
             Timestamp.parse($0).map(Timestamp.milliseconds)
         }
         let sent = sentAt ?? messageSentAt
@@ -177,5 +182,63 @@ struct MessageReader {
             throw FieldError(keys: keys, message: "longer than \(maximumIdentifierBytes) bytes")
         }
         return id
+    }
+}
+
+/// The members of one message the collector looks at, as sent (of a repeated member, the last).
+///
+/// Filled from a parsed object, or by ``StreamingBatchReader`` straight from the bytes without
+/// building the rest of the message; ``MessageReader`` checks them the same way either way.
+struct MessageFields {
+    var type: JSONValue?
+    var messageId: JSONValue?
+    var userId: JSONValue?
+    var anonymousId: JSONValue?
+    var event: JSONValue?
+    var name: JSONValue?
+    var timestamp: JSONValue?
+    var sentAt: JSONValue?
+    /// `context.sessionId`.
+    var contextSessionId: JSONValue?
+    // For the members that must be objects when present: the JSON type of the value when it is
+    // neither an object nor null.
+    var propertiesTypeProblem: String?
+    var traitsTypeProblem: String?
+    var contextTypeProblem: String?
+    var integrationsTypeProblem: String?
+
+    /// The first member (in the order checked) that should be an object and is not, with its type.
+    var firstObjectTypeProblem: (String, String)? {
+        if let typeName = propertiesTypeProblem { return ("properties", typeName) }
+        if let typeName = traitsTypeProblem { return ("traits", typeName) }
+        if let typeName = contextTypeProblem { return ("context", typeName) }
+        if let typeName = integrationsTypeProblem { return ("integrations", typeName) }
+        return nil
+    }
+
+    init() {}
+
+    init(_ members: [String: JSONValue]) {
+        type = members["type"]
+        messageId = members["messageId"]
+        userId = members["userId"]
+        anonymousId = members["anonymousId"]
+        event = members["event"]
+        name = members["name"]
+        timestamp = members["timestamp"]
+        sentAt = members["sentAt"]
+        contextSessionId = members["context"]?["sessionId"]
+        propertiesTypeProblem = Self.objectTypeProblem(members["properties"])
+        traitsTypeProblem = Self.objectTypeProblem(members["traits"])
+        contextTypeProblem = Self.objectTypeProblem(members["context"])
+        integrationsTypeProblem = Self.objectTypeProblem(members["integrations"])
+    }
+
+    /// The type name of `value` when it is present and neither an object nor null.
+    static func objectTypeProblem(_ value: JSONValue?) -> String? {
+        switch value {
+        case nil, .null?, .object?: return nil
+        case let other?: return other.typeName
+        }
     }
 }

@@ -145,7 +145,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - index >= count else { throw error("unexpected end of input, expected '\(literal)'") }
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
@@ -155,7 +155,7 @@ struct JSONScanner {
         index += count
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -305,13 +305,13 @@ struct JSONScanner {
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    private func describe(_ byte: UInt8) -> String {
+    func describe(_ byte: UInt8) -> String {
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "0x" + String(byte, radix: 16, uppercase: true)
     }
 
     /// Rejects byte sequences that are not well-formed UTF-8 (overlongs, surrogates, > U+10FFFF).
-    private func validateUTF8(_ slice: UnsafeBufferPointer<UInt8>, offset: Int) throws(JSONParseError) {
+    func validateUTF8(_ slice: UnsafeBufferPointer<UInt8>, offset: Int) throws(JSONParseError) {
         var position = 0
         let count = slice.count
         while position < count {
