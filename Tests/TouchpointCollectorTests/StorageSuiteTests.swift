@@ -206,6 +206,47 @@ struct StorageSuiteTests {
         }
     }
 
+    /// Events are listed by the minute of their time and, within a minute, in arrival order; a
+    /// time range is exact to the millisecond; paging gives the same sequence.
+    @Test(arguments: StorageKind.available)
+    func listsEventsByMinuteThenArrival(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            _ = try await storage.insert(
+                [
+                    TestMessages.ingest("e1", at: 70), TestMessages.ingest("e2", at: 10),
+                    TestMessages.ingest("e3", at: 50),
+                ], source: "default")
+            _ = try await storage.insert(
+                [TestMessages.ingest("e4", at: 5), TestMessages.ingest("e5", at: 119.999)], source: "default")
+            var names: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await storage.events(
+                    source: "default", filter: EventFilter(), page: PageRequest(limit: 2, cursor: cursor))
+                names += page.items.compactMap(\.name)
+                cursor = page.nextCursor
+            } while cursor != nil && names.count < 10
+            #expect(names == ["e2", "e3", "e4", "e1", "e5"])
+
+            func namesIn(from: TimeInterval, to: TimeInterval) async throws -> [String] {
+                let range = TimeRange(
+                    from: TestMessages.base.addingTimeInterval(from), to: TestMessages.base.addingTimeInterval(to))
+                return try await storage.events(
+                    source: "default", filter: EventFilter(range: range), page: PageRequest()
+                ).items.compactMap(\.name)
+            }
+            #expect(try await namesIn(from: 10, to: 70) == ["e2", "e3"])
+            #expect(try await namesIn(from: 0, to: 60) == ["e2", "e3", "e4"])
+            #expect(try await namesIn(from: 60, to: 119.999) == ["e1"])
+            #expect(try await namesIn(from: 70, to: 120) == ["e1", "e5"])
+            let perMinute = try await storage.eventsPerMinute(
+                source: "default",
+                range: TimeRange(
+                    from: TestMessages.base.addingTimeInterval(5.001), to: TestMessages.base.addingTimeInterval(120)))
+            #expect(perMinute.map(\.count) == [2, 2])
+        }
+    }
+
     @Test(arguments: StorageKind.available)
     func rejectsCursorsItDidNotHandOut(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in

@@ -34,7 +34,8 @@ public final class CollectorQuery: Sendable {
         try await storage.sessionEvents(source: source, sessionId: sessionId, page: page)
     }
 
-    /// Events in time order, filtered by name and time range.
+    /// Events filtered by name and time range, ordered by the minute of their (skew-corrected)
+    /// time and, within a minute, in the order the collector received them.
     public func events(source: String, filter: EventFilter = EventFilter(), page: PageRequest = PageRequest())
         async throws -> Page<StoredEvent>
     {
@@ -66,7 +67,8 @@ public final class CollectorQuery: Sendable {
         return results.values.sorted { $0.surveyId < $1.surveyId }
     }
 
-    /// One survey's free-text answers in time order, or newest first when `newestFirst` is set.
+    /// One survey's free-text answers by minute and then arrival, or the reverse (newest first)
+    /// when `newestFirst` is set.
     public func surveyTextAnswers(
         source: String, surveyId: String, range: TimeRange = .all, newestFirst: Bool = false,
         page: PageRequest = PageRequest()

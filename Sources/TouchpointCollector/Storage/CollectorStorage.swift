@@ -32,7 +32,7 @@ protocol CollectorStorage: Sendable {
     func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent>
     /// Counts of survey events, grouped by event, survey, response type and option.
     func surveyTallies(source: String, range: TimeRange) async throws -> [SurveyTallyRow]
-    /// Free-text answers to one survey, in time order (newest first when `newestFirst`).
+    /// Free-text answers to one survey, by minute then arrival (the reverse when `newestFirst`).
     func surveyTextAnswers(
         source: String, surveyId: String, range: TimeRange, newestFirst: Bool, page: PageRequest
     ) async throws -> Page<SurveyTextAnswer>

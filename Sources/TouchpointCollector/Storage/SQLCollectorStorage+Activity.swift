@@ -3,15 +3,22 @@ import TouchpointCore
 
 extension SQLCollectorStorage {
     func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount] {
-        // Integer division in both dialects (timestamps are 64-bit integers).
-        var statement = SQLStatement(dialect, "SELECT timestamp / 60000, COUNT(*) FROM events WHERE source = ")
-        statement.bind(.text(source))
-        appendRange(range, to: &statement)
-        statement.append(" GROUP BY 1 ORDER BY 1")
-        return try await backend.query(statement).compactMap { row in
+        try await backend.query(eventsPerMinuteStatement(source: source, range: range)).compactMap { row in
             guard let minute = row[0].int, let count = row[1].int else { return nil }
             return MinuteCount(minute: Self.date(minute * 60_000), count: Int(count))
         }
+    }
+
+    /// The query of ``eventsPerMinute(source:range:)``.
+    func eventsPerMinuteStatement(source: String, range: TimeRange) -> SQLStatement {
+        // Integer division in both dialects (timestamps are 64-bit integers); the events_minute index
+        // holds the same expression, so the count reads only the index.
+        var statement = SQLStatement(
+            dialect, "SELECT \(Self.minuteExpression), COUNT(*) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        appendRange(range, to: &statement)
+        statement.append(" GROUP BY 1 ORDER BY 1")
+        return statement
     }
 
     func activeSessionCount(source: String, since: Date) async throws -> Int {

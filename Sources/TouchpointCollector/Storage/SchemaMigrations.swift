@@ -91,6 +91,18 @@ enum SchemaMigrations {
             // (see `SessionRollup`); the per-event trigger would count them twice.
             dialect == .sqlite ? ["DROP TRIGGER IF EXISTS events_session"] : []
         },
+        Migration(version: 5, summary: "time indexes by minute, which new events append to") { _ in
+            // Indexes on the exact time took each new event at a scattered place (events arrive with
+            // timestamps spread over seconds to days), so every commit rewrote hundreds of index
+            // pages. By minute and then arrival, new events go to the end of their minute's range.
+            // The expression must match `SQLCollectorStorage.minuteExpression`.
+            [
+                "CREATE INDEX events_name_minute ON events (source, event, (timestamp / 60000), seq)",
+                "CREATE INDEX events_minute ON events (source, (timestamp / 60000), seq, timestamp)",
+                "DROP INDEX IF EXISTS events_name",
+                "DROP INDEX IF EXISTS events_time",
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event
