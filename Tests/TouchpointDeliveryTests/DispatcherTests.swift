@@ -208,6 +208,28 @@ struct DispatcherTests {
         await relaunched.shutdown()
     }
 
+    /// Concurrent calls for different users: every event is in a session of its own user (the
+    /// session check and the record are one step under the recorder's lock).
+    @Test func concurrentTracksForDifferentUsersKeepTheirSessions() async throws {
+        let fixture = try DeliveryFixture()
+        let dispatcher = fixture.dispatcher(fixture.configuration(interval: -1))
+        let events = try await withThrowingTaskGroup(of: (String, Event?).self) { group in
+            for index in 0..<300 {
+                let user = "u\(index % 3)"
+                group.addTask { (user, await dispatcher.track("e\(index)", distinctId: user)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let owners = Dictionary(
+            uniqueKeysWithValues: await fixture.recorder.listAllSessions().map { ($0.id, $0.userId) })
+        for (user, event) in events {
+            let event = try #require(event)
+            #expect(event.userId == user)
+            #expect(owners[event.sessionId] == user, "\(event.name) of \(user)")
+        }
+        await dispatcher.shutdown()
+    }
+
     @Test func trackAndUpdateTraitsFollowTheDistinctId() async throws {
         let fixture = try DeliveryFixture()
         let dispatcher = fixture.dispatcher(fixture.configuration(interval: -1))

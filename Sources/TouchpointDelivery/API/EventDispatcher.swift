@@ -205,8 +205,8 @@ public final class EventDispatcher: Sendable {
             logger.debug("disabled: not recording \"\(name)\"")
             return nil
         }
-        await continueSession(for: distinctId)
-        return recorder.record(name, properties: properties)
+        guard let distinctId, !distinctId.isEmpty else { return recorder.record(name, properties: properties) }
+        return recorder.record(name, properties: properties, userID: distinctId)
     }
 
     /// Records new or changed traits of a user as an `identify` event:
@@ -221,21 +221,8 @@ public final class EventDispatcher: Sendable {
             logger.debug("disabled: not recording traits of \(distinctId)")
             return nil
         }
-        await continueSession(for: distinctId)
-        return recorder.record("identify", properties: traits, type: .identify)
-    }
-
-    /// Starts a session for `userId` unless the next event already belongs to one of that user.
-    private func continueSession(for userId: String?) async {
-        guard let userId, !userId.isEmpty else { return }
-        if let current = await recorder.currentSession() {
-            if current.userId == userId { return }
-        } else if let bytes = try? AtomicFile.read(LogLayout(base: recorder.directory).currentSessionPath),
-            let saved = try? EventSession(jsonBytes: bytes), saved.userId == userId
-        {
-            return  // the recorder resumes or continues that user's session by itself
-        }
-        await recorder.startSession(userID: userId)
+        guard !distinctId.isEmpty else { return recorder.record("identify", properties: traits, type: .identify) }
+        return recorder.record("identify", properties: traits, type: .identify, userID: distinctId)
     }
 
     // MARK: Settings

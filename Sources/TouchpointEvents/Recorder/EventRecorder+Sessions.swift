@@ -69,6 +69,20 @@ extension EventRecorder {
         return startLocked(userId: state.identity.userId, metadata: state.identity.metadata, at: time, &state)
     }
 
+    /// The session an event of `userID` belongs to: the current (or resumed) session when it is
+    /// that user's, otherwise a new one for the user, ending the current one.
+    func ensureSessionLocked(at time: Date, for userID: String, _ state: inout State) -> SessionSink {
+        if state.session == nil, !state.resumeChecked {
+            state.resumeChecked = true
+            _ = resumeLocked(at: time, &state)
+        }
+        if let sink = state.session {
+            if sink.session.userId == userID { return ensureSessionLocked(at: time, &state) }
+            endLocked(sink, at: time, &state)
+        }
+        return startLocked(userId: userID, metadata: nil, at: time, &state)
+    }
+
     func startLocked(
         userId: String?, metadata: [String: EventValue]?, at time: Date, _ state: inout State
     ) -> SessionSink {

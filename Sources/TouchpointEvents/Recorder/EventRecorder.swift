@@ -108,9 +108,36 @@ public final class EventRecorder: Sendable {
         type: EventType = .track,
         attachment: (any Sendable)? = nil
     ) -> Event? {
-        let request = RecordRequest(
-            name: name, properties: properties ?? [:], type: type, attachment: attachment,
-            time: configuration.clock.now())
+        record(
+            RecordRequest(
+                name: name, properties: properties ?? [:], type: type, attachment: attachment,
+                time: configuration.clock.now()))
+    }
+
+    /// Records an event for a user: in the current session when it is that user's, otherwise in
+    /// a new session for the user (the current one ends).
+    ///
+    /// Choosing the session and writing the event happen under one lock, so concurrent calls for
+    /// different users never put an event into the other user's session. When the recorder has
+    /// no session yet, the previous run's session is resumed if it is this user's and recent.
+    /// Otherwise the same as ``record(_:properties:type:attachment:)``.
+    /// - Parameters:
+    ///   - userID: the user the event belongs to.
+    @discardableResult
+    public func record(
+        _ name: String,
+        properties: [String: EventValue]? = nil,
+        type: EventType = .track,
+        attachment: (any Sendable)? = nil,
+        userID: String
+    ) -> Event? {
+        record(
+            RecordRequest(
+                name: name, properties: properties ?? [:], type: type, attachment: attachment,
+                time: configuration.clock.now(), userID: userID))
+    }
+
+    private func record(_ request: RecordRequest) -> Event? {
         if isLockedByCurrentThread {
             reentrant.requests.append(request)
             return nil
@@ -188,7 +215,12 @@ public final class EventRecorder: Sendable {
     }()
 
     func recordLocked(_ request: RecordRequest, _ state: inout State) -> Event? {
-        let sink = ensureSessionLocked(at: request.time, &state)
+        let sink =
+            if let userID = request.userID {
+                ensureSessionLocked(at: request.time, for: userID, &state)
+            } else {
+                ensureSessionLocked(at: request.time, &state)
+            }
         let event = Event(
             id: state.ids.next(at: request.time),
             type: request.type,
@@ -392,6 +424,8 @@ extension EventRecorder {
         let type: EventType
         let attachment: (any Sendable)?
         let time: Date
+        /// The user whose session the event must go into; nil for the current session's.
+        var userID: String?
     }
 
     /// Records that consumers made from inside their callbacks, waiting for the lock holder.
