@@ -199,7 +199,7 @@ struct DispatchStateMachineTests {
 
     // MARK: Refusals
 
-    @Test(arguments: [400, 401, 403, 404, 422])
+    @Test(arguments: [400, 404, 422])
     func anotherClientErrorDropsThatBatchOnly(status: Int) throws {
         var machine = machine(compression: false)
         let order = try #require(readAndSend(&machine, count: 3, now: start))
@@ -216,6 +216,24 @@ struct DispatchStateMachineTests {
         // The next batch is read and sent normally.
         let next = try #require(readAndSend(&machine, count: 2, now: start))
         #expect(next.batch.start == order.batch.end)
+    }
+
+    /// A refused write key blames no batch: 401 and 403 are retried like an unavailable collector,
+    /// other client errors drop the batch.
+    @Test(arguments: [(401, false), (403, false), (400, true), (404, true), (422, true), (408, false)])
+    func credentialsAnswersAreRetriedNotDropped(status: Int, drops: Bool) {
+        let url = URL(string: "http://127.0.0.1:1/v1/batch")!
+        let result = UploadResult.classify(
+            HTTPResponse(status: status, body: Array(#"{"error":"x"}"#.utf8), url: url), now: start)
+        switch result {
+        case .refused: #expect(drops)
+        case .failed(let reason, _, let network):
+            #expect(!drops)
+            #expect(!network)
+            #expect(reason.contains("answered \(status)"))
+            if status == 401 || status == 403 { #expect(reason.contains("write key was refused")) }
+        default: Issue.record("unexpected \(result)")
+        }
     }
 
     @Test func aGzippedRequestAnswered400GoesOnceMoreUncompressed() throws {

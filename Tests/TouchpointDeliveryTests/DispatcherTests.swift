@@ -31,15 +31,29 @@ struct DispatcherTests {
         await dispatcher.shutdown()
     }
 
-    @Test func aWrongWriteKeyIsRefusedAndTheBatchDropped() async throws {
+    /// A refused write key blames no batch: the events are kept and retried, and a dispatcher
+    /// with the right key delivers them.
+    @Test func aWrongWriteKeyKeepsTheEventsUntilTheKeyIsRight() async throws {
         let fixture = try DeliveryFixture()
         let dispatcher = fixture.dispatcher(writeKey: "wrong")
-        fixture.record(3)
-        let report = try await dispatcher.dispatch(timeout: 60)
-        #expect(report.droppedEvents == 3)
+        let ids = fixture.record(3)
+        await #expect {
+            try await dispatcher.dispatch(timeout: 60, failFast: true)
+        } throws: { error in
+            guard let error = error as? DeliveryError, error.code == .collectorUnavailable else { return false }
+            return error.reason.contains("401") && error.reason.contains("write key was refused")
+        }
+        #expect(dispatcher.status.statistics.droppedEvents == 0)
         #expect(fixture.collector.storedCount == 0)
-        #expect(fixture.logged(.error).contains { $0.contains("dropped 3 events") && $0.contains("401") })
+        #expect(fixture.server.requestCount >= 1)
         await dispatcher.shutdown()
+
+        let fixed = fixture.dispatcher()
+        let report = try await fixed.dispatch(timeout: 60)
+        #expect(report.deliveredEvents == 3)
+        #expect(report.droppedEvents == 0)
+        #expect(fixture.collector.messages.map(\.messageId) == ids)
+        await fixed.shutdown()
     }
 
     @Test func dispatchReturnsOnceTheCollectorAcknowledgedWhatWasPending() async throws {

@@ -28,8 +28,8 @@ import TouchpointEvents
 /// more, pending events are also sent when the app goes to the background
 /// (``attach(lifecycle:)``).
 ///
-/// **Failures.** One request in flight at a time. 2xx moves the cursor; 408, 429, 5xx and network
-/// errors keep the batch and pause all uploads for a ``Backoff`` delay (exponential, full jitter,
+/// **Failures.** One request in flight at a time. 2xx moves the cursor; 401 and 403 (a refused
+/// write key: no batch is to blame), 408, 429, 5xx and network errors keep the batch and pause all uploads for a ``Backoff`` delay (exponential, full jitter,
 /// capped, at least `Retry-After`), persisted so a relaunch does not start hammering again; when a
 /// ``ReachabilityMonitor`` reports the network back, a backoff caused by network errors ends at once.
 /// 413 splits the batch in halves down to one event (a single event answered 413 is dropped);
@@ -272,7 +272,7 @@ public final class EventDispatcher: Sendable {
     ///
     /// Works with every dispatch interval (it is the only way to send when the interval is
     /// negative). Respects the backoff, the rate limit and reachability: it waits them out unless
-    /// `failFast` is set. Batches the collector refuses (4xx) are dropped and counted in the report,
+    /// `failFast` is set. Batches the collector refuses (4xx other than 401, 403, 408, 413 and 429) are dropped and counted in the report,
     /// not thrown.
     /// - Parameters:
     ///   - timeout: the most seconds to wait; nil waits until done (cancel the task to stop).

@@ -5,12 +5,13 @@ import TouchpointCore
 enum UploadResult: Sendable, Hashable {
     /// 2xx: the batch is acknowledged; the collector may list messages it rejected.
     case accepted(rejected: [RejectedMessage])
-    /// Try the same batch again later: 408, 429, 5xx, an unexpected status, or no answer.
+    /// Try the same batch again later: 401, 403, 408, 429, 5xx, an unexpected status, or no answer.
     /// `network` is true when no HTTP answer came at all.
     case failed(reason: String, retryAfter: TimeInterval?, network: Bool)
     /// 413: the batch is too large for the collector; split it.
     case tooLarge(reason: String)
-    /// Another 4xx: this batch will never be accepted; drop it.
+    /// Another 4xx: this batch will never be accepted; drop it (401 and 403 are not this batch's
+    /// fault, see ``classify(_:now:)``).
     case refused(status: Int, reason: String)
     /// The request was cancelled (the dispatcher is shutting down): nothing is learnt.
     case cancelled
@@ -24,6 +25,9 @@ enum UploadResult: Sendable, Hashable {
     }
 
     /// The meaning of a response.
+    ///
+    /// Only answers that blame the batch itself drop it (400, 404, 422, …); answers about the
+    /// credentials (401, 403), the collector's load or health (408, 429, 5xx) are retried.
     static func classify(_ response: HTTPResponse, now: Date) -> UploadResult {
         let status = response.status
         let reason = "\(response.url.absoluteString) answered \(status)" + Self.excerpt(response.body)
@@ -34,6 +38,13 @@ enum UploadResult: Sendable, Hashable {
             return .tooLarge(reason: reason)
         case 408, 429, 500...:
             return .failed(reason: reason, retryAfter: response.retryAfter(now: now), network: false)
+        case 401, 403:
+            // The write key was refused (revoked, mistyped, a source switched off): no batch would
+            // be accepted, and dropping them would empty the log. The events wait, with backoff,
+            // for a corrected key or a restored source.
+            return .failed(
+                reason: reason + " (the write key was refused; events are kept and retried)",
+                retryAfter: response.retryAfter(now: now), network: false)
         case 400..<500:
             return .refused(status: status, reason: reason)
         default:
