@@ -39,6 +39,26 @@ struct CollectorServerTests {
         #expect(try JSONParser.parse(file)["writeKey"]?.stringValue == credentials.0)
     }
 
+    /// A damaged credentials file stops the start with the file and member named, and is left as
+    /// it is (replacing it would silently change the keys every app was shipped with).
+    @Test(arguments: [
+        ("{\"writeKey\": ", "invalid JSON"), ("[\"k\"]", "expected an object, found array"),
+        ("{\"writeKey\": 42}", "writeKey: expected a string, found number"),
+    ])
+    func aDamagedCredentialsFileIsReportedAndKept(contents: String, problem: String) throws {
+        let directory = try TemporaryDirectory(prefix: "collector-credentials")
+        let file = directory.appending(CollectorCredentials.fileName).path
+        try AtomicFile.write(Array(contents.utf8), to: file)
+        #expect {
+            _ = try CollectorCredentials.resolve(directory: directory.url, writeKey: nil, adminToken: nil)
+        } throws: { error in
+            guard let error = error as? CollectorError else { return false }
+            return error.code == .invalidConfiguration && error.message.contains(file)
+                && error.message.contains(problem)
+        }
+        #expect(try AtomicFile.read(file) == Array(contents.utf8))
+    }
+
     @Test func explicitCredentialsWin() async throws {
         let directory = try TemporaryDirectory(prefix: "collector-live")
         var configuration = Self.configuration(directory)

@@ -43,6 +43,8 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let preconditionRequired = Code("precondition_required", .preconditionRequired)
         /// The database did not answer (503).
         public static let storageUnavailable = Code("storage_unavailable", .serviceUnavailable)
+        /// The collector's own files or settings are unusable (at start-up; 500 if ever served).
+        public static let invalidConfiguration = Code("invalid_configuration", .internalServerError)
 
         public var description: String { rawValue }
     }

@@ -20,17 +20,31 @@ public struct CollectorCredentials: Sendable, Hashable {
 
     /// Loads the credentials kept in `directory`, creating any that are missing; values passed in
     /// win over stored ones for this run and are not written.
-    /// - Throws: when the directory or file cannot be read or written, or the file is not valid JSON.
+    /// - Throws: when the directory or file cannot be read or written, or the file is not a JSON
+    ///   object of strings (``CollectorError/Code/invalidConfiguration``, naming the file and member;
+    ///   the file is then left as it is rather than replaced with new credentials).
     static func resolve(directory: URL, writeKey: String?, adminToken: String?) throws -> CollectorCredentials {
         if let writeKey, let adminToken { return CollectorCredentials(writeKey: writeKey, adminToken: adminToken) }
         let file = directory.appendingPathComponent(fileName).path
         var stored: [String: JSONValue] = [:]
         if let bytes = try AtomicFile.read(file) {
+            let document: JSONValue
             do {
-                stored = try JSONParser.parse(bytes).objectValue ?? [:]
+                document = try JSONParser.parse(bytes)
             } catch {
-                throw CollectorError(.invalidRequest, "\(file): \(error.description)")
+                throw CollectorError(.invalidConfiguration, "\(file): \(error.description)")
             }
+            guard let members = document.objectValue else {
+                throw CollectorError(
+                    .invalidConfiguration, "\(file): expected an object, found \(document.typeName)")
+            }
+            for key in ["writeKey", "adminToken"] {
+                if let value = members[key], value.stringValue == nil {
+                    throw CollectorError(
+                        .invalidConfiguration, "\(file): \(key): expected a string, found \(value.typeName)")
+                }
+            }
+            stored = members
         }
         var changed = false
         for (key, length) in [("writeKey", 16), ("adminToken", 24)] where stored[key]?.stringValue?.isEmpty ?? true {
