@@ -35,6 +35,13 @@ struct ExpressionGraph {
     /// For each position and input, the position of the expression whose output is exactly that
     /// input's path, if any.
     private(set) var inputSources: [[Int?]] = []
+    /// For each position and input, whether the input's path intersects any expression's
+    /// output (so reading it from the tree needs the outputs written there first).
+    private(set) var inputsMeetOutputs: [[Bool]] = []
+    /// Output paths → position in ``ordered``.
+    private(set) var outputIndex = PathTrie<Int>()
+    /// Stands for this graph, for caches of lookups in it (a rebuilt graph has a new one).
+    let version = VersionToken()
 
     var isEmpty: Bool { ordered.isEmpty }
 
@@ -114,8 +121,12 @@ struct ExpressionGraph {
             for dependency in node.dependencies { dependents.insert(dependency, position) }
         }
         let ordered = self.ordered
+        for (position, node) in ordered.enumerated() { outputIndex.insert(node.output, position) }
         inputSources = ordered.map { node in
             node.dependencies.map { input in ordered.firstIndex { $0.output == input } }
+        }
+        inputsMeetOutputs = ordered.map { node in
+            node.dependencies.map { input in ordered.contains { $0.output.intersects(input) } }
         }
         self.successors = ordered.map { source in
             ordered.indices.filter { ordered[$0].dependencies.contains(where: { $0.intersects(source.output) }) }

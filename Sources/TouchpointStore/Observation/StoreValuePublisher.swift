@@ -76,12 +76,32 @@ final class StoreSubscription: Subscription, @unchecked Sendable {
     }
 
     /// A new value from the store (or the current one, on subscription).
+    ///
+    /// The common case (demand left, nothing pending, no delivery running) hands the value over
+    /// at once, taking the lock once before and once after; otherwise it is kept as the pending
+    /// value, for whoever delivers next.
     func offer(_ value: StoreValue?) {
-        state.withLock { state in
+        let receive = state.withLock { state -> ((StoreValue?) -> Subscribers.Demand)? in
+            if !state.delivering, !state.hasPending, state.demand > 0, let receive = state.receive {
+                state.demand -= 1
+                state.delivering = true
+                return receive
+            }
             state.pending = value
             state.hasPending = true
+            return nil
         }
-        deliverPending()
+        guard let receive else {
+            deliverPending()
+            return
+        }
+        let more = receive(value)
+        let again = state.withLock { state -> Bool in
+            state.delivering = false
+            state.demand += more
+            return state.hasPending || state.finishAfterDelivery
+        }
+        if again { deliverPending() }
     }
 
     func request(_ demand: Subscribers.Demand) {
