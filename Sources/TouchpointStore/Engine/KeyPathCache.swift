@@ -6,6 +6,8 @@ struct KeyPathCache {
     /// write there can affect), so a repeated write to the same path finds them without walking
     /// the index.
     final class Entry {
+        /// The key path as written.
+        let text: String
         let path: JSONPath
         /// The path as ``JSONPath/description`` writes it, used in patches.
         let canonical: String
@@ -17,7 +19,8 @@ struct KeyPathCache {
         @exclusivity(unchecked) private var outputsVersion: VersionToken?
         @exclusivity(unchecked) private var outputs: [Int] = []
 
-        init(path: JSONPath, canonical: String) {
+        init(text: String, path: JSONPath, canonical: String) {
+            self.text = text
             self.path = path
             self.canonical = canonical
         }
@@ -49,18 +52,26 @@ struct KeyPathCache {
     static let limit = 4_096
 
     private var entries: [String: Entry] = [:]
+    /// The entry used last, checked before hashing: a store is often written at one path many
+    /// times in a row (a counter, a slider, a text field).
+    private var last: Entry?
 
     mutating func entry(_ text: String) throws(StoreError) -> Entry {
-        if let entry = entries[text] { return entry }
+        if let last, last.text == text { return last }
+        if let entry = entries[text] {
+            last = entry
+            return entry
+        }
         let path: JSONPath
         do {
             path = try JSONPath(parsing: text)
         } catch {
             throw StoreError(.invalidKeyPath, keyPath: text, error.description)
         }
-        let entry = Entry(path: path, canonical: path.description)
+        let entry = Entry(text: text, path: path, canonical: path.description)
         if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
         entries[text] = entry
+        last = entry
         return entry
     }
 }

@@ -554,8 +554,6 @@ struct StoreState {
         let nodes = expressions.ordered
         let dependents = expressions.dependents
         let successors = expressions.successors
-        let inputSources = expressions.inputSources
-        let inputsMeetOutputs = expressions.inputsMeetOutputs
         var run = ExpressionRun(count: nodes.count, initiallyDirty: initiallyDirty)
         // Matches the touched paths not yet seen against the dependencies; a path that is exactly
         // the writer's output uses the dependents found at registration.
@@ -574,13 +572,17 @@ struct StoreState {
         // this thread): other expressions' outputs from their slots; the rest from the tree, with
         // the stale outputs written in first where they can be seen.
         func get(_ keyPath: String) -> StoreValue? {
-            let running = runningExpression
-            let node = nodes[running]
             // The declared inputs are matched by text first, which costs no hashing.
-            for index in node.inputTexts.indices where node.inputTexts[index] == keyPath {
-                if let source = inputSources[running][index], slots.isKnown(source) { return slots.value(source) }
-                if inputsMeetOutputs[running][index] { materialize() }
-                return root.resolve(node.inputPaths[index])
+            var input = expressions.inputStart[runningExpression]
+            let end = expressions.inputStart[runningExpression + 1]
+            while input < end {
+                if expressions.inputTexts[input] == keyPath {
+                    let source = expressions.inputSources[input]
+                    if source >= 0 && slots.isKnown(source) { return slots.value(source) }
+                    if expressions.inputsMeetOutputs[input] { materialize() }
+                    return root.resolve(expressions.inputPaths[input])
+                }
+                input += 1
             }
             guard let entry = try? paths.entry(keyPath) else { return nil }
             materialize()
@@ -647,7 +649,9 @@ struct StoreState {
     ) {
         let removesElement = result == nil && node.outputEndsInIndex
         let old: StoreValue?
-        if slots.isKnown(position) && !node.outputEndsInIndex && !isObserved(position, node) {
+        if slots.isKnown(position) && !node.outputEndsInIndex
+            && (subscriptions.isEmpty || !isObserved(position, node))
+        {
             // The hot path of a recomputation: the slot only, no lookup, no copy of the old value
             // unless a patch records it.
             guard let replaced = slots.replace(position, with: result, keepingOld: context.recordsPatches) else {
@@ -709,8 +713,8 @@ struct StoreState {
 
     /// Marks dirty the expressions that read the output of `position`.
     private mutating func markSuccessors(of position: Int, _ run: inout ExpressionRun, _ context: inout ChangeContext) {
-        let successors = expressions.successors[position]
-        for dependent in successors {
+        for index in expressions.successorStart[position]..<expressions.successorStart[position + 1] {
+            let dependent = expressions.successorList[index]
             if run.ran[dependent] {
                 run.mark(dependent, by: position, nodes: expressions.ordered, &context)
             } else {
@@ -722,7 +726,6 @@ struct StoreState {
 
     /// Whether a subscriber's path intersects the output of the expression at `position`.
     private mutating func isObserved(_ position: Int, _ node: ExpressionGraph.Node) -> Bool {
-        guard !subscriptions.isEmpty else { return false }
         let index = subscriptionIndex
         return slots.isObserved(position, version: index.version) {
             var observed = false
