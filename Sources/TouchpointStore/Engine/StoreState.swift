@@ -425,8 +425,16 @@ struct StoreState {
         _ path: JSONPath, exactly: Bool, _ entry: KeyPathCache.Entry?, _ context: inout ChangeContext
     ) -> Int? {
         guard !subscriptions.isEmpty else { return nil }
+        let nodes: [PathTrie<Observer>.Node]
+        if let entry, entry.path == path {
+            nodes = entry.subscriberNodes(in: subscriptionIndex)
+        } else {
+            var reached: [PathTrie<Observer>.Node] = []
+            subscriptionIndex.forEachNode(intersecting: path) { reached.append($0) }
+            nodes = reached
+        }
         var exact: Int?
-        func visit(_ node: PathTrie<Observer>.Node) {
+        for node in nodes {
             let isExact = exactly && node.path.components.count == path.components.count && node.path == path
             if let position = context.position(of: node) {
                 // Captured by an earlier write of the change: its old value stands.
@@ -435,7 +443,7 @@ struct StoreState {
                 } else {
                     context.capturedNodes[position].knowsNew = false
                 }
-                return
+                continue
             }
             var single = false
             for subscription in node.entries {
@@ -445,14 +453,9 @@ struct StoreState {
                     context.capturedCombined[subscription.id] = (subscription, subscription.value(in: root))
                 }
             }
-            guard single else { return }
+            guard single else { continue }
             context.capture(node, old: isExact ? nil : root.resolve(node.path), awaitsOld: isExact)
             if isExact { exact = context.capturedNodes.count - 1 }
-        }
-        if let entry, entry.path == path {
-            for node in entry.subscriberNodes(in: subscriptionIndex) { visit(node) }
-        } else {
-            subscriptionIndex.forEachNode(intersecting: path) { visit($0) }
         }
         return exact
     }

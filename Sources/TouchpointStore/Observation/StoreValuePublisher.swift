@@ -64,8 +64,22 @@ final class StoreSubscription: Subscription, @unchecked Sendable {
     where S.Failure == Never {
         state = Locked(
             State(
-                receive: { subscriber.receive(convert($0)) },
+                receive: Self.receiver(subscriber, convert),
                 complete: { subscriber.receive(completion: .finished) }))
+    }
+
+    /// What hands a value to `subscriber`. For the most common subscriber, `sink` on
+    /// ``ScopedStore/publisher(for:)-(String)``, a closure over the concrete types, so a value
+    /// does not go through the generic code and witness tables on its way.
+    private static func receiver<S: Subscriber>(
+        _ subscriber: S, _ convert: @escaping @Sendable (StoreValue?) -> S.Input
+    ) -> (StoreValue?) -> Subscribers.Demand where S.Failure == Never {
+        if let sink = subscriber as? Subscribers.Sink<StoreValue?, Never>,
+            let convert = convert as? @Sendable (StoreValue?) -> StoreValue?
+        {
+            return { sink.receive(convert($0)) }
+        }
+        return { subscriber.receive(convert($0)) }
     }
 
     func attach(store: ScopedStore, id: Int) {
