@@ -95,17 +95,19 @@ final class StoreSubscription: Subscription, @unchecked Sendable {
     /// at once, taking the lock once before and once after; otherwise it is kept as the pending
     /// value, for whoever delivers next.
     func offer(_ value: StoreValue?) {
-        let receive = state.withLock { state -> ((StoreValue?) -> Subscribers.Demand)? in
+        // The closure travels in an enum: returned bare through the lock's generic result, it
+        // would be re-wrapped in a heap-allocated thunk on every value.
+        let step = state.withLock { state -> Step? in
             if !state.delivering, !state.hasPending, state.demand > 0, let receive = state.receive {
                 state.demand -= 1
                 state.delivering = true
-                return receive
+                return .value(receive, nil)
             }
             state.pending = value
             state.hasPending = true
             return nil
         }
-        guard let receive else {
+        guard case .value(let receive, _)? = step else {
             deliverPending()
             return
         }
