@@ -531,6 +531,9 @@ struct StoreState {
         }
 
         /// Marks `dependent` dirty, or reports that it already ran (the runtime cycle guard).
+        /// Kept out of line: the hot path (``StoreState/markSuccessors(of:_:_:)``) only calls it
+        /// for an expression that already ran.
+        @inline(never)
         mutating func mark(
             _ dependent: Int, by writer: Int?, nodes: [ExpressionGraph.Node], _ context: inout ChangeContext
         ) {
