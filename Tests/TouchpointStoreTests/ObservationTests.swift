@@ -227,6 +227,40 @@ struct ObservationTests {
         #expect(store.subscriptionCount == 0)
     }
 
+    /// A write remembers which subscribers its path can reach; subscribing and cancelling must
+    /// make it look again.
+    @Test func subscribersAddedAndRemovedBetweenRepeatedWritesAreSeen() {
+        let store = DefaultStore(appID: "observe").named(.appMemory)
+        let elsewhere = Watcher(store, "user.name")
+        store.set("cart.total", 1)
+        store.set("cart.total", 2)
+        let total = Watcher(store, "cart.total")
+        let cart = Watcher(store, "cart")
+        let any = Watcher(store, "*.total")
+        store.set("cart.total", 3)
+        #expect(total.changes == [3])
+        #expect(cart.changes == [["total": 3]])
+        #expect(any.changes == [[3]])
+        cart.cancel()
+        store.set("cart.total", 4)
+        #expect(total.changes == [3, 4])
+        #expect(cart.changes == [["total": 3]])
+        #expect(any.changes == [[3], [4]])
+        // Writing the same path twice in one change: one notification, with the last value.
+        store.transaction { t in
+            t.set("cart.total", 5)
+            t.set("cart.total", 6)
+        }
+        #expect(total.changes == [3, 4, 6])
+        // Writing the value back within the change: nothing to tell.
+        store.transaction { t in
+            t.set("cart.total", 7)
+            t.set("cart.total", 6)
+        }
+        #expect(total.changes == [3, 4, 6])
+        #expect(elsewhere.changes.isEmpty)
+    }
+
     @Test func anInvalidKeyPathPublishesNilOnceAndFinishes() {
         let store = DefaultStore(appID: "observe").scoped(.appMemory)
         let values = Recorder<StoreValue?>()

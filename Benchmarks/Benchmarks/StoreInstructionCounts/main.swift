@@ -17,9 +17,20 @@ let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000
     for index in 0..<times { store.set(keyPath, .integer(index)) }
 }
 
+/// Each write followed by a read of the chain's end, so the outputs held in slots are written
+/// into the value tree every time (the cost a reader pays).
+@inline(never) func writeAndRead(_ store: ScopedStore, times: Int) {
+    for index in 0..<times {
+        store.set("n0", .integer(index))
+        precondition(store.get("n50") == .integer(index + 50))
+    }
+}
+
 switch mode {
 case "chain":
     write(chainStore(depth: 50), "n0", times: count)
+case "chain-read":
+    writeAndRead(chainStore(depth: 50), times: count)
 case "plain":
     write(chainStore(depth: 0), "n0", times: count)
 case "unrelated", "affected":
@@ -27,6 +38,6 @@ case "unrelated", "affected":
     write(subscribed.store, "cart.total", times: count)
     withExtendedLifetime(subscribed) {}
 default:
-    FileHandle.standardError.write(Data("usage: StoreInstructionCounts chain|plain|unrelated|affected [count]\n".utf8))
+    FileHandle.standardError.write(Data("usage: StoreInstructionCounts chain|chain-read|plain|unrelated|affected [count]\n".utf8))
     exit(2)
 }

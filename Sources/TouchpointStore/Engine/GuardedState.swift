@@ -18,17 +18,15 @@ final class GuardedState: Sendable {
 
     /// The value at a key path (or pattern).
     func value(at keyPath: String) throws(StoreError) -> StoreValue? {
-        if reentrancy.isHeldByCurrentThread {
-            return Self.resolveUncached(keyPath, in: reentrancy.root)
-        }
+        if reentrancy.isHeldByCurrentThread { return reentrancy.reader?(keyPath) ?? nil }
         return try state.withLock { state in
             Result { () throws(StoreError) in state.value(at: try state.paths.entry(keyPath)) }
         }.get()
     }
 
     func snapshot() -> [String: StoreValue] {
-        if reentrancy.isHeldByCurrentThread { return reentrancy.root?.objectValue ?? [:] }
-        return state.withLock { $0.snapshot }
+        if reentrancy.isHeldByCurrentThread { return reentrancy.reader?("$")?.objectValue ?? [:] }
+        return state.withLock { $0.snapshot() }
     }
 
     /// Runs `body` on the state, marking this thread as the holder; nil when this thread already
@@ -46,10 +44,5 @@ final class GuardedState: Sendable {
     func read<Result>(_ body: (inout StoreState) -> Result) -> Result? {
         guard !reentrancy.isHeldByCurrentThread else { return nil }
         return state.withLock(body)
-    }
-
-    private static func resolveUncached(_ keyPath: String, in root: StoreValue?) -> StoreValue? {
-        guard let root, let path = try? JSONPath(parsing: keyPath) else { return nil }
-        return root.resolve(path)
     }
 }

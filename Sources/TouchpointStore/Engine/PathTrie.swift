@@ -28,10 +28,14 @@ final class PathTrie<Entry> {
 
     private let root = Node(path: .root)
 
+    /// Replaced on every insertion and removal, for caches of lookups (see ``VersionToken``).
+    private(set) var version = VersionToken()
+
     /// Whether nothing is indexed.
     var isEmpty: Bool { root.count == 0 }
 
     func insert(_ path: JSONPath, _ entry: Entry) {
+        version = VersionToken()
         var node = root
         node.count += 1
         for (depth, component) in path.components.enumerated() {
@@ -57,6 +61,7 @@ final class PathTrie<Entry> {
             trail.append(node)
         }
         guard let position = node.entries.firstIndex(where: matches) else { return }
+        version = VersionToken()
         node.entries.remove(at: position)
         for visited in trail { visited.count -= 1 }
         // Prune the branch that no longer holds anything.

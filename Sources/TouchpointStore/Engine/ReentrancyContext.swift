@@ -12,13 +12,15 @@ import Android
 /// expression computes, or running a transaction's block) touches, found through thread-locals.
 ///
 /// A store call made from inside a live expression's `compute` cannot take the lock its own
-/// thread already holds; it reads ``root`` instead, and writes are refused. A store call made
+/// thread already holds; it reads through ``reader`` instead, and writes are refused. A store call made
 /// from inside a transaction's block goes to the transaction.
 final class ReentrancyContext: @unchecked Sendable {
-    // Safe: `root` is written and read only by the thread that holds the store's state lock
-    // (`holderKey` points here only on that thread); `transaction` only by the thread running
-    // the transaction block (`transactionKey` points here only on that thread).
-    @exclusivity(unchecked) var root: StoreValue?
+    // Safe: `reader` is set, called and cleared only by the thread that holds the store's state
+    // lock, while a live expression computes (`holderKey` points here only on that thread);
+    // `transaction` only by the thread running the transaction block (`transactionKey` points
+    // here only on that thread).
+    /// Reads the in-progress state by key path, while a live expression computes.
+    @exclusivity(unchecked) var reader: ((String) -> StoreValue?)?
     @exclusivity(unchecked) var transaction: TransactionStore?
 
     private var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }

@@ -112,19 +112,17 @@ extension StoreValue {
                 guard let new else { return members.removeValue(forKey: key) }
                 return members.updateValue(new, forKey: key)
             }
-            var createdHere = false
-            if members[key] == nil {
-                guard new != nil else { return nil }
-                members[key] = Self.emptyContainer(for: rest.first!)
-                createdHere = true
-                if created == nil { created = path.components.count - components.count }
+            if let index = members.index(forKey: key) {
+                // One hash of the key: the member is changed in place through its index.
+                return try members.values[index].write(new, at: rest, path: path, created: &created)
             }
-            do {
-                return try members[key]!.write(new, at: rest, path: path, created: &created)
-            } catch {
-                if createdHere { members.removeValue(forKey: key) }
-                throw error
-            }
+            guard new != nil else { return nil }
+            var member = Self.emptyContainer(for: rest.first!)
+            var createdBelow = created
+            let old = try member.write(new, at: rest, path: path, created: &createdBelow)
+            members[key] = member
+            created = created ?? path.components.count - components.count
+            return old
         case .index(let index):
             guard case .array(var elements) = self else {
                 if new == nil { return nil }

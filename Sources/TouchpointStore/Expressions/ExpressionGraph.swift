@@ -32,9 +32,24 @@ struct ExpressionGraph {
     private(set) var dependents = PathTrie<Int>()
     /// For each position, the positions whose dependencies its output intersects (all later).
     private(set) var successors: [[Int]] = []
-    /// For each position and input, the position of the expression whose output is exactly that
-    /// input's path, if any.
-    private(set) var inputSources: [[Int?]] = []
+    /// ``successors`` flattened: those of position `p` are `successorList[successorStart[p]..<successorStart[p + 1]]`.
+    private(set) var successorStart: [Int] = [0]
+    private(set) var successorList: [Int] = []
+
+    /// The declared inputs of every position, flattened (so a recomputation reads them without
+    /// retaining a nested array): those of position `p` are at `inputStart[p]..<inputStart[p + 1]`.
+    private(set) var inputStart: [Int] = [0]
+    private(set) var inputTexts: [String] = []
+    private(set) var inputPaths: [JSONPath] = []
+    /// For each input, the position of the expression whose output is exactly its path, or -1.
+    private(set) var inputSources: [Int] = []
+    /// For each input, whether its path intersects any expression's output (so reading it from
+    /// the tree needs the outputs written there first).
+    private(set) var inputsMeetOutputs: [Bool] = []
+    /// Output paths → position in ``ordered``.
+    private(set) var outputIndex = PathTrie<Int>()
+    /// Stands for this graph, for caches of lookups in it (a rebuilt graph has a new one).
+    let version = VersionToken()
 
     var isEmpty: Bool { ordered.isEmpty }
 
@@ -114,11 +129,22 @@ struct ExpressionGraph {
             for dependency in node.dependencies { dependents.insert(dependency, position) }
         }
         let ordered = self.ordered
-        inputSources = ordered.map { node in
-            node.dependencies.map { input in ordered.firstIndex { $0.output == input } }
+        for (position, node) in ordered.enumerated() { outputIndex.insert(node.output, position) }
+        for node in ordered {
+            for (text, input) in zip(node.inputTexts, node.dependencies) {
+                inputTexts.append(text)
+                inputPaths.append(input)
+                inputSources.append(ordered.firstIndex { $0.output == input } ?? -1)
+                inputsMeetOutputs.append(ordered.contains { $0.output.intersects(input) })
+            }
+            inputStart.append(inputTexts.count)
         }
         self.successors = ordered.map { source in
             ordered.indices.filter { ordered[$0].dependencies.contains(where: { $0.intersects(source.output) }) }
+        }
+        for list in self.successors {
+            successorList.append(contentsOf: list)
+            successorStart.append(successorList.count)
         }
     }
 

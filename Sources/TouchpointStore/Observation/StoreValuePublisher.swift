@@ -64,8 +64,22 @@ final class StoreSubscription: Subscription, @unchecked Sendable {
     where S.Failure == Never {
         state = Locked(
             State(
-                receive: { subscriber.receive(convert($0)) },
+                receive: Self.receiver(subscriber, convert),
                 complete: { subscriber.receive(completion: .finished) }))
+    }
+
+    /// What hands a value to `subscriber`. For the most common subscriber, `sink` on
+    /// ``ScopedStore/publisher(for:)-(String)``, a closure over the concrete types, so a value
+    /// does not go through the generic code and witness tables on its way.
+    private static func receiver<S: Subscriber>(
+        _ subscriber: S, _ convert: @escaping @Sendable (StoreValue?) -> S.Input
+    ) -> (StoreValue?) -> Subscribers.Demand where S.Failure == Never {
+        if let sink = subscriber as? Subscribers.Sink<StoreValue?, Never>,
+            let convert = convert as? @Sendable (StoreValue?) -> StoreValue?
+        {
+            return { sink.receive(convert($0)) }
+        }
+        return { subscriber.receive(convert($0)) }
     }
 
     func attach(store: ScopedStore, id: Int) {
@@ -76,12 +90,34 @@ final class StoreSubscription: Subscription, @unchecked Sendable {
     }
 
     /// A new value from the store (or the current one, on subscription).
+    ///
+    /// The common case (demand left, nothing pending, no delivery running) hands the value over
+    /// at once, taking the lock once before and once after; otherwise it is kept as the pending
+    /// value, for whoever delivers next.
     func offer(_ value: StoreValue?) {
-        state.withLock { state in
+        // The closure travels in an enum: returned bare through the lock's generic result, it
+        // would be re-wrapped in a heap-allocated thunk on every value.
+        let step = state.withLock { state -> Step? in
+            if !state.delivering, !state.hasPending, state.demand > 0, let receive = state.receive {
+                state.demand -= 1
+                state.delivering = true
+                return .value(receive, nil)
+            }
             state.pending = value
             state.hasPending = true
+            return nil
         }
-        deliverPending()
+        guard case .value(let receive, _)? = step else {
+            deliverPending()
+            return
+        }
+        let more = receive(value)
+        let again = state.withLock { state -> Bool in
+            state.delivering = false
+            state.demand += more
+            return state.hasPending || state.finishAfterDelivery
+        }
+        if again { deliverPending() }
     }
 
     func request(_ demand: Subscribers.Demand) {

@@ -18,7 +18,7 @@ extension ScopedStore {
         flushState.withLock { flush in
             let taken = guarded.read { state -> (StoreValue, Validator, UInt64) in
                 state.writeScheduled = false
-                return (state.root, state.validator, state.generation)
+                return (state.materializedRoot(), state.validator, state.generation)
             }
             guard let (root, validator, generation) = taken else { return }
             guard generation != flush.persistedGeneration else {
