@@ -183,7 +183,7 @@ public struct LoadGenerator: Sendable {
         var result = ClientResult()
         let connection = HTTPConnection(host: configuration.host, port: configuration.port)
         let headers = [
-            ("Authorization", "Basic " + Data((configuration.writeKey + ":").utf8).base64EncodedString()),
+            ("Authorization", HTTPHeaders.basicAuthorization(user: configuration.writeKey)),
             ("Content-Type", "application/json"),
         ]
         var batches = SyntheticBatches(
@@ -205,7 +205,8 @@ public struct LoadGenerator: Sendable {
                     result.latencies.append((ContinuousClock.now - start).seconds * 1000)
                     guard response.status == 200, let json = try? JSONParser.parse(response.body) else {
                         result.failures += 1
-                        result.failureMessages.append("HTTP \(response.status): \(response.text.prefix(200))")
+                        result.failureMessages.append(
+                            "HTTP \(response.status): \(HTTPResponse.excerpt(of: response.body))")
                         continue
                     }
                     result.accepted += json["accepted"]?.intValue ?? 0

@@ -22,6 +22,20 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
+    /// The start of the body as text on one line, for logs and error messages: at most `limit`
+    /// bytes, line breaks as spaces, `…` when cut; empty for an empty body.
+    public func bodyExcerpt(limit: Int = 200) -> String {
+        Self.excerpt(of: body, limit: limit)
+    }
+
+    /// The start of `body` as text on one line (see ``bodyExcerpt(limit:)``).
+    public static func excerpt(of body: [UInt8], limit: Int = 200) -> String {
+        guard !body.isEmpty else { return "" }
+        let text = String(decoding: body.prefix(limit), as: UTF8.self)
+            .replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        return text + (body.count > limit ? "…" : "")
+    }
+
     /// How long the server asked the client to wait, from its `Retry-After` header, in seconds.
     /// - Parameter now: the current time, to turn an HTTP-date into a delay.
     /// - Returns: nil when the header is absent or unreadable.

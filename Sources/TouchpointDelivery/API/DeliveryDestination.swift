@@ -32,5 +32,5 @@ public struct DeliveryDestination: Sendable, Hashable {
     public var id: String { StableHash.hex(of: batchURL.absoluteString + "\n" + writeKey) }
 
     /// The `Authorization` header value: `Basic base64(writeKey + ":")`.
-    public var authorization: String { "Basic " + Data((writeKey + ":").utf8).base64EncodedString() }
+    public var authorization: String { HTTPHeaders.basicAuthorization(user: writeKey) }
 }

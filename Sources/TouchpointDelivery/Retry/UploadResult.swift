@@ -30,7 +30,8 @@ enum UploadResult: Sendable, Hashable {
     /// credentials (401, 403), the collector's load or health (408, 429, 5xx) are retried.
     static func classify(_ response: HTTPResponse, now: Date) -> UploadResult {
         let status = response.status
-        let reason = "\(response.url.absoluteString) answered \(status)" + Self.excerpt(response.body)
+        let excerpt = response.bodyExcerpt()
+        let reason = "\(response.url.absoluteString) answered \(status)" + (excerpt.isEmpty ? "" : ": " + excerpt)
         switch status {
         case 200..<300:
             return .accepted(rejected: Self.rejected(in: response.body))
@@ -72,13 +73,5 @@ enum UploadResult: Sendable, Hashable {
             guard let index = item["index"]?.intValue else { return nil }
             return RejectedMessage(index: index, reason: item["reason"]?.stringValue ?? "no reason given")
         }
-    }
-
-    /// `: <the start of the body>` for logs, or nothing when the body is empty.
-    private static func excerpt(_ body: [UInt8]) -> String {
-        guard !body.isEmpty else { return "" }
-        let text = String(decoding: body.prefix(200), as: UTF8.self)
-            .replacingOccurrences(of: "\n", with: " ")
-        return ": " + text + (body.count > 200 ? "…" : "")
     }
 }

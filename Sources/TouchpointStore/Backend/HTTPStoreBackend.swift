@@ -64,7 +64,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
         timeout: TimeInterval = 15
     ) {
         self.collector = collector
-        self.authorization = "Basic " + Data((writeKey + ":").utf8).base64EncodedString()
+        self.authorization = HTTPHeaders.basicAuthorization(user: writeKey)
         self.transport = transport
         self.timeout = timeout
     }
@@ -206,7 +206,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
         if let message = (try? JSONParser.parse(response.body))?["error"]?.stringValue {
             detail += ": \(message)"
         } else if !response.body.isEmpty {
-            detail += ": " + String(decoding: response.body.prefix(200), as: UTF8.self)
+            detail += ": " + response.bodyExcerpt()
         }
         return failure(name, method, url, detail)
     }
