@@ -5,6 +5,10 @@ import TouchpointCore
 /// The lock is held only while the state machine runs, never while subscribers are called; the
 /// one piece of user code that runs under it is a live expression's `compute`. Reads from that
 /// code see the in-progress values; writes from it are refused (they would deadlock).
+///
+/// The lock must stay exclusive: reads mutate the state too (they write deferred expression
+/// outputs into the tree first, see `StoreState.materialize`), so a reader/writer lock would
+/// race.
 final class GuardedState: Sendable {
     let reentrancy: ReentrancyContext
     private let state: Locked<StoreState>

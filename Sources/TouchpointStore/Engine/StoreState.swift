@@ -237,7 +237,11 @@ struct StoreState {
             var created: Int?
             // Cannot fail: a slot is known only after a write of a value to its output succeeded,
             // and a write that could change the parents since would have made it unknown.
-            _ = try? root.write(slots.value(position), at: nodes[position].output, created: &created)
+            do {
+                _ = try root.write(slots.value(position), at: nodes[position].output, created: &created)
+            } catch {
+                assertionFailure("a stale output could not be written in at \(nodes[position].output): \(error)")
+            }
         }
     }
 
