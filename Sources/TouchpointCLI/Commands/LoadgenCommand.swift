@@ -8,7 +8,7 @@ struct LoadgenCommand: AsyncParsableCommand {
         commandName: "loadgen",
         abstract: "Send realistic event batches from concurrent clients to a collector; report events/s and latency.",
         discussion: """
-            With --admin-token the collector's own event count is read before and after the run, so
+            With --admin-token the collector's own event count is read before and after the run, so \
             the report shows events lost and stored twice (run it alone against the source).
             """
     )

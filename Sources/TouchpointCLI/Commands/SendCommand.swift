@@ -17,9 +17,9 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Deliver the events of a local log to a collector.",
         discussion: """
-            Sends every event not yet acknowledged by this collector (the cursor is kept in
-            <dir>/state/delivery/), in Segment batches, retrying failures with backoff, and exits
-            when the collector has acknowledged them all. Shows a progress bar on a terminal and
+            Sends every event not yet acknowledged by this collector (the cursor is kept in \
+            <dir>/state/delivery/), in Segment batches, retrying failures with backoff, and exits \
+            when the collector has acknowledged them all. Shows a progress bar on a terminal and \
             one line per batch otherwise. Interrupted or killed, it resumes where it stopped.
               touchpoint send --collector http://127.0.0.1:8080 --write-key wk_test
             """)

@@ -11,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Stores events in SQLite under the data directory unless --database names a PostgreSQL URL.
             The write key and admin token are created on first start and kept in the data directory.
-            Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT,
+            Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT, \
             TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN.
             """
     )
