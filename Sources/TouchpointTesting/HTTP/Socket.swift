@@ -28,6 +28,18 @@ enum Socket {
 
     /// A TCP socket listening on 127.0.0.1:`port` (0 for an ephemeral port), and the port it got.
     static func listen(port: UInt16, backlog: Int32 = 128) throws(SetupError) -> (descriptor: Int32, port: UInt16) {
+        try bound(port: port, listening: backlog)
+    }
+
+    /// A TCP socket bound to 127.0.0.1:`port` that does not listen: it holds the port (no other
+    /// server can be given it) while connections to it are refused.
+    static func reserve(port: UInt16) throws(SetupError) -> Int32 {
+        try bound(port: port, listening: nil).descriptor
+    }
+
+    private static func bound(port: UInt16, listening backlog: Int32?) throws(SetupError) -> (
+        descriptor: Int32, port: UInt16
+    ) {
         let descriptor = socket(AF_INET, streamType, 0)
         guard descriptor >= 0 else { throw SetupError(operation: "socket", code: errno) }
         var one: Int32 = 1
@@ -44,10 +56,12 @@ enum Socket {
             Socket.close(descriptor)
             throw SetupError(operation: "bind 127.0.0.1:\(port)", code: code)
         }
-        guard systemListen(descriptor, backlog) == 0 else {
-            let code = errno
-            Socket.close(descriptor)
-            throw SetupError(operation: "listen", code: code)
+        if let backlog {
+            guard systemListen(descriptor, backlog) == 0 else {
+                let code = errno
+                Socket.close(descriptor)
+                throw SetupError(operation: "listen", code: code)
+            }
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

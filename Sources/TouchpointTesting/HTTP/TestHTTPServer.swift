@@ -115,6 +115,8 @@ public final class TestHTTPServer: Sendable {
 
     /// Stops listening (new connections are refused from now on) and ends every open
     /// connection. Requests whose handler is still running are answered into a closed socket.
+    /// The port stays held until ``restart()`` or the server's end, so no other server (of a test
+    /// running alongside) is given it and mistaken for this one.
     public func stop() { engine.stop() }
 
     /// Listens again on the same port after ``stop()``; does nothing when running.

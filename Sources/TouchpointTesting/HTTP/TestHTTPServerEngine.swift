@@ -13,6 +13,9 @@ final class TestHTTPServerEngine: Sendable {
         var isRunning = false
         var generation = 0
         var listener: Int32?
+        /// While stopped: a socket bound to the port without listening, so connections are refused
+        /// and no other server (of a test running alongside) is given the port before a restart.
+        var reservation: Int32?
         var acceptFinished: DispatchSemaphore?
         /// Open connections by number; a descriptor is closed only under the lock, so `stop`
         /// never shuts down a descriptor number that was reused.
@@ -44,6 +47,10 @@ final class TestHTTPServerEngine: Sendable {
     func start() throws {
         try state.withLock { state in
             guard !state.isRunning else { return }
+            if let reservation = state.reservation {
+                Socket.close(reservation)
+                state.reservation = nil
+            }
             let (listener, boundPort) = try Socket.listen(port: port)
             if port == 0 { portStorage.withLock { $0 = boundPort } }
             state.isRunning = true
@@ -71,6 +78,15 @@ final class TestHTTPServerEngine: Sendable {
         // Wakes the accept thread at once and, on Linux, refuses new connections immediately.
         Socket.shutdownBoth(taken.listener)
         _ = taken.finished?.wait(timeout: .now() + 2)
+        // The accept thread has closed the listener: hold the port until a restart or the end.
+        state.withLock { state in
+            guard !state.isRunning, state.reservation == nil else { return }
+            state.reservation = try? Socket.reserve(port: port)
+        }
+    }
+
+    deinit {
+        if let reservation = state.value.reservation { Socket.close(reservation) }
     }
 
     private func acceptLoop(listener: Int32, generation: Int, finished: DispatchSemaphore) {
