@@ -1,11 +1,8 @@
 import Foundation
 import Testing
 import TouchpointCore
-import TouchpointTesting
 
-#if canImport(Glibc)
-import Glibc
-#endif
+@testable import TouchpointTesting
 
 /// Each fault kind, observed by a real client through the proxy in front of a real upstream.
 struct FaultInjectingServerTests {
@@ -165,8 +162,8 @@ struct FaultInjectingServerTests {
     @Test func anUnreachableUpstreamIs502() async throws {
         // A port held but not listening refuses connections, and no other test can take it over
         // (a stopped server's port could be handed to a server of a test running alongside).
-        let refusing = try RefusingPort()
-        defer { refusing.release() }
+        let refusing = try Socket.reserve(port: 0)
+        defer { Socket.close(refusing.descriptor) }
         let upstream = URL(string: "http://127.0.0.1:\(refusing.port)")!
         let proxy = try FaultInjectingServer(plan: .none, upstream: upstream, upstreamTimeout: 2)
         defer { proxy.stop() }
@@ -204,44 +201,4 @@ struct FaultInjectingServerTests {
         // proxy can see more requests than the client made, never fewer.
         #expect(statistics.received >= attempts)
     }
-}
-
-/// A TCP port on 127.0.0.1 that is bound but never listened on: connecting to it is refused.
-final class RefusingPort {
-    let port: Int
-    private var descriptor: Int32
-
-    init() throws {
-        #if canImport(Glibc)
-        let stream = Int32(SOCK_STREAM.rawValue)
-        #else
-        let stream = SOCK_STREAM
-        #endif
-        let socketDescriptor = socket(AF_INET, stream, 0)
-        guard socketDescriptor >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socketDescriptor, generic, length) == 0 && getsockname(socketDescriptor, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            _ = Self.closeDescriptor(socketDescriptor)
-            throw POSIXError(.EADDRINUSE)
-        }
-        descriptor = socketDescriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Gives the port back.
-    func release() {
-        if descriptor >= 0 { _ = Self.closeDescriptor(descriptor) }
-        descriptor = -1
-    }
-
-    private static func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
 }

@@ -31,10 +31,11 @@ enum Socket {
         try bound(port: port, listening: backlog)
     }
 
-    /// A TCP socket bound to 127.0.0.1:`port` that does not listen: it holds the port (no other
-    /// server can be given it) while connections to it are refused.
-    static func reserve(port: UInt16) throws(SetupError) -> Int32 {
-        try bound(port: port, listening: nil).descriptor
+    /// A TCP socket bound to 127.0.0.1:`port` (0 for an ephemeral port) that does not listen: it
+    /// holds the port (the system does not hand it to another socket asking for a free port) while
+    /// connections to it are refused.
+    static func reserve(port: UInt16) throws(SetupError) -> (descriptor: Int32, port: UInt16) {
+        try bound(port: port, listening: nil)
     }
 
     private static func bound(port: UInt16, listening backlog: Int32?) throws(SetupError) -> (

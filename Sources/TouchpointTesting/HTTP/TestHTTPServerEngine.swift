@@ -81,7 +81,7 @@ final class TestHTTPServerEngine: Sendable {
         // The accept thread has closed the listener: hold the port until a restart or the end.
         state.withLock { state in
             guard !state.isRunning, state.reservation == nil else { return }
-            state.reservation = try? Socket.reserve(port: port)
+            state.reservation = try? Socket.reserve(port: port).descriptor
         }
     }
 
