@@ -14,12 +14,11 @@ struct SessionRollup: Sendable, Equatable {
     /// The sessions of the rows whose keys are in `stored`, ordered by (source, session id).
     static func rollups(of rows: [InsertCoalescer.Row], stored: Set<InsertCoalescer.Key>) -> [SessionRollup] {
         var sessions: [SessionRollup] = []
-        var positions: [InsertCoalescer.Key: Int] = [:]
+        var positions: [SessionKey: Int] = [:]
         for row in rows {
             let message = row.message
             guard let sessionId = message.sessionId, stored.contains(row.key) else { continue }
-            // (source, session id) in the key's shape: one hashable pair type for both maps.
-            let session = InsertCoalescer.Key(source: row.source, messageId: sessionId)
+            let session = SessionKey(source: row.source, sessionId: sessionId)
             if let position = positions[session] {
                 sessions[position].add(message)
             } else {
@@ -32,6 +31,11 @@ struct SessionRollup: Sendable, Equatable {
             }
         }
         return sessions.sorted { ($0.source, $0.sessionId) < ($1.source, $1.sessionId) }
+    }
+
+    private struct SessionKey: Hashable {
+        var source: String
+        var sessionId: String
     }
 
     private mutating func add(_ message: IngestMessage) {
