@@ -14,6 +14,10 @@ struct RecordForUserTests {
         // Without a user id the current session's user is kept.
         let plain = try #require(fixture.recorder.record("a3"))
         #expect(plain.sessionId == first.sessionId)
+        // An empty user id is no id either.
+        let empty = try #require(fixture.recorder.record("a4", userID: ""))
+        #expect(empty.sessionId == first.sessionId)
+        #expect(empty.userId == "alice")
         let bob = try #require(
             fixture.recorder.record("b1", properties: ["plan": "pro"], type: .identify, userID: "bob"))
         #expect(bob.sessionId != first.sessionId)
@@ -21,7 +25,7 @@ struct RecordForUserTests {
         #expect(bob.type == .identify)
         let alice = try #require(await fixture.recorder.listSessions(forUserID: "alice").first)
         #expect(alice.endedAt != nil)
-        #expect(await fixture.recorder.events(forSessionID: first.sessionId).map(\.name) == ["a1", "a2", "a3"])
+        #expect(await fixture.recorder.events(forSessionID: first.sessionId).map(\.name) == ["a1", "a2", "a3", "a4"])
     }
 
     @Test func aRelaunchResumesTheSameUsersSessionAndEndsAnothers() async throws {

@@ -29,9 +29,10 @@ import TouchpointEvents
 /// (``attach(lifecycle:)``).
 ///
 /// **Failures.** One request in flight at a time. 2xx moves the cursor; 401 and 403 (a refused
-/// write key: no batch is to blame), 408, 429, 5xx and network errors keep the batch and pause all uploads for a ``Backoff`` delay (exponential, full jitter,
-/// capped, at least `Retry-After`), persisted so a relaunch does not start hammering again; when a
-/// ``ReachabilityMonitor`` reports the network back, a backoff caused by network errors ends at once.
+/// write key: no batch is to blame), 408, 429, 5xx and network errors keep the batch and pause
+/// all uploads for a ``Backoff`` delay (exponential, full jitter, capped, at least `Retry-After`),
+/// persisted so a relaunch does not start hammering again; when a ``ReachabilityMonitor`` reports
+/// the network back, a backoff caused by network errors ends at once.
 /// 413 splits the batch in halves down to one event (a single event answered 413 is dropped);
 /// any other 4xx drops that batch only. Every drop is logged with its message ids.
 ///
@@ -205,7 +206,7 @@ public final class EventDispatcher: Sendable {
             logger.debug("disabled: not recording \"\(name)\"")
             return nil
         }
-        guard let distinctId, !distinctId.isEmpty else { return recorder.record(name, properties: properties) }
+        guard let distinctId else { return recorder.record(name, properties: properties) }
         return recorder.record(name, properties: properties, userID: distinctId)
     }
 
@@ -221,7 +222,6 @@ public final class EventDispatcher: Sendable {
             logger.debug("disabled: not recording traits of \(distinctId)")
             return nil
         }
-        guard !distinctId.isEmpty else { return recorder.record("identify", properties: traits, type: .identify) }
         return recorder.record("identify", properties: traits, type: .identify, userID: distinctId)
     }
 
@@ -272,8 +272,8 @@ public final class EventDispatcher: Sendable {
     ///
     /// Works with every dispatch interval (it is the only way to send when the interval is
     /// negative). Respects the backoff, the rate limit and reachability: it waits them out unless
-    /// `failFast` is set. Batches the collector refuses (4xx other than 401, 403, 408, 413 and 429) are dropped and counted in the report,
-    /// not thrown.
+    /// `failFast` is set. Batches the collector refuses (4xx other than 401, 403, 408, 413 and
+    /// 429) are dropped and counted in the report, not thrown.
     /// - Parameters:
     ///   - timeout: the most seconds to wait; nil waits until done (cancel the task to stop).
     ///   - failFast: throw at the first failed attempt (or at once while backing off or offline)

@@ -122,7 +122,8 @@ public final class EventRecorder: Sendable {
     /// no session yet, the previous run's session is resumed if it is this user's and recent.
     /// Otherwise the same as ``record(_:properties:type:attachment:)``.
     /// - Parameters:
-    ///   - userID: the user the event belongs to.
+    ///   - userID: the user the event belongs to; an empty id is no id (the current session's
+    ///     user is kept).
     @discardableResult
     public func record(
         _ name: String,
@@ -134,7 +135,7 @@ public final class EventRecorder: Sendable {
         record(
             RecordRequest(
                 name: name, properties: properties ?? [:], type: type, attachment: attachment,
-                time: configuration.clock.now(), userID: userID))
+                time: configuration.clock.now(), userID: userID.isEmpty ? nil : userID))
     }
 
     private func record(_ request: RecordRequest) -> Event? {
