@@ -124,6 +124,8 @@ let package = Package(
             dependencies: [
                 "TouchpointCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // For the SQLite it builds (its C module VaporCSQLite), which the collector calls
+                // directly (`SQLiteConnection`): nothing to install, prepared statements reused.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -7,33 +7,74 @@ extension SQLCollectorStorage {
         guard !messages.isEmpty else { return [] }
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
         if let coalescer { return try await coalescer.insert(rows) }
-        let stored = try await Self.write(InsertCoalescer.firstCopies([rows]), backend: backend)
+        let stored = try await Self.write(InsertCoalescer.firstCopies([rows]), postgres: backend)
         return InsertCoalescer.flags([rows], stored: stored)[0]
     }
 
-    /// Stores rows with unique (source, messageId) atomically: the events and their sessions
-    /// together, each session updated once per write however many of its events it carries
-    /// (SQLite: two statements in one transaction; PostgreSQL: one statement with a data-modifying WITH).
+    // Rows go in in the order received, so `seq` is arrival order and a session lists its events in
+    // the sender's order.
+
+    /// Stores rows with unique (source, messageId) and their sessions in one SQLite transaction, on
+    /// the writer's thread: one prepared insert run per row (its change count tells whether the row
+    /// was new), then each touched session updated once however many of its events the write holds.
     /// - Returns: the keys of the rows stored now.
-    static func write(_ rows: [InsertCoalescer.Row], backend: any SQLBackend) async throws -> Set<InsertCoalescer.Key> {
+    static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend) async throws -> Set<InsertCoalescer.Key> {
         guard !rows.isEmpty else { return [] }
-        // Rows go in in the order received, so `seq` is arrival order and a session lists its
-        // events in the sender's order. Two collectors inserting the same batch (a retry that
-        // reached both) lock its keys in the same order and cannot deadlock; only overlapping
-        // batches in different orders could, and then PostgreSQL aborts one statement, which
-        // `PostgresBackend` runs again (and past its retries the sender gets a 5xx and retries).
-        let statement = insertStatement(rows, dialect: backend.dialect)
-        switch backend.dialect {
-        case .postgres:
-            return storedKeys(try await backend.writeStatement(statement.sql, statement.binds))
-        case .sqlite:
-            return try await backend.write { transaction in
-                let stored = storedKeys(try await transaction.query(statement))
-                let sessions = SessionRollup.rollups(of: rows, stored: stored)
-                if !sessions.isEmpty { _ = try await transaction.query(sessionUpsert(sessions, dialect: .sqlite)) }
-                return stored
+        return try await sqlite.writeNow { connection in
+            let inserted = try connection.executeEach(sqliteInsertRow, rows) { row, statement in
+                let message = row.message
+                try statement.bind(1, row.source)
+                try statement.bind(2, message.messageId)
+                try statement.bind(3, message.type.rawValue)
+                try statement.bind(4, message.name)
+                try statement.bind(5, message.userId)
+                try statement.bind(6, message.anonymousId)
+                try statement.bind(7, message.sessionId)
+                try statement.bind(8, message.timestamp)
+                try statement.bind(9, message.originalTimestamp)
+                try statement.bind(10, message.sentAt)
+                try statement.bind(11, message.receivedAt)
+                try statement.bind(12, message.payload)
             }
+            var stored = Set<InsertCoalescer.Key>(minimumCapacity: rows.count)
+            for (row, isNew) in zip(rows, inserted) where isNew { stored.insert(row.key) }
+            let sessions = SessionRollup.rollups(of: rows, stored: stored)
+            _ = try connection.executeEach(sqliteSessionUpsert, sessions) { session, statement in
+                try statement.bind(1, session.source)
+                try statement.bind(2, session.sessionId)
+                try statement.bind(3, session.userId)
+                try statement.bind(4, session.anonymousId)
+                try statement.bind(5, session.firstTimestamp)
+                try statement.bind(6, session.lastTimestamp)
+                try statement.bind(7, session.eventCount)
+            }
+            return stored
         }
+    }
+
+    private static let sqliteInsertRow =
+        "INSERT INTO events (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, message_id) DO NOTHING"
+
+    /// Adds one rollup to its session row, creating the row for a new session.
+    private static let sqliteSessionUpsert = """
+        INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
+        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.sqlite))
+        """
+
+    /// Stores rows with unique (source, messageId) and their sessions atomically, in one statement
+    /// with a data-modifying WITH.
+    ///
+    /// Two collectors inserting the same batch (a retry that reached both) lock its keys in the same
+    /// order and cannot deadlock; only overlapping batches in different orders could, and then
+    /// PostgreSQL aborts one statement, which `PostgresBackend` runs again (and past its retries
+    /// the sender gets a 5xx and retries).
+    /// - Returns: the keys of the rows stored now.
+    static func write(_ rows: [InsertCoalescer.Row], postgres backend: any SQLBackend) async throws
+        -> Set<InsertCoalescer.Key>
+    {
+        guard !rows.isEmpty else { return [] }
+        let statement = postgresInsert(rows)
+        return storedKeys(try await backend.writeStatement(statement.sql, statement.binds))
     }
 
     private static func storedKeys(_ returned: [SQLRow]) -> Set<InsertCoalescer.Key> {
@@ -44,24 +85,6 @@ extension SQLCollectorStorage {
             }
         }
         return keys
-    }
-
-    /// Adds each rollup to its session row, creating the row for a new session.
-    private static func sessionUpsert(_ sessions: [SessionRollup], dialect: SQLDialect) -> SQLStatement {
-        var statement = SQLStatement(
-            dialect,
-            "INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) VALUES "
-        )
-        for (offset, session) in sessions.enumerated() {
-            if offset > 0 { statement.append(", ") }
-            statement.bindTuple([
-                .text(session.source), .text(session.sessionId), .optional(session.userId),
-                .optional(session.anonymousId), .int(session.firstTimestamp), .int(session.lastTimestamp),
-                .int(session.eventCount),
-            ])
-        }
-        statement.append(" ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(dialect))")
-        return statement
     }
 
     /// How a session row takes in a rollup (`excluded`): the newest user id, the first anonymous
@@ -76,62 +99,46 @@ extension SQLCollectorStorage {
         """
     }
 
-    private static func insertStatement(_ rows: [InsertCoalescer.Row], dialect: SQLDialect) -> SQLStatement {
-        switch dialect {
-        case .sqlite:
-            var statement = SQLStatement(dialect, "INSERT INTO events (\(insertColumns)) VALUES ")
-            for (offset, row) in rows.enumerated() {
-                if offset > 0 { statement.append(", ") }
-                let message = row.message
-                statement.bindTuple([
-                    .text(row.source), .text(message.messageId), .text(message.type.rawValue), .optional(message.name),
-                    .optional(message.userId), .optional(message.anonymousId), .optional(message.sessionId),
-                    .int(message.timestamp), .optional(message.originalTimestamp), .optional(message.sentAt),
-                    .int(message.receivedAt), .text(message.payload),
-                ])
-            }
-            statement.append(" ON CONFLICT (source, message_id) DO NOTHING RETURNING source, message_id")
-            return statement
-        case .postgres:
-            // A statement of one shape whatever the batch size: columns as arrays, zipped by unnest.
-            // Empty text stands for NULL (the decoder never produces empty ids or names).
-            let messages = rows.map(\.message)
-            var statement = SQLStatement(dialect, "WITH inserted AS (INSERT INTO events (\(insertColumns)) SELECT ")
-            statement.append(
-                "src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
-            )
-            let arrays: [SQLValue] = [
-                .textArray(rows.map(\.source)),
-                .textArray(messages.map(\.messageId)), .textArray(messages.map(\.type.rawValue)),
-                .textArray(messages.map { $0.name ?? "" }), .textArray(messages.map { $0.userId ?? "" }),
-                .textArray(messages.map { $0.anonymousId ?? "" }), .textArray(messages.map { $0.sessionId ?? "" }),
-                .intArray(messages.map(\.timestamp)), .textArray(messages.map { $0.originalTimestamp ?? "" }),
-                .textArray(messages.map { $0.sentAt.map(String.init) ?? "" }), .intArray(messages.map(\.receivedAt)),
-                .textArray(messages.map(\.payload)),
-            ]
-            for (offset, array) in arrays.enumerated() {
-                if offset > 0 { statement.append(", ") }
-                statement.bind(array)
-            }
-            // Sessions: one row per session among the events stored now, in session order (lock
-            // order); the user id of its last event to carry one, the anonymous id of its first
-            // (arrival order, as `SessionRollup` picks them for SQLite).
-            statement.append(
-                """
-                ) AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
-                ON CONFLICT (source, message_id) DO NOTHING \
-                RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
-                touched AS (INSERT INTO sessions \
-                (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
-                SELECT source, session_id, \
-                (array_agg(user_id ORDER BY seq DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
-                (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
-                MIN(timestamp), MAX(timestamp), COUNT(*) \
-                FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
-                ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))) \
-                SELECT source, message_id FROM inserted
-                """)
-            return statement
+    private static func postgresInsert(_ rows: [InsertCoalescer.Row]) -> SQLStatement {
+        let dialect = SQLDialect.postgres
+        // A statement of one shape whatever the batch size: columns as arrays, zipped by unnest.
+        // Empty text stands for NULL (the decoder never produces empty ids or names).
+        let messages = rows.map(\.message)
+        var statement = SQLStatement(dialect, "WITH inserted AS (INSERT INTO events (\(insertColumns)) SELECT ")
+        statement.append(
+            "src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
+        )
+        let arrays: [SQLValue] = [
+            .textArray(rows.map(\.source)),
+            .textArray(messages.map(\.messageId)), .textArray(messages.map(\.type.rawValue)),
+            .textArray(messages.map { $0.name ?? "" }), .textArray(messages.map { $0.userId ?? "" }),
+            .textArray(messages.map { $0.anonymousId ?? "" }), .textArray(messages.map { $0.sessionId ?? "" }),
+            .intArray(messages.map(\.timestamp)), .textArray(messages.map { $0.originalTimestamp ?? "" }),
+            .textArray(messages.map { $0.sentAt.map(String.init) ?? "" }), .intArray(messages.map(\.receivedAt)),
+            .textArray(messages.map(\.payload)),
+        ]
+        for (offset, array) in arrays.enumerated() {
+            if offset > 0 { statement.append(", ") }
+            statement.bind(array)
         }
+        // Sessions: one row per session among the events stored now, in session order (lock
+        // order); the user id of its last event to carry one, the anonymous id of its first
+        // (arrival order, as `SessionRollup` picks them for SQLite).
+        statement.append(
+            """
+            ) AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
+            ON CONFLICT (source, message_id) DO NOTHING \
+            RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
+            touched AS (INSERT INTO sessions \
+            (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
+            SELECT source, session_id, \
+            (array_agg(user_id ORDER BY seq DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
+            (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
+            MIN(timestamp), MAX(timestamp), COUNT(*) \
+            FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
+            ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))) \
+            SELECT source, message_id FROM inserted
+            """)
+        return statement
     }
 }

@@ -13,9 +13,9 @@ final class SQLCollectorStorage: CollectorStorage {
 
     private init(backend: any SQLBackend) {
         self.backend = backend
-        if backend.dialect == .sqlite {
+        if let sqlite = backend as? SQLiteBackend {
             coalescer = InsertCoalescer(maximumRows: 5000) { rows in
-                try await Self.write(rows, backend: backend)
+                try await Self.write(rows, sqlite: sqlite)
             }
         } else {
             coalescer = nil

@@ -1,22 +1,22 @@
 import Foundation
 import Logging
-import NIOCore
 import NIOPosix
-import SQLiteNIO
 import TouchpointCore
 
-/// SQLite through sqlite-nio, which bundles its own SQLite: nothing to install on the machine.
+/// SQLite through its C API (``SQLiteConnection``), on SQLite as bundled by sqlite-nio: nothing to
+/// install on the machine.
 ///
 /// One write connection, used by one transaction at a time (SQLite has a single writer), one
 /// read connection for queries (in WAL mode readers never wait for the writer), and one that
 /// checkpoints the WAL in the background, so that copying pages back into the database and its
 /// `fsync`s never stall a write (measured here: inserts ran 2.4 times faster than with SQLite's
-/// own checkpoints on commit).
+/// own checkpoints on commit). Each call blocks a thread of the backend's own pool, never a thread
+/// of Swift's cooperative pool.
 final class SQLiteBackend: SQLBackend {
     let dialect = SQLDialect.sqlite
-    private let writer: SQLiteConnection
-    private let reader: SQLiteConnection
-    private let checkpointer: SQLiteConnection
+    private let writer: Lane
+    private let reader: Lane
+    private let checkpointer: Lane
     private let checkpointTask = Locked<Task<Void, Never>?>(nil)
     private let writeLock = AsyncLock()
     private let closed = Locked(false)
@@ -25,10 +25,10 @@ final class SQLiteBackend: SQLBackend {
 
     /// How often the background checkpoint runs.
     static let checkpointInterval = Duration.milliseconds(250)
-    private init(writer: SQLiteConnection, reader: SQLiteConnection, checkpointer: SQLiteConnection, logger: Logger) {
-        self.writer = writer
-        self.reader = reader
-        self.checkpointer = checkpointer
+    private init(lanes: [Lane], logger: Logger) {
+        writer = lanes[0]
+        reader = lanes[1]
+        checkpointer = lanes[2]
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.checkpointInterval)
@@ -57,7 +57,7 @@ final class SQLiteBackend: SQLBackend {
     /// (BENCHMARKS.md): p99 latency 47.5 ms on a loaded machine, against 105–110 ms with a
     /// TRUNCATE checkpoint past 16,384 frames; the WAL file stayed at 22–25 MB.
     private func checkpoint() async throws {
-        let result = try await Self.run("PRAGMA wal_checkpoint(PASSIVE)", on: checkpointer)
+        let result = try await checkpointer.run { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         // (busy, frames in the WAL, frames checkpointed); -1 when not in WAL mode.
         guard let frames = result.first?[1].int, frames > 0,
             lastCheckpointedFrames.withLock({ last in
@@ -66,68 +66,103 @@ final class SQLiteBackend: SQLBackend {
             })
         else { return }  // nothing written since the last pass
         _ = try await writeLock.withLock {
-            try await Self.run("PRAGMA wal_checkpoint(PASSIVE)", on: checkpointer)
+            try await checkpointer.run { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         }
     }
 
     /// Opens (creating when absent) the database file at `path` in WAL mode.
     static func open(path: String, logger: Logger) async throws -> SQLiteBackend {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        // A thread of its own for each connection: a long query never holds up a write or a
+        // checkpoint, and none of them blocks a thread of Swift's cooperative pool.
+        let threads = (0..<3).map { _ in NIOThreadPool(numberOfThreads: 1) }
+        for thread in threads { thread.start() }
         do {
-            // WAL: readers do not block the writer. synchronous=NORMAL: a commit survives a crash of
-            // the process (the WAL is written before COMMIT returns); only a power loss can drop the
-            // last transactions.
-            for pragma in [
-                "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA temp_store = MEMORY",
-                "PRAGMA cache_size = -65536", "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 67108864",
-                // A sleeping wait for other processes' locks, instead of sqlite-nio's spinning one.
-                "PRAGMA busy_timeout = 10000",
-            ] {
-                try await run(pragma, on: writer)
-            }
+            let connections = try await threads[0].runIfActive { try openConnections(path: path) }
+            let lanes = zip(connections, threads).map { Lane(connection: $0, thread: $1) }
+            return SQLiteBackend(lanes: lanes, logger: logger)
         } catch {
-            try? await writer.close()
+            for thread in threads { try? await thread.shutdownGracefully() }
             throw error
         }
-        var others: [SQLiteConnection] = []
+    }
+
+    /// The writer, reader and checkpointer connections, set up; none left open on failure.
+    private static func openConnections(path: String) throws -> [SQLiteConnection] {
+        var connections: [SQLiteConnection] = []
         do {
-            for role in ["reader", "checkpointer"] {
-                let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-                others.append(connection)
-                try await run("PRAGMA busy_timeout = 10000", on: connection)
-                if role == "reader" { try await run("PRAGMA query_only = ON", on: connection) }
+            for role in ["writer", "reader", "checkpointer"] {
+                let connection = try SQLiteConnection.open(path: path)
+                connections.append(connection)
+                // A sleeping wait for other processes' locks.
+                try connection.execute("PRAGMA busy_timeout = 10000")
+                switch role {
+                case "writer":
+                    // WAL: readers do not block the writer. synchronous=NORMAL: a commit survives a
+                    // crash of the process (the WAL is written before COMMIT returns); only a power
+                    // loss can drop the last transactions.
+                    for pragma in [
+                        "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA temp_store = MEMORY",
+                        "PRAGMA cache_size = -65536", "PRAGMA wal_autocheckpoint = 0",
+                        "PRAGMA journal_size_limit = 67108864",
+                    ] {
+                        try connection.execute(pragma)
+                    }
+                case "reader":
+                    try connection.execute("PRAGMA query_only = ON")
+                default:
+                    break
+                }
             }
         } catch {
-            for connection in others { try? await connection.close() }
-            try? await writer.close()
+            for connection in connections { try? connection.close() }
             throw error
         }
-        return SQLiteBackend(writer: writer, reader: others[0], checkpointer: others[1], logger: logger)
+        return connections
     }
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await Self.run(sql, binds, on: reader)
+        try await reader.run { try $0.execute(sql, binds) }
     }
 
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         // Under the write lock: a statement run inside another task's open transaction would be
         // rolled back with it after being acknowledged.
-        try await writeLock.withLock { try await Self.run(sql, binds, on: writer) }
+        try await writeLock.withLock { try await writer.run { try $0.execute(sql, binds) } }
     }
 
     func write<Result: Sendable>(
         _ body: @Sendable (any SQLTransaction) async throws -> Result
     ) async throws -> Result {
         try await writeLock.withLock {
-            try await Self.run("BEGIN IMMEDIATE", on: writer)
-            let transaction = Transaction(connection: writer)
+            try await writer.run { try $0.execute("BEGIN IMMEDIATE") }
+            let transaction = Transaction(writer: writer)
             do {
                 let result = try await body(transaction)
-                try await Self.run("COMMIT", on: writer)
+                try await writer.run { try $0.execute("COMMIT") }
                 return result
             } catch {
-                _ = try? await Self.run("ROLLBACK", on: writer)
+                _ = try? await writer.run { try $0.execute("ROLLBACK") }
                 throw error
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction on the writer's thread, without leaving it between
+    /// statements: the ingest path's whole write is one trip to that thread.
+    func writeNow<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
+        -> Result
+    {
+        try await writeLock.withLock {
+            try await writer.run { connection in
+                try connection.execute("BEGIN IMMEDIATE")
+                do {
+                    let result = try body(connection)
+                    try connection.execute("COMMIT")
+                    return result
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
             }
         }
     }
@@ -149,54 +184,49 @@ final class SQLiteBackend: SQLBackend {
         try await Task {
             try await writeLock.withLock {
                 guard !closed.value else { return }
-                try await checkpointer.close()
-                try await reader.close()
-                // Closing the last connection checkpoints the whole WAL and removes it.
-                try await writer.close()
+                try await writer.run { [checkpointer, reader] writer in
+                    try checkpointer.connection.close()
+                    try reader.connection.close()
+                    // Closing the last connection checkpoints the whole WAL and removes it.
+                    try writer.close()
+                }
                 closed.withLock { $0 = true }
             }
+            for lane in [writer, reader, checkpointer] { try await lane.thread.shutdownGracefully() }
         }.value
     }
 
-    private struct Transaction: SQLTransaction {
+    /// A connection and the thread that makes its (blocking) calls.
+    private struct Lane: Sendable {
         let connection: SQLiteConnection
+        let thread: NIOThreadPool
+
+        /// Runs `body` with the connection on its thread.
+        ///
+        /// Not cancellable, on purpose: a statement is always run once asked for, so a cancelled
+        /// request can never leave a transaction open on the writer (`runIfActive` would skip a
+        /// `COMMIT` or `ROLLBACK` whose task was cancelled).
+        @discardableResult
+        func run<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
+            -> Result
+        {
+            try await withCheckedThrowingContinuation { continuation in
+                thread.submit { [connection] state in
+                    guard case .active = state else {
+                        return continuation.resume(
+                            throwing: StorageError(code: .unavailable, message: "the SQLite database is closed"))
+                    }
+                    continuation.resume(with: Swift.Result { try body(connection) })
+                }
+            }
+        }
+    }
+
+    private struct Transaction: SQLTransaction {
+        let writer: Lane
 
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-            try await SQLiteBackend.run(sql, binds, on: connection)
-        }
-    }
-
-    @discardableResult
-    private static func run(_ sql: String, _ binds: [SQLValue] = [], on connection: SQLiteConnection) async throws
-        -> [SQLRow]
-    {
-        let rows = Locked<[SQLRow]>([])
-        let data = try binds.map(Self.data)
-        try await connection.query(sql, data) { row in
-            let values = row.columns.map { Self.value($0.data) }
-            rows.withLock { $0.append(values) }
-        }
-        return rows.value
-    }
-
-    private static func data(_ value: SQLValue) throws -> SQLiteData {
-        switch value {
-        case .null: return .null
-        case .int(let number): return .integer(SQLiteInt64(number))
-        case .double(let number): return .float(number)
-        case .text(let text): return .text(text)
-        case .textArray, .intArray:
-            throw StorageError(code: .unsupported, message: "SQLite has no array parameters")
-        }
-    }
-
-    private static func value(_ data: SQLiteData) -> SQLValue {
-        switch data {
-        case .null: return .null
-        case .integer(let number): return .int(Int64(number))
-        case .float(let number): return .double(number)
-        case .text(let text): return .text(text)
-        case .blob(let buffer): return .text(String(buffer: buffer))
+            try await writer.run { try $0.execute(sql, binds) }
         }
     }
 }

@@ -3,7 +3,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier of the kind of failure, usable as a metric label.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
-            case unsupported, invalidDatabaseURL, unavailable, corruptRow, migration, invalidCursor
+            case unsupported, invalidDatabaseURL, unavailable, corruptRow, migration, invalidCursor, database
         }
 
         private let value: Value
@@ -21,6 +21,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let migration = Code(.migration)
         /// A page cursor that this storage did not hand out.
         public static let invalidCursor = Code(.invalidCursor)
+        /// The database failed a statement (a full disk, a damaged file, a constraint).
+        public static let database = Code(.database)
 
         public var description: String { value.rawValue }
     }

@@ -1,0 +1,229 @@
+import TouchpointCore
+// sqlite-nio's bundled SQLite build (its C target, with every symbol prefixed `sqlite_nio_`):
+// nothing to install on the machine, and one copy of SQLite in the process.
+import VaporCSQLite
+
+/// One SQLite connection, driven directly through SQLite's C API: blocking calls, made on a
+/// thread that may block (``SQLiteBackend`` runs them on its own thread pool).
+///
+/// Prepared statements are kept and reused by their SQL text: the ingest path runs one small
+/// statement per row instead of preparing a multi-row statement for every write (preparing and
+/// binding were 30 % of the writer thread's time through sqlite-nio, which prepares anew each time).
+///
+/// Opened in SQLite's serialized mode, so calls from several threads are safe; a statement taken
+/// from the cache belongs to its caller until it is put back, so two callers never share one.
+final class SQLiteConnection: @unchecked Sendable {
+    // @unchecked: `handle` is used only through SQLite's serialized (FULLMUTEX) API, and the
+    // idle statements only under their lock.
+    private let handle: OpaquePointer
+    /// Prepared statements not in use, by SQL text; nil once the connection is closed.
+    private let idle = Locked<[String: OpaquePointer]?>([:])
+
+    /// How many prepared statements a connection keeps for reuse.
+    static let cachedStatements = 64
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    /// Opens (creating when absent) the database file at `path`.
+    static func open(path: String) throws -> SQLiteConnection {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite_nio_sqlite3_close_v2(handle) }
+            throw StorageError(code: .unavailable, message: "cannot open the SQLite database \(path): \(message)")
+        }
+        sqlite_nio_sqlite3_extended_result_codes(handle, 1)
+        return SQLiteConnection(handle: handle)
+    }
+
+    /// Runs one statement and returns its rows.
+    @discardableResult
+    func execute(_ sql: String, _ binds: [SQLValue] = []) throws -> [SQLRow] {
+        try withStatement(sql) { statement in
+            for (offset, value) in binds.enumerated() {
+                try statement.bind(Int32(offset + 1), value)
+            }
+            var rows: [SQLRow] = []
+            while try statement.step() {
+                rows.append(statement.row())
+            }
+            return rows
+        }
+    }
+
+    /// Runs one statement once per element of `rows`, bound by `bind`.
+    /// - Returns: per element, whether that run changed the database (an `INSERT … ON CONFLICT DO
+    ///   NOTHING` that met its conflict changed nothing).
+    func executeEach<Element>(
+        _ sql: String, _ rows: some Sequence<Element>, bind: (Element, SQLiteStatement) throws -> Void
+    ) throws -> [Bool] {
+        try withStatement(sql) { statement in
+            var changed: [Bool] = []
+            changed.reserveCapacity(rows.underestimatedCount)
+            for element in rows {
+                try bind(element, statement)
+                while try statement.step() {}
+                changed.append(sqlite_nio_sqlite3_changes(handle) > 0)
+                try statement.reset()
+            }
+            return changed
+        }
+    }
+
+    /// Closes the connection (its kept statements first). Closing twice does nothing.
+    func close() throws {
+        let statements = idle.withLock { idle in
+            defer { idle = nil }
+            return idle.map { Array($0.values) }
+        }
+        guard let statements else { return }
+        for statement in statements { sqlite_nio_sqlite3_finalize(statement) }
+        let status = sqlite_nio_sqlite3_close_v2(handle)
+        guard status == SQLITE_OK else { throw error(status, running: "close") }
+    }
+
+    /// Runs `body` with a prepared statement for `sql`: a kept one when idle, else a new one; put
+    /// back (reset) afterwards, or finalized when enough are kept.
+    private func withStatement<Result>(_ sql: String, _ body: (SQLiteStatement) throws -> Result) throws -> Result {
+        let pointer = try idle.withLock { $0?.removeValue(forKey: sql) } ?? prepare(sql)
+        let statement = SQLiteStatement(pointer: pointer, connection: self, sql: sql)
+        defer {
+            // Reset releases the statement's read or write lock; the bound values are replaced by
+            // the next use's binds (every parameter is bound each time).
+            sqlite_nio_sqlite3_reset(pointer)
+            let kept = idle.withLock { idle -> Bool in
+                // A statement that outlived `close()` is finalized, which lets SQLite free the handle.
+                guard let statements = idle, statements[sql] == nil, statements.count < Self.cachedStatements else {
+                    return false
+                }
+                idle?[sql] = pointer
+                return true
+            }
+            if !kept { sqlite_nio_sqlite3_finalize(pointer) }
+        }
+        return try body(statement)
+    }
+
+    private func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        // The tail points into the C string, so it is read before the string goes away.
+        let (status, hasMore) = sql.withCString { text -> (Int32, Bool) in
+            var tail: UnsafePointer<CChar>?
+            let status = sqlite_nio_sqlite3_prepare_v3(
+                handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            return (status, tail.map { !String(cString: $0).allSatisfy(\.isWhitespace) } ?? false)
+        }
+        guard status == SQLITE_OK else { throw error(status, running: sql) }
+        guard let statement else {
+            throw StorageError(code: .database, message: "SQLite: no statement in \(Self.excerpt(sql))")
+        }
+        if hasMore {
+            sqlite_nio_sqlite3_finalize(statement)
+            throw StorageError(code: .database, message: "SQLite: more than one statement in \(Self.excerpt(sql))")
+        }
+        return statement
+    }
+
+    /// The error SQLite reported for `status`, naming the statement it ran.
+    fileprivate func error(_ status: Int32, running sql: String) -> StorageError {
+        let message = String(cString: sqlite_nio_sqlite3_errmsg(handle))
+        let code: StorageError.Code = (status & 0xff) == SQLITE_BUSY ? .unavailable : .database
+        return StorageError(
+            code: code, message: "SQLite error \(status) (\(message)) running \(Self.excerpt(sql))")
+    }
+
+    static func excerpt(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count <= 120 ? flat : flat.prefix(120) + "…"
+    }
+}
+
+/// A prepared statement in use: parameters to bind, a step at a time, the current row's columns.
+struct SQLiteStatement {
+    fileprivate let pointer: OpaquePointer
+    fileprivate let connection: SQLiteConnection
+    fileprivate let sql: String
+
+    /// Binds text (nil: NULL) to the parameter at `index` (from 1).
+    func bind(_ index: Int32, _ text: String?) throws {
+        guard var text else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
+        let status = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { characters in
+                // A null pointer would bind NULL, so empty text points at a C string of its own.
+                // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
+                sqlite_nio_sqlite3_bind_text64(
+                    pointer, index, characters.baseAddress ?? Self.empty, UInt64(characters.count), Self.transient,
+                    UInt8(SQLITE_UTF8))
+            }
+        }
+        try check(status)
+    }
+
+    /// Binds an integer (nil: NULL) to the parameter at `index` (from 1).
+    func bind(_ index: Int32, _ integer: Int64?) throws {
+        guard let integer else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
+        try check(sqlite_nio_sqlite3_bind_int64(pointer, index, integer))
+    }
+
+    /// Binds `value` to the parameter at `index` (from 1).
+    func bind(_ index: Int32, _ value: SQLValue) throws {
+        switch value {
+        case .null: try check(sqlite_nio_sqlite3_bind_null(pointer, index))
+        case .int(let number): try bind(index, number)
+        case .double(let number): try check(sqlite_nio_sqlite3_bind_double(pointer, index, number))
+        case .text(let text): try bind(index, text)
+        case .textArray, .intArray:
+            throw StorageError(code: .unsupported, message: "SQLite has no array parameters")
+        }
+    }
+
+    /// Runs the statement to its next row.
+    /// - Returns: true when a row is ready to read, false when the statement is done.
+    func step() throws -> Bool {
+        let status = sqlite_nio_sqlite3_step(pointer)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(status, running: sql)
+        }
+    }
+
+    /// Makes the statement ready to run again, reporting the error of its last run if it had one.
+    func reset() throws {
+        try check(sqlite_nio_sqlite3_reset(pointer))
+    }
+
+    /// The current row's values.
+    func row() -> SQLRow {
+        (0..<sqlite_nio_sqlite3_column_count(pointer)).map(column)
+    }
+
+    private func column(_ index: Int32) -> SQLValue {
+        switch sqlite_nio_sqlite3_column_type(pointer, index) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .int(sqlite_nio_sqlite3_column_int64(pointer, index))
+        case SQLITE_FLOAT: return .double(sqlite_nio_sqlite3_column_double(pointer, index))
+        default:
+            // Text, and blobs read as UTF-8 text (the collector stores none).
+            let count = Int(sqlite_nio_sqlite3_column_bytes(pointer, index))
+            guard count > 0, let bytes = sqlite_nio_sqlite3_column_blob(pointer, index) else { return .text("") }
+            return .text(String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self))
+        }
+    }
+
+    private func check(_ status: Int32) throws {
+        guard status == SQLITE_OK else { throw connection.error(status, running: sql) }
+    }
+
+    /// SQLite's `SQLITE_TRANSIENT` destructor (-1), a C macro that Swift cannot import.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private nonisolated(unsafe) static let empty: UnsafePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return UnsafePointer(pointer)
+    }()
+}
