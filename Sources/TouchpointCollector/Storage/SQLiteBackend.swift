@@ -44,30 +44,49 @@ final class SQLiteBackend: SQLBackend {
         checkpointTask.withLock { $0 = task }
     }
 
-    /// Copies WAL pages back into the database without stopping writers, then copies the frames
-    /// written meanwhile while holding the write lock (writers wait, they do not spin), so the
-    /// next write starts the WAL over from its beginning.
+    /// Copies WAL pages back into the database without stopping writers, until the frames written
+    /// meanwhile are few; copies those while holding the write lock (writers wait, they do not
+    /// spin), so the next write starts the WAL over from its beginning.
     ///
     /// Under a steady stream of writes a passive checkpoint never catches up with the writer (it
     /// copies what it saw when it started, and reports that as done), so the WAL would never start
-    /// over and the file would grow without bound. Catching up on every pass that found new frames
-    /// keeps each wait short (the frames of a few milliseconds) and the WAL small enough to stay
-    /// in the page cache; a second PASSIVE pass rather than TRUNCATE or RESTART reuses the file in
-    /// place instead of cutting it and growing it again. Measured with `touchpoint loadgen`
-    /// (BENCHMARKS.md): p99 latency 47.5 ms on a loaded machine, against 105–110 ms with a
-    /// TRUNCATE checkpoint past 16,384 frames; the WAL file stayed at 22–25 MB.
+    /// over and the file would grow without bound. Each unlocked pass copies what was written
+    /// during the one before, a fraction of it (copying is several times faster than writing), so
+    /// the locked pass that finishes has only a few milliseconds of frames to copy; a PASSIVE pass
+    /// rather than TRUNCATE or RESTART reuses the file in place instead of cutting it and growing
+    /// it again. Measured with `touchpoint loadgen` (BENCHMARKS.md): a locked pass straight after
+    /// the first held writes for 35–42 ms every 300 ms (p99 44 ms); TRUNCATE past 16,384 frames
+    /// gave p99 105–110 ms; with no locked pass the WAL grew past 300 MB.
     private func checkpoint() async throws {
-        let result = try await checkpointer.run { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
-        // (busy, frames in the WAL, frames checkpointed); -1 when not in WAL mode.
-        guard let frames = result.first?[1].int, frames > 0,
-            lastCheckpointedFrames.withLock({ last in
-                defer { last = frames }
-                return last != frames
-            })
-        else { return }  // nothing written since the last pass
-        _ = try await writeLock.withLock {
-            try await checkpointer.run { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        var frames = try await passiveCheckpoint()
+        let previous = lastCheckpointedFrames.withLock { [frames] last in
+            defer { last = frames }
+            return last
         }
+        guard frames > 0, frames != previous else { return }  // nothing written since the last pass
+        for _ in 0..<Self.unlockedCatchUpPasses {
+            let next = try await passiveCheckpoint()
+            defer { frames = next }
+            // No new frames: this pass copied them all, and the next write starts the WAL over.
+            // Fewer: a write already started it over.
+            if next <= frames { return lastCheckpointedFrames.withLock { $0 = next } }
+            if next - frames <= Self.lockedCatchUpFrames { break }
+        }
+        let last = try await writeLock.withLock { try await passiveCheckpoint() }
+        lastCheckpointedFrames.withLock { $0 = last }
+    }
+
+    /// Unlocked passes at most before the locked one, when writes outpace the checkpoint.
+    static let unlockedCatchUpPasses = 4
+    /// New frames (4 KB pages) few enough to copy while writes wait.
+    static let lockedCatchUpFrames: Int64 = 512
+
+    /// One PASSIVE checkpoint.
+    /// - Returns: the frames in the WAL (-1 when not in WAL mode).
+    private func passiveCheckpoint() async throws -> Int64 {
+        // Rows of (busy, frames in the WAL, frames checkpointed).
+        let result = try await checkpointer.run { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        return result.first?[1].int ?? -1
     }
 
     /// Opens (creating when absent) the database file at `path` in WAL mode.
