@@ -28,8 +28,8 @@ final class InsertCoalescer: Sendable {
         var queue: [Pending] = []
     }
 
-    /// Stores rows (unique keys) and returns the keys of those that were new.
-    typealias Write = @Sendable ([Row]) async throws -> Set<Key>
+    /// Stores rows (unique keys) and returns, per row, whether it was new.
+    typealias Write = @Sendable ([Row]) async throws -> [Bool]
 
     private let state = Locked(State())
     private let maximumRows: Int
@@ -37,7 +37,7 @@ final class InsertCoalescer: Sendable {
 
     /// - Parameters:
     ///   - maximumRows: the most rows one write takes (later requests wait for the next).
-    ///   - write: stores rows with unique keys; returns the keys of those stored now.
+    ///   - write: stores rows with unique keys; returns, per row, whether it was stored now.
     init(maximumRows: Int, write: @escaping Write) {
         self.maximumRows = maximumRows
         self.write = write
@@ -71,10 +71,10 @@ final class InsertCoalescer: Sendable {
                 return taken
             }
             guard !group.isEmpty else { return }
-            let requests = group.map(\.rows)
+            let unique = Self.firstCopies(group.map(\.rows))
             do {
-                let stored = try await write(Self.firstCopies(requests))
-                for (pending, flags) in zip(group, Self.flags(requests, stored: stored)) {
+                let stored = try await write(unique.rows)
+                for (pending, flags) in zip(group, unique.flags(stored: stored)) {
                     pending.continuation.resume(returning: flags)
                 }
             } catch {
@@ -84,25 +84,33 @@ final class InsertCoalescer: Sendable {
     }
 
     /// The rows to write for requests stored together: the first copy of each key, in order.
-    static func firstCopies(_ requests: [[Row]]) -> [Row] {
-        var claimed = Set<Key>()
-        var unique: [Row] = []
-        unique.reserveCapacity(requests.reduce(0) { $0 + $1.count })
-        for rows in requests {
-            for row in rows where claimed.insert(row.key).inserted { unique.append(row) }
+    static func firstCopies(_ requests: [[Row]]) -> FirstCopies {
+        var claimed = Set<Key>(minimumCapacity: requests.reduce(0) { $0 + $1.count })
+        var unique = FirstCopies()
+        unique.rows.reserveCapacity(claimed.capacity)
+        unique.positions = requests.map { rows in
+            rows.map { row in
+                guard claimed.insert(row.key).inserted else { return nil }
+                unique.rows.append(row)
+                return unique.rows.count - 1
+            }
         }
         return unique
     }
 
-    /// Per request, one flag per row: true for the row that stored its key now (the first copy of a
-    /// key among the requests), false for any other copy and for keys stored before.
-    static func flags(_ requests: [[Row]], stored: Set<Key>) -> [[Bool]] {
-        var reported = Set<Key>()
-        return requests.map { rows in
-            rows.map { row in
-                let key = row.key
-                return stored.contains(key) && reported.insert(key).inserted
-            }
+    /// The first copy of each key among requests stored together, and where each request's rows went.
+    struct FirstCopies {
+        /// The rows to write, each key once, in order.
+        var rows: [Row] = []
+        /// Per request, per row: its place in `rows`, or nil for a later copy of a key.
+        var positions: [[Int?]] = []
+
+        /// Per request, one flag per row: true for the row that stored its key now (the first copy
+        /// of a key among the requests, when `stored` says its write stored it), false for any
+        /// other copy and for keys stored before.
+        /// - Parameter stored: per row of `rows`, whether the write stored it.
+        func flags(stored: [Bool]) -> [[Bool]] {
+            positions.map { request in request.map { position in position.map { stored[$0] } ?? false } }
         }
     }
 }

@@ -7,8 +7,8 @@ extension SQLCollectorStorage {
         guard !messages.isEmpty else { return [] }
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
         if let coalescer { return try await coalescer.insert(rows) }
-        let stored = try await Self.write(InsertCoalescer.firstCopies([rows]), postgres: backend)
-        return InsertCoalescer.flags([rows], stored: stored)[0]
+        let unique = InsertCoalescer.firstCopies([rows])
+        return unique.flags(stored: try await Self.write(unique.rows, postgres: backend))[0]
     }
 
     // Rows go in in the order received, so `seq` is arrival order and a session lists its events in
@@ -17,8 +17,8 @@ extension SQLCollectorStorage {
     /// Stores rows with unique (source, messageId) and their sessions in one SQLite transaction, on
     /// the writer's thread: one prepared insert run per row (its change count tells whether the row
     /// was new), then each touched session updated once however many of its events the write holds.
-    /// - Returns: the keys of the rows stored now.
-    static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend) async throws -> Set<InsertCoalescer.Key> {
+    /// - Returns: per row, whether it was stored now.
+    static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
         return try await sqlite.writeNow { connection in
             let inserted = try connection.executeEach(sqliteInsertRow, rows) { row, statement in
@@ -36,9 +36,7 @@ extension SQLCollectorStorage {
                 try statement.bind(11, message.receivedAt)
                 try statement.bind(12, message.payload)
             }
-            var stored = Set<InsertCoalescer.Key>(minimumCapacity: rows.count)
-            for (row, isNew) in zip(rows, inserted) where isNew { stored.insert(row.key) }
-            let sessions = SessionRollup.rollups(of: rows, stored: stored)
+            let sessions = SessionRollup.rollups(of: rows, stored: inserted)
             _ = try connection.executeEach(sqliteSessionUpsert, sessions) { session, statement in
                 try statement.bind(1, session.source)
                 try statement.bind(2, session.sessionId)
@@ -48,7 +46,7 @@ extension SQLCollectorStorage {
                 try statement.bind(6, session.lastTimestamp)
                 try statement.bind(7, session.eventCount)
             }
-            return stored
+            return inserted
         }
     }
 
@@ -68,13 +66,12 @@ extension SQLCollectorStorage {
     /// order and cannot deadlock; only overlapping batches in different orders could, and then
     /// PostgreSQL aborts one statement, which `PostgresBackend` runs again (and past its retries
     /// the sender gets a 5xx and retries).
-    /// - Returns: the keys of the rows stored now.
-    static func write(_ rows: [InsertCoalescer.Row], postgres backend: any SQLBackend) async throws
-        -> Set<InsertCoalescer.Key>
-    {
+    /// - Returns: per row, whether it was stored now.
+    static func write(_ rows: [InsertCoalescer.Row], postgres backend: any SQLBackend) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
         let statement = postgresInsert(rows)
-        return storedKeys(try await backend.writeStatement(statement.sql, statement.binds))
+        let stored = storedKeys(try await backend.writeStatement(statement.sql, statement.binds))
+        return rows.map { stored.contains($0.key) }
     }
 
     private static func storedKeys(_ returned: [SQLRow]) -> Set<InsertCoalescer.Key> {

@@ -11,13 +11,13 @@ struct SessionRollup: Sendable, Equatable {
     var lastTimestamp: Int64
     var eventCount: Int64
 
-    /// The sessions of the rows whose keys are in `stored`, ordered by (source, session id).
-    static func rollups(of rows: [InsertCoalescer.Row], stored: Set<InsertCoalescer.Key>) -> [SessionRollup] {
+    /// The sessions of the rows stored now (`stored`, one flag per row), ordered by (source, session id).
+    static func rollups(of rows: [InsertCoalescer.Row], stored: [Bool]) -> [SessionRollup] {
         var sessions: [SessionRollup] = []
         var positions: [SessionKey: Int] = [:]
-        for row in rows {
+        for (row, isNew) in zip(rows, stored) where isNew {
             let message = row.message
-            guard let sessionId = message.sessionId, stored.contains(row.key) else { continue }
+            guard let sessionId = message.sessionId else { continue }
             let session = SessionKey(source: row.source, sessionId: sessionId)
             if let position = positions[session] {
                 sessions[position].add(message)
