@@ -47,6 +47,17 @@ final class PostgresBackend: SQLBackend {
         try await retryingConflicts { try await self.query(sql, binds) }
     }
 
+    /// Runs a write statement prepared once per connection (PostgreSQL parses and plans it once),
+    /// on its own, in turn with other writes; run again on a deadlock like ``writeStatement(_:_:)``.
+    func writePrepared<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        try await retryingConflicts {
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
     func write<Result: Sendable>(
         _ body: @Sendable (any SQLTransaction) async throws -> Result
     ) async throws -> Result {
@@ -101,6 +112,11 @@ final class PostgresBackend: SQLBackend {
     }
 
     private static func query(_ sql: String, _ binds: [SQLValue]) throws -> PostgresQuery {
+        PostgresQuery(unsafeSQL: sql, binds: bindings(binds))
+    }
+
+    /// `binds` as postgres-nio's bindings.
+    static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
         for value in binds {
             switch value {
@@ -112,7 +128,7 @@ final class PostgresBackend: SQLBackend {
             case .intArray(let numbers): bindings.append(numbers)
             }
         }
-        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+        return bindings
     }
 
     private static func collect(_ rows: PostgresRowSequence) async throws -> [SQLRow] {
