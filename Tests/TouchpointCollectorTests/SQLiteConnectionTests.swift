@@ -96,12 +96,14 @@ struct SQLiteConnectionTests {
         #expect(try connection.execute("SELECT body FROM t") == [[.text("kept")]])
     }
 
-    @Test func closingTwiceIsHarmlessAndAClosedDatabaseCannotBeOpenedWhereNoDirectoryIs() throws {
+    @Test func aClosedConnectionRefusesWorkAndNoDatabaseOpensWhereNoDirectoryIs() throws {
         let directory = try TemporaryDirectory(prefix: "sqlite-connection")
         let connection = try Self.open(directory)
         try connection.execute("SELECT 1")
         try connection.close()
         try connection.close()
+        let closed = try #require(throws: StorageError.self) { try connection.execute("SELECT 1") }
+        #expect(closed.code == .unavailable && closed.message.contains("closed"), "\(closed.message)")
         let missing = directory.appending("no/such/directory/test.sqlite").path
         let error = try #require(throws: StorageError.self) { try SQLiteConnection.open(path: missing) }
         #expect(error.code == .unavailable)

@@ -4,7 +4,7 @@ import TouchpointCore
 import VaporCSQLite
 
 /// One SQLite connection, driven directly through SQLite's C API: blocking calls, made on a
-/// thread that may block (``SQLiteBackend`` runs them on its own thread pool).
+/// thread that may block (``SQLiteBackend`` gives each connection a thread of its own).
 ///
 /// Prepared statements are kept and reused by their SQL text: the ingest path runs one small
 /// statement per row instead of preparing a multi-row statement for every write (preparing and
@@ -89,7 +89,13 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Runs `body` with a prepared statement for `sql`: a kept one when idle, else a new one; put
     /// back (reset) afterwards, or finalized when enough are kept.
     private func withStatement<Result>(_ sql: String, _ body: (SQLiteStatement) throws -> Result) throws -> Result {
-        let pointer = try idle.withLock { $0?.removeValue(forKey: sql) } ?? prepare(sql)
+        let kept = try idle.withLock { idle -> OpaquePointer? in
+            guard idle != nil else {
+                throw StorageError(code: .unavailable, message: "the SQLite database is closed")
+            }
+            return idle?.removeValue(forKey: sql)
+        }
+        let pointer = try kept ?? prepare(sql)
         let statement = SQLiteStatement(pointer: pointer, connection: self, sql: sql)
         defer {
             // Reset releases the statement's read or write lock; the bound values are replaced by
