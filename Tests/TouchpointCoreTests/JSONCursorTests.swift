@@ -87,6 +87,26 @@ struct JSONCursorTests {
         }
     }
 
+    /// Strings long enough for the cursor's eight-bytes-at-a-time scan, with every byte value (and
+    /// some well-formed multi-byte characters) at every position of a word.
+    @Test func agreesWithTheParserOnEveryByteAtEveryPositionOfALongString() {
+        var compared = 0
+        let specials: [[UInt8]] =
+            (0...255).map { [UInt8($0)] }
+            + ["é", "€", "😀", "\\n", "\\u00e9", "\\\"", "\\x"].map { Array($0.utf8) }
+        for special in specials {
+            for before in 0..<17 {
+                let text =
+                    [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "a"), count: before) + special
+                    + Array(repeating: UInt8(ascii: "b"), count: 9) + [UInt8(ascii: "\"")]
+                let document = Array("[".utf8) + text + Array(", 1]".utf8)
+                #expect(Self.cursorError(document) == Self.parserError(document), "\(special) after \(before)")
+                compared += 1
+            }
+        }
+        #expect(compared == 263 * 17)
+    }
+
     @Test func readsKeysAndValuesItIsAskedFor() throws {
         let bytes = Array(#"{"plain": {"x": [1, 2]}, "esc\u0061ped": 5, "want": "yes"}"#.utf8)
         try bytes.withUnsafeBufferPointer { buffer in

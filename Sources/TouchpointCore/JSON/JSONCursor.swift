@@ -158,20 +158,42 @@ extension JSONScanner {
         let quote = index
         index += 1
         let start = index
+        // Eight bytes at a time while none of them needs a look: most strings are plain ASCII.
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count,
+                !Self.needsLook(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
+            }
+        }
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                try validateUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]), offset: start)
+                if !ascii { try validateUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]), offset: start) }
                 index += 1
                 return true
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("control character \(describe(byte)) in a string; escape it") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         // Escapes (or the end of the input): the parser's own reader checks them.
         index = quote
         _ = try parseString()
         return false
+    }
+
+    /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or
+    /// not ASCII (each test leaves some high bit set exactly when some byte matches).
+    static func needsLook(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let isQuote = (quotes &- ones) & ~quotes
+        let isBackslash = (backslashes &- ones) & ~backslashes
+        let isControl = (word &- ones &* 0x20) & ~word
+        return (isQuote | isBackslash | isControl | word) & (ones &* 0x80) != 0
     }
 }
