@@ -134,8 +134,14 @@ struct MessageReader {
             }
             eventTime = Timestamp.milliseconds(date)
         }
-        let messageSentAt = try Self.text(members.sentAt, "sentAt").flatMap {
-            Timestamp.parse($0).map(Timestamp.milliseconds)
+        // A message's own sentAt (used when the request has none) is held to the same rule as its
+        // timestamp: unreadable, the event is rejected and named, not silently left uncorrected.
+        var messageSentAt: Int64?
+        if let text = try Self.text(members.sentAt, "sentAt") {
+            guard let date = Timestamp.parse(text) else {
+                throw FieldError("sentAt", message: "not an ISO-8601 timestamp: \"\(text)\"")
+            }
+            messageSentAt = Timestamp.milliseconds(date)
         }
         let sent = sentAt ?? messageSentAt
         return IngestMessage(
