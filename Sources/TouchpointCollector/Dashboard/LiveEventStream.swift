@@ -50,6 +50,7 @@ enum LiveEventStream {
 
     /// One event in the stream's format; every line of the data gets its own `data:` field.
     static func frame(_ event: LiveEvent) -> String {
+        let event = LiveEvent(source: event.source, event: event.event)  // its JSON parsed once
         let data = event.json.jsonString(sortedKeys: true)
         var frame = "event: stored\nid: \(event.event.messageId.filter { $0 != "\n" && $0 != "\r" })\n"
         for line in data.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
