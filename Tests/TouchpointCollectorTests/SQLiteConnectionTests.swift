@@ -133,3 +133,29 @@ struct SQLiteConnectionTests {
         try await storage.close()
     }
 }
+
+/// A database that cannot grow (what a full disk looks like to SQLite) fails a write as a whole:
+/// nothing of it is acknowledged or kept, and writes work again once there is room.
+struct SQLiteFullDatabaseTests {
+    @Test func aWriteThatDoesNotFitFailsWholeAndTheNextOneWorks() async throws {
+        let directory = try TemporaryDirectory(prefix: "sqlite-full")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
+        let first = (0..<10).map { TestMessages.ingest("e", id: "kept-\($0)", session: "s1") }
+        #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
+        let pages = try #require(try await storage.backend.query("PRAGMA page_count", []).first?.first?.int)
+        _ = try await storage.backend.writeStatement("PRAGMA max_page_count = \(pages + 2)", [])
+        let filler = String(repeating: "x", count: 4_000)
+        let big = (0..<50).map {
+            TestMessages.ingest("e", id: "big-\($0)", session: "s2", properties: ["filler": .string(filler)])
+        }
+        let error = await #expect(throws: StorageError.self) { try await storage.insert(big, source: "default") }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("full") == true, "\(String(describing: error))")
+        #expect(try await storage.counts(source: "default") == StorageCounts(events: 10, sessions: 1))
+        _ = try await storage.backend.writeStatement("PRAGMA max_page_count = 1000000", [])
+        #expect(try await storage.insert(big, source: "default").allSatisfy { $0 })
+        #expect(try await storage.counts(source: "default") == StorageCounts(events: 60, sessions: 2))
+        try await storage.close()
+    }
+}
