@@ -8,8 +8,9 @@ import TouchpointCore
 public struct LiveEvent: Sendable, Hashable {
     /// The source it was stored for.
     public var source: String
-    /// The event. A live event made by the feed parses its stored JSON when this is read, on the
-    /// live view's side, so that watching costs a request being stored no JSON parsing.
+    /// The event. A live event made by the feed parses its stored JSON each time this is read,
+    /// on the live view's side (each view reads it once), so that watching costs a request being
+    /// stored no JSON parsing.
     public var event: StoredEvent {
         get {
             switch content {
