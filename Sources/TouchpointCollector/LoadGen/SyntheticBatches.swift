@@ -61,7 +61,7 @@ struct SyntheticBatches {
             writer.key("type")
             writer.string("identify")
             writer.key("traits")
-            writer.object(["plan": .string(kind == 0 ? "pro" : "free"), "signupYear": .int(2026)])
+            writer.raw(Self.traits[kind == 0 ? 0 : 1])
         } else {
             writer.key("type")
             writer.string("track")
@@ -69,30 +69,44 @@ struct SyntheticBatches {
             writer.key("event")
             writer.string(name)
             writer.key("properties")
-            writer.object(properties)
+            writer.beginObject()
+            for (key, value) in properties {
+                writer.key(key)
+                writer.value(value)
+            }
+            writer.endObject()
         }
         writer.key("context")
         writer.beginObject()
         writer.key("sessionId")
         writer.string(sessionId)
-        writer.key("library")
-        writer.object(["name": "touchpoint-swift", "version": "0.1.0"])
-        writer.key("app")
-        writer.object(["name": "Loadgen", "version": "1.4.2", "build": "142"])
-        writer.key("device")
-        writer.object(["model": "iPhone16,2", "manufacturer": "Apple"])
-        writer.key("os")
-        writer.object(["name": "iOS", "version": "18.2"])
-        writer.key("locale")
-        writer.string("en-US")
-        writer.key("timezone")
-        writer.string("Europe/Berlin")
+        for (key, value) in Self.deviceContext {
+            writer.key(key)
+            writer.raw(value)
+        }
         writer.endObject()
         writer.endObject()
     }
 
+    /// The identify traits, written once (the load generator's own CPU counts against the
+    /// collector's on a shared machine, so constant parts are not rebuilt for every event).
+    private static let traits: [[UInt8]] = ["pro", "free"].map { plan in
+        JSONValue.object(["plan": .string(plan), "signupYear": .int(2026)]).jsonBytes()
+    }
+
+    /// The context members that are the same for every event, each value written once.
+    private static let deviceContext: [(String, [UInt8])] =
+        ([
+            ("library", ["name": "touchpoint-swift", "version": "0.1.0"]),
+            ("app", ["name": "Loadgen", "version": "1.4.2", "build": "142"]),
+            ("device", ["model": "iPhone16,2", "manufacturer": "Apple"]),
+            ("os", ["name": "iOS", "version": "18.2"]),
+            ("locale", "en-US"),
+            ("timezone", "Europe/Berlin"),
+        ] as [(String, JSONValue)]).map { ($0.0, $0.1.jsonBytes()) }
+
     private static func track(_ kind: UInt64, _ generator: inout SeededRandomNumberGenerator) -> (
-        String, [String: JSONValue]
+        String, KeyValuePairs<String, JSONValue>
     ) {
         let screens = ["Home", "Search", "Product", "Cart", "Settings", "Profile"]
         switch kind {
