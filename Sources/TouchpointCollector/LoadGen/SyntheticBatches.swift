@@ -80,7 +80,7 @@ struct SyntheticBatches {
         writer.beginObject()
         writer.key("sessionId")
         writer.string(sessionId)
-        for (key, value) in Self.deviceContext {
+        for (key, value) in Self.constantContext {
             writer.key(key)
             writer.raw(value)
         }
@@ -95,7 +95,7 @@ struct SyntheticBatches {
     }
 
     /// The context members that are the same for every event, each value written once.
-    private static let deviceContext: [(String, [UInt8])] =
+    private static let constantContext: [(String, [UInt8])] =
         ([
             ("library", ["name": "touchpoint-swift", "version": "0.1.0"]),
             ("app", ["name": "Loadgen", "version": "1.4.2", "build": "142"]),
