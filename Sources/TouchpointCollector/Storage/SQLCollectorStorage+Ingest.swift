@@ -8,12 +8,13 @@ extension SQLCollectorStorage {
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
         guard !messages.isEmpty else { return [] }
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
-        if let coalescer { return try await coalescer.insert(rows) }
-        guard let postgres = backend as? PostgresBackend else {
-            throw StorageError(code: .unsupported, message: "no insert path for \(backend.dialect.rawValue)")
+        switch ingest {
+        case .groupCommit(let coalescer):
+            return try await coalescer.insert(rows)
+        case .postgres(let postgres):
+            let unique = InsertCoalescer.firstCopies([rows])
+            return unique.flags(stored: try await Self.write(unique.rows, postgres: postgres))[0]
         }
-        let unique = InsertCoalescer.firstCopies([rows])
-        return unique.flags(stored: try await Self.write(unique.rows, postgres: postgres))[0]
     }
 
     // Rows go in in the order received, so `seq` is arrival order and a session lists its events in
@@ -87,10 +88,10 @@ extension SQLCollectorStorage {
     struct PostgresEventInsert: PostgresPreparedStatement {
         typealias Row = (String, String)
         static let name = "touchpoint_insert_events"
-        static let sql = postgresInsert([]).sql
+        static let sql = postgresInsertSQL
         let rows: [InsertCoalescer.Row]
 
-        func makeBindings() throws -> PostgresBindings { PostgresBackend.bindings(postgresInsert(rows).binds) }
+        func makeBindings() throws -> PostgresBindings { PostgresBackend.bindings(postgresInsertColumns(rows)) }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String).self) }
     }
@@ -107,16 +108,11 @@ extension SQLCollectorStorage {
         """
     }
 
-    private static func postgresInsert(_ rows: [InsertCoalescer.Row]) -> SQLStatement {
-        let dialect = SQLDialect.postgres
-        // A statement of one shape whatever the batch size: columns as arrays, zipped by unnest.
-        // Empty text stands for NULL (the decoder never produces empty ids or names).
+    /// The rows' columns as the twelve arrays `postgresInsertSQL` binds ($1 … $12), in the order of
+    /// `insertColumns`. Empty text stands for NULL (the decoder never produces empty ids or names).
+    private static func postgresInsertColumns(_ rows: [InsertCoalescer.Row]) -> [SQLValue] {
         let messages = rows.map(\.message)
-        var statement = SQLStatement(dialect, "WITH inserted AS (INSERT INTO events (\(insertColumns)) SELECT ")
-        statement.append(
-            "src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), NULLIF(sa, '')::bigint, r, p FROM unnest("
-        )
-        let arrays: [SQLValue] = [
+        return [
             .textArray(rows.map(\.source)),
             .textArray(messages.map(\.messageId)), .textArray(messages.map(\.type.rawValue)),
             .textArray(messages.map { $0.name ?? "" }), .textArray(messages.map { $0.userId ?? "" }),
@@ -125,28 +121,29 @@ extension SQLCollectorStorage {
             .textArray(messages.map { $0.sentAt.map(String.init) ?? "" }), .intArray(messages.map(\.receivedAt)),
             .textArray(messages.map(\.payload)),
         ]
-        for (offset, array) in arrays.enumerated() {
-            if offset > 0 { statement.append(", ") }
-            statement.bind(array)
-        }
-        // Sessions: one row per session among the events stored now, in session order (lock
-        // order); the user id of its last event to carry one, the anonymous id of its first
-        // (arrival order, as `SessionRollup` picks them for SQLite).
-        statement.append(
-            """
-            ) AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
-            ON CONFLICT (source, message_id) DO NOTHING \
-            RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
-            touched AS (INSERT INTO sessions \
-            (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
-            SELECT source, session_id, \
-            (array_agg(user_id ORDER BY seq DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
-            (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
-            MIN(timestamp), MAX(timestamp), COUNT(*) \
-            FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
-            ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))) \
-            SELECT source, message_id FROM inserted
-            """)
-        return statement
     }
+
+    /// A statement of one shape whatever the batch size: the columns as arrays, zipped by unnest.
+    ///
+    /// Sessions: one row per session among the events stored now, in session order (lock order);
+    /// the user id of its last event to carry one, the anonymous id of its first (arrival order,
+    /// as `SessionRollup` picks them for SQLite).
+    private static let postgresInsertSQL = """
+        WITH inserted AS (INSERT INTO events (\(insertColumns)) \
+        SELECT src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), \
+        NULLIF(sa, '')::bigint, r, p \
+        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+        AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
+        ON CONFLICT (source, message_id) DO NOTHING \
+        RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
+        touched AS (INSERT INTO sessions \
+        (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
+        SELECT source, session_id, \
+        (array_agg(user_id ORDER BY seq DESC) FILTER (WHERE user_id IS NOT NULL))[1], \
+        (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
+        MIN(timestamp), MAX(timestamp), COUNT(*) \
+        FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
+        ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))) \
+        SELECT source, message_id FROM inserted
+        """
 }

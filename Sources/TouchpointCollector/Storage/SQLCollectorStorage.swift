@@ -7,25 +7,26 @@ final class SQLCollectorStorage: CollectorStorage {
     let backend: any SQLBackend
     var dialect: SQLDialect { backend.dialect }
     var backendName: String { backend.dialect.rawValue }
-    /// SQLite has one writer: requests waiting for it are written together (group commit).
-    /// PostgreSQL writes requests in parallel on several connections.
-    let coalescer: InsertCoalescer?
+    /// How ingest stores rows, settled when the storage opens.
+    let ingest: IngestPath
 
-    private init(backend: any SQLBackend) {
+    enum IngestPath {
+        /// SQLite has one writer: requests waiting for it are written together (group commit).
+        case groupCommit(InsertCoalescer)
+        /// PostgreSQL writes each request on its own, in parallel on several connections.
+        case postgres(PostgresBackend)
+    }
+
+    private init(backend: any SQLBackend, ingest: IngestPath) {
         self.backend = backend
-        if let sqlite = backend as? SQLiteBackend {
-            coalescer = InsertCoalescer(maximumRows: 5000) { rows in
-                try await Self.write(rows, sqlite: sqlite)
-            }
-        } else {
-            coalescer = nil
-        }
+        self.ingest = ingest
     }
 
     /// Opens the SQLite database file at `path` (creating it) and brings its schema up to date.
     static func sqlite(path: String, logger: Logger) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger)
-        return try await migrated(backend)
+        let coalescer = InsertCoalescer(maximumRows: 5000) { rows in try await Self.write(rows, sqlite: backend) }
+        return try await migrated(backend, ingest: .groupCommit(coalescer))
     }
 
     /// Connects to PostgreSQL at `url` and brings its schema up to date.
@@ -33,17 +34,17 @@ final class SQLCollectorStorage: CollectorStorage {
         -> SQLCollectorStorage
     {
         let backend = try await PostgresBackend.open(url: url, maximumConnections: maximumConnections, logger: logger)
-        return try await migrated(backend)
+        return try await migrated(backend, ingest: .postgres(backend))
     }
 
-    private static func migrated(_ backend: any SQLBackend) async throws -> SQLCollectorStorage {
+    private static func migrated(_ backend: any SQLBackend, ingest: IngestPath) async throws -> SQLCollectorStorage {
         do {
             try await SchemaMigrations.migrate(backend)
         } catch {
             try? await backend.close()
             throw error
         }
-        return SQLCollectorStorage(backend: backend)
+        return SQLCollectorStorage(backend: backend, ingest: ingest)
     }
 
     func ping() async throws {
