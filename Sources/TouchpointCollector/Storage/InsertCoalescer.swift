@@ -7,9 +7,17 @@ import TouchpointCore
 /// carry the same (source, messageId), the one that came first stores it.
 final class InsertCoalescer: Sendable {
     /// One event to store, for `source`.
-    struct Row: Sendable {
-        var source: String
-        var message: IngestMessage
+    ///
+    /// A class: a write passes each row through several arrays (the request's, the group's first
+    /// copies, the rollups), and a reference is one retain where the message's strings were one each.
+    final class Row: Sendable {
+        let source: String
+        let message: IngestMessage
+
+        init(source: String, message: IngestMessage) {
+            self.source = source
+            self.message = message
+        }
     }
 
     /// What deduplication keys on: (source, messageId).

@@ -28,19 +28,18 @@ extension SQLCollectorStorage {
         guard !rows.isEmpty else { return [] }
         return try await sqlite.writeNow { connection in
             let inserted = try connection.executeEach(sqliteInsertRow, rows) { row, statement in
-                let message = row.message
                 try statement.bind(1, row.source)
-                try statement.bind(2, message.messageId)
-                try statement.bind(3, message.type.rawValue)
-                try statement.bind(4, message.name)
-                try statement.bind(5, message.userId)
-                try statement.bind(6, message.anonymousId)
-                try statement.bind(7, message.sessionId)
-                try statement.bind(8, message.timestamp)
-                try statement.bind(9, message.originalTimestamp)
-                try statement.bind(10, message.sentAt)
-                try statement.bind(11, message.receivedAt)
-                try statement.bind(12, message.payload)
+                try statement.bind(2, row.message.messageId)
+                try statement.bind(3, row.message.type.rawValue)
+                try statement.bind(4, row.message.name)
+                try statement.bind(5, row.message.userId)
+                try statement.bind(6, row.message.anonymousId)
+                try statement.bind(7, row.message.sessionId)
+                try statement.bind(8, row.message.timestamp)
+                try statement.bind(9, row.message.originalTimestamp)
+                try statement.bind(10, row.message.sentAt)
+                try statement.bind(11, row.message.receivedAt)
+                try statement.bind(12, row.message.payload)
             }
             let sessions = SessionRollup.rollups(of: rows, stored: inserted)
             _ = try connection.executeEach(sqliteSessionUpsert, sessions) { session, statement in
@@ -111,15 +110,15 @@ extension SQLCollectorStorage {
     /// The rows' columns as the twelve arrays `postgresInsertSQL` binds ($1 … $12), in the order of
     /// `insertColumns`. Empty text stands for NULL (the decoder never produces empty ids or names).
     private static func postgresInsertColumns(_ rows: [InsertCoalescer.Row]) -> [SQLValue] {
-        let messages = rows.map(\.message)
-        return [
+        [
             .textArray(rows.map(\.source)),
-            .textArray(messages.map(\.messageId)), .textArray(messages.map(\.type.rawValue)),
-            .textArray(messages.map { $0.name ?? "" }), .textArray(messages.map { $0.userId ?? "" }),
-            .textArray(messages.map { $0.anonymousId ?? "" }), .textArray(messages.map { $0.sessionId ?? "" }),
-            .intArray(messages.map(\.timestamp)), .textArray(messages.map { $0.originalTimestamp ?? "" }),
-            .textArray(messages.map { $0.sentAt.map(String.init) ?? "" }), .intArray(messages.map(\.receivedAt)),
-            .textArray(messages.map(\.payload)),
+            .textArray(rows.map(\.message.messageId)), .textArray(rows.map(\.message.type.rawValue)),
+            .textArray(rows.map { $0.message.name ?? "" }), .textArray(rows.map { $0.message.userId ?? "" }),
+            .textArray(rows.map { $0.message.anonymousId ?? "" }),
+            .textArray(rows.map { $0.message.sessionId ?? "" }), .intArray(rows.map(\.message.timestamp)),
+            .textArray(rows.map { $0.message.originalTimestamp ?? "" }),
+            .textArray(rows.map { $0.message.sentAt.map(String.init) ?? "" }),
+            .intArray(rows.map(\.message.receivedAt)), .textArray(rows.map(\.message.payload)),
         ]
     }
 

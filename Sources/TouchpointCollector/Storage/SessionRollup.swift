@@ -16,18 +16,17 @@ struct SessionRollup: Sendable, Equatable {
         var sessions: [SessionRollup] = []
         var positions: [SessionKey: Int] = [:]
         for (row, isNew) in zip(rows, stored) where isNew {
-            let message = row.message
-            guard let sessionId = message.sessionId else { continue }
+            guard let sessionId = row.message.sessionId else { continue }
             let session = SessionKey(source: row.source, sessionId: sessionId)
             if let position = positions[session] {
-                sessions[position].add(message)
+                sessions[position].add(row.message)
             } else {
                 positions[session] = sessions.count
                 sessions.append(
                     SessionRollup(
-                        source: row.source, sessionId: sessionId, userId: message.userId,
-                        anonymousId: message.anonymousId, firstTimestamp: message.timestamp,
-                        lastTimestamp: message.timestamp, eventCount: 1))
+                        source: row.source, sessionId: sessionId, userId: row.message.userId,
+                        anonymousId: row.message.anonymousId, firstTimestamp: row.message.timestamp,
+                        lastTimestamp: row.message.timestamp, eventCount: 1))
             }
         }
         return sessions.sorted { ($0.source, $0.sessionId) < ($1.source, $1.sessionId) }
