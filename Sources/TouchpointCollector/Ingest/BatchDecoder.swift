@@ -130,9 +130,9 @@ public struct BatchDecoder: Sendable {
         let batchPath = JSONPath.root.appending("batch")
         let batchContext = streamed.context?.objectValue
         return Self.collect(writeKey: writeKey, sentAt: sentAt, count: streamed.elements.count) { index in
-            let element = streamed.elements[index]
-            return reader.read(
-                element.fields, raw: UnsafeRawBufferPointer(rebasing: body[element.range]),
+            reader.read(
+                streamed.elements[index].fields,
+                raw: UnsafeRawBufferPointer(rebasing: body[streamed.elements[index].range]),
                 at: batchPath.appending(index: index), type: nil, batchContext: batchContext)
         }
     }

@@ -156,17 +156,23 @@ struct SQLiteStatement {
 
     /// Binds text (nil: NULL) to the parameter at `index` (from 1).
     func bind(_ index: Int32, _ text: String?) throws {
-        guard var text else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
-        let status = text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { characters in
-                // A null pointer would bind NULL, so empty text points at a C string of its own.
-                // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
-                sqlite_nio_sqlite3_bind_text64(
-                    pointer, index, characters.baseAddress ?? Self.empty, UInt64(characters.count), Self.transient,
-                    UInt8(SQLITE_UTF8))
-            }
+        guard let text else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
+        // A native string lends its bytes as they are; any other is made contiguous first.
+        if let status = text.utf8.withContiguousStorageIfAvailable({ bindText(index, $0) }) {
+            return try check(status)
         }
-        try check(status)
+        var contiguous = text
+        try check(contiguous.withUTF8 { bindText(index, $0) })
+    }
+
+    /// Binds UTF-8 bytes as text; SQLITE_TRANSIENT: SQLite copies them before the call returns.
+    private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        bytes.withMemoryRebound(to: CChar.self) { characters in
+            // A null pointer would bind NULL, so empty text points at a C string of its own.
+            sqlite_nio_sqlite3_bind_text64(
+                pointer, index, characters.baseAddress ?? Self.empty, UInt64(characters.count), Self.transient,
+                UInt8(SQLITE_UTF8))
+        }
     }
 
     /// Binds an integer (nil: NULL) to the parameter at `index` (from 1).

@@ -19,7 +19,8 @@ struct SessionRollup: Sendable, Equatable {
             guard let sessionId = row.message.sessionId else { continue }
             let session = SessionKey(source: row.source, sessionId: sessionId)
             if let position = positions[session] {
-                sessions[position].add(row.message)
+                sessions[position].add(
+                    userId: row.message.userId, anonymousId: row.message.anonymousId, timestamp: row.message.timestamp)
             } else {
                 positions[session] = sessions.count
                 sessions.append(
@@ -37,11 +38,13 @@ struct SessionRollup: Sendable, Equatable {
         var sessionId: String
     }
 
-    private mutating func add(_ message: IngestMessage) {
-        if let userId = message.userId { self.userId = userId }
-        if anonymousId == nil { anonymousId = message.anonymousId }
-        firstTimestamp = min(firstTimestamp, message.timestamp)
-        lastTimestamp = max(lastTimestamp, message.timestamp)
+    /// Takes in one more event of the session (fields, not the message: a message passed whole is
+    /// copied, a retain per string).
+    private mutating func add(userId: String?, anonymousId: String?, timestamp: Int64) {
+        if let userId { self.userId = userId }
+        if self.anonymousId == nil { self.anonymousId = anonymousId }
+        firstTimestamp = min(firstTimestamp, timestamp)
+        lastTimestamp = max(lastTimestamp, timestamp)
         eventCount += 1
     }
 }
