@@ -12,88 +12,96 @@ struct SQLiteConnectionTests {
         try SQLiteConnection.open(path: directory.appending("test.sqlite").path)
     }
 
-    @Test func valuesRoundTripWithEmptyTextKeptApartFromNull() throws {
+    /// Runs `body` with a connection to a new database in a directory of its own, closed after.
+    private static func withConnection(_ body: (SQLiteConnection) throws -> Void) throws {
         let directory = try TemporaryDirectory(prefix: "sqlite-connection")
-        let connection = try Self.open(directory)
+        let connection = try open(directory)
         defer { try? connection.close() }
-        try connection.execute("CREATE TABLE t (a, b, c, d, e)")
-        let text = "Grüße, 世界 \u{1F600} \"quoted\" \0 inside"
-        try connection.execute(
-            "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
-            [.text(""), .null, .int(-9_007_199_254_740_993), .double(0.5), .text(text)])
-        let rows = try connection.execute("SELECT a, a IS NULL, b, c, d, e, typeof(a) FROM t")
-        #expect(
-            rows == [
-                [.text(""), .int(0), .null, .int(-9_007_199_254_740_993), .double(0.5), .text(text), .text("text")]
-            ])
+        try body(connection)
+    }
+
+    @Test func valuesRoundTripWithEmptyTextKeptApartFromNull() throws {
+        try Self.withConnection { connection in
+            try connection.execute("CREATE TABLE t (a, b, c, d, e)")
+            let text = "Grüße, 世界 \u{1F600} \"quoted\" \0 inside"
+            try connection.execute(
+                "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                [.text(""), .null, .int(-9_007_199_254_740_993), .double(0.5), .text(text)])
+            let rows = try connection.execute("SELECT a, a IS NULL, b, c, d, e, typeof(a) FROM t")
+            #expect(
+                rows == [
+                    [.text(""), .int(0), .null, .int(-9_007_199_254_740_993), .double(0.5), .text(text), .text("text")]
+                ])
+        }
     }
 
     @Test func aReusedStatementTakesNewValuesEachRun() throws {
-        let directory = try TemporaryDirectory(prefix: "sqlite-connection")
-        let connection = try Self.open(directory)
-        defer { try? connection.close() }
-        try connection.execute("CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER)")
-        let insert = "INSERT INTO t VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
-        let rows: [(String, Int64?)] = [("a", 1), ("b", nil), ("a", 3), ("c", 4), ("b", 5)]
-        let changed = try connection.executeEach(insert, rows) { row, statement in
-            try statement.bind(1, row.0)
-            try statement.bind(2, row.1)
+        try Self.withConnection { connection in
+            try connection.execute("CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER)")
+            let insert = "INSERT INTO t VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
+            let rows: [(String, Int64?)] = [("a", 1), ("b", nil), ("a", 3), ("c", 4), ("b", 5)]
+            let changed = try connection.executeEach(insert, rows) { row, statement in
+                try statement.bind(1, row.0)
+                try statement.bind(2, row.1)
+            }
+            #expect(changed == [true, true, false, true, false])
+            // The same statement again, from the cache.
+            #expect(
+                try connection.executeEach(insert, [("d", Int64(6))]) {
+                    try $1.bind(1, $0.0); try $1.bind(2, $0.1)
+                } == [true])
+            let stored = try connection.execute("SELECT id, n FROM t ORDER BY id")
+            #expect(
+                stored == [
+                    [.text("a"), .int(1)], [.text("b"), .null], [.text("c"), .int(4)], [.text("d"), .int(6)],
+                ])
         }
-        #expect(changed == [true, true, false, true, false])
-        // The same statement again, from the cache.
-        #expect(
-            try connection.executeEach(insert, [("d", Int64(6))]) {
-                try $1.bind(1, $0.0); try $1.bind(2, $0.1)
-            } == [true])
-        let stored = try connection.execute("SELECT id, n FROM t ORDER BY id")
-        #expect(
-            stored == [[.text("a"), .int(1)], [.text("b"), .null], [.text("c"), .int(4)], [.text("d"), .int(6)]])
     }
 
     @Test func errorsNameTheStatementAndLeaveItUsable() throws {
-        let directory = try TemporaryDirectory(prefix: "sqlite-connection")
-        let connection = try Self.open(directory)
-        defer { try? connection.close() }
-        try connection.execute("CREATE TABLE t (id TEXT PRIMARY KEY)")
-        let insert = "INSERT INTO t VALUES (?)"
-        try connection.execute(insert, [.text("x")])
-        let duplicate = try #require(throws: StorageError.self) { try connection.execute(insert, [.text("x")]) }
-        #expect(duplicate.code == .database)
-        #expect(duplicate.message.contains("UNIQUE constraint failed: t.id"), "\(duplicate.message)")
-        #expect(duplicate.message.contains("INSERT INTO t VALUES (?)"), "\(duplicate.message)")
-        // The failed statement was reset: the next run of the same SQL works.
-        try connection.execute(insert, [.text("y")])
-        #expect(try connection.execute("SELECT count(*) FROM t") == [[.int(2)]])
+        try Self.withConnection { connection in
+            try connection.execute("CREATE TABLE t (id TEXT PRIMARY KEY)")
+            let insert = "INSERT INTO t VALUES (?)"
+            try connection.execute(insert, [.text("x")])
+            let duplicate = try #require(throws: StorageError.self) { try connection.execute(insert, [.text("x")]) }
+            #expect(duplicate.code == .database)
+            #expect(duplicate.message.contains("UNIQUE constraint failed: t.id"), "\(duplicate.message)")
+            #expect(duplicate.message.contains("INSERT INTO t VALUES (?)"), "\(duplicate.message)")
+            // The failed statement was reset: the next run of the same SQL works.
+            try connection.execute(insert, [.text("y")])
+            #expect(try connection.execute("SELECT count(*) FROM t") == [[.int(2)]])
 
-        let typo = try #require(throws: StorageError.self) { try connection.execute("SELEC 1") }
-        #expect(typo.message.contains("syntax error") && typo.message.contains("SELEC 1"), "\(typo.message)")
-        let two = try #require(throws: StorageError.self) { try connection.execute("SELECT 1; SELECT 2") }
-        #expect(two.message.contains("more than one statement"), "\(two.message)")
-        // Trailing white space and a trailing semicolon are one statement.
-        #expect(try connection.execute("SELECT 1;  \n") == [[.int(1)]])
-        let arrays = try #require(throws: StorageError.self) { try connection.execute("SELECT ?", [.intArray([1])]) }
-        #expect(arrays.code == .unsupported)
+            let typo = try #require(throws: StorageError.self) { try connection.execute("SELEC 1") }
+            #expect(typo.message.contains("syntax error") && typo.message.contains("SELEC 1"), "\(typo.message)")
+            let two = try #require(throws: StorageError.self) { try connection.execute("SELECT 1; SELECT 2") }
+            #expect(two.message.contains("more than one statement"), "\(two.message)")
+            // Trailing white space and a trailing semicolon are one statement.
+            #expect(try connection.execute("SELECT 1;  \n") == [[.int(1)]])
+            let arrays = try #require(throws: StorageError.self) {
+                try connection.execute("SELECT ?", [.intArray([1])])
+            }
+            #expect(arrays.code == .unsupported)
+        }
     }
 
     @Test func aFullDatabaseIsAnErrorAndKeepsWhatWasCommitted() throws {
-        let directory = try TemporaryDirectory(prefix: "sqlite-connection")
-        let connection = try Self.open(directory)
-        defer { try? connection.close() }
-        try connection.execute("CREATE TABLE t (body TEXT)")
-        try connection.execute("INSERT INTO t VALUES ('kept')")
-        // A database that may not grow past its current pages stands in for a full disk: SQLite
-        // reports both as SQLITE_FULL.
-        let pages = try #require(try connection.execute("PRAGMA page_count").first?.first?.int)
-        try connection.execute("PRAGMA max_page_count = \(pages)")
-        let filler = String(repeating: "x", count: 100_000)
-        let full = try #require(throws: StorageError.self) {
-            try connection.execute("BEGIN")
-            defer { _ = try? connection.execute("ROLLBACK") }
-            for _ in 0..<10 { try connection.execute("INSERT INTO t VALUES (?)", [.text(filler)]) }
+        try Self.withConnection { connection in
+            try connection.execute("CREATE TABLE t (body TEXT)")
+            try connection.execute("INSERT INTO t VALUES ('kept')")
+            // A database that may not grow past its current pages stands in for a full disk: SQLite
+            // reports both as SQLITE_FULL.
+            let pages = try #require(try connection.execute("PRAGMA page_count").first?.first?.int)
+            try connection.execute("PRAGMA max_page_count = \(pages)")
+            let filler = String(repeating: "x", count: 100_000)
+            let full = try #require(throws: StorageError.self) {
+                try connection.execute("BEGIN")
+                defer { _ = try? connection.execute("ROLLBACK") }
+                for _ in 0..<10 { try connection.execute("INSERT INTO t VALUES (?)", [.text(filler)]) }
+            }
+            #expect(full.code == .database)
+            #expect(full.message.contains("full"), "\(full.message)")
+            #expect(try connection.execute("SELECT body FROM t") == [[.text("kept")]])
         }
-        #expect(full.code == .database)
-        #expect(full.message.contains("full"), "\(full.message)")
-        #expect(try connection.execute("SELECT body FROM t") == [[.text("kept")]])
     }
 
     @Test func aClosedConnectionRefusesWorkAndNoDatabaseOpensWhereNoDirectoryIs() throws {
