@@ -17,22 +17,12 @@ let package = Package(
         .library(name: "Touchpoint", targets: ["Touchpoint"]),
         .library(name: "TouchpointTesting", targets: ["TouchpointTesting"]),
         .library(name: "TouchpointUI", targets: ["TouchpointUI"]),
-        .executable(name: "touchpoint", targets: ["TouchpointCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // Test-only (the store's property tests).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
-        // Collector only (never in SDK targets).
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
-        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: SDK
@@ -118,44 +108,13 @@ let package = Package(
             dependencies: ["TouchpointEvents", "TouchpointPromo", "TouchpointStore", "TouchpointSurveys"]
         ),
 
-        // MARK: Collector (server)
-        .target(
-            name: "TouchpointCollector",
-            dependencies: [
-                "TouchpointCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                // For the SQLite it builds (its C module VaporCSQLite), which the collector calls
-                // directly (`SQLiteConnection`): nothing to install, prepared statements reused.
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-
         // MARK: Test support shipped as a library
         .target(
             name: "TouchpointTesting",
             dependencies: ["TouchpointCore", "TouchpointEvents", "TouchpointRouting"]
         ),
 
-        // MARK: Tool
-        .executableTarget(
-            name: "TouchpointCLI",
-            dependencies: [
-                "Touchpoint",
-                "TouchpointCollector",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-
-        // MARK: Tests
+        // MARK: Tests (each module's tests: that module and TouchpointTesting)
         .testTarget(
             name: "TouchpointCoreTests",
             dependencies: ["TouchpointCore", "TouchpointTesting"]
@@ -166,39 +125,26 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchpointEventsTests",
-            dependencies: ["Touchpoint", "TouchpointTesting", "TouchpointCLI"]
-        ),
-        .testTarget(
-            name: "TouchpointCollectorTests",
-            dependencies: [
-                "TouchpointCollector",
-                "TouchpointTesting",
-                "TouchpointCLI",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["TouchpointEvents", "TouchpointTesting"]
         ),
         .testTarget(
             name: "TouchpointDeliveryTests",
             dependencies: [
-                "TouchpointDelivery", "Touchpoint", "TouchpointTesting", "TouchpointCLI",
+                "TouchpointDelivery", "TouchpointTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "TouchpointPromoTests",
             dependencies: [
-                "Touchpoint", "TouchpointPromo", "TouchpointUI", "TouchpointTesting", "TouchpointCLI",
+                "TouchpointPromo", "TouchpointUI", "TouchpointTesting",
+                "Touchpoint",  // the seed's samples import the umbrella, as an app does
                 .product(name: "InMemoryLogging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "TouchpointRoutingTests",
-            dependencies: ["Touchpoint", "TouchpointTesting"]
+            dependencies: ["TouchpointRouting", "TouchpointTesting"]
         ),
         // The seed README's samples, compiled as an app would: once in Swift 5 mode, once in Swift 6.
         .testTarget(
@@ -213,18 +159,13 @@ let package = Package(
         .testTarget(
             name: "TouchpointStoreTests",
             dependencies: [
-                "TouchpointStore", "TouchpointTesting", "TouchpointCLI",
+                "TouchpointStore", "TouchpointTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        // Across modules: the store's HTTP backend and delivery against a real collector.
-        .testTarget(
-            name: "TouchpointIntegrationTests",
-            dependencies: ["Touchpoint", "TouchpointCollector", "TouchpointTesting"]
-        ),
         .testTarget(
             name: "TouchpointSurveysTests",
-            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointCLI", "TouchpointUI"],
+            dependencies: ["Touchpoint", "TouchpointSurveys", "TouchpointTesting", "TouchpointUI"],
             resources: [.copy("Fixtures")]
         ),
     ]

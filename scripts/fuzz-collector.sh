@@ -8,14 +8,14 @@ cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 work=.build/fuzz-collector
 mkdir -p "$work/corpus"
-[ -d .build/checkouts/swift-http-types ] || swift package resolve
+[ -d Server/.build/checkouts/swift-http-types ] || swift package --package-path Server resolve
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
 
 # TouchpointCore without its swift-log convenience (the decoder does not log).
 mapfile -t core < <(find Sources/TouchpointCore -name '*.swift' ! -name 'Logger+Touchpoint.swift' | sort)
 swiftc "${flags[@]}" -I Sources/CZlib -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
     -emit-library -static -o "$work/libTouchpointCore.a" "${core[@]}"
-mapfile -t http < <(find .build/checkouts/swift-http-types/Sources/HTTPTypes -name '*.swift' | sort)
+mapfile -t http < <(find Server/.build/checkouts/swift-http-types/Sources/HTTPTypes -name '*.swift' | sort)
 macros=()
 for version in 1.0 1.1 1.2 1.3 1.6 1.7; do
     macros+=(-enable-experimental-feature "AvailabilityMacro=HTTPTypes $version: macOS 10.0")
@@ -23,12 +23,12 @@ done
 swiftc "${flags[@]}" "${macros[@]}" -enable-upcoming-feature InternalImportsByDefault -module-name HTTPTypes -emit-module -emit-module-path "$work/HTTPTypes.swiftmodule" \
     -emit-library -static -o "$work/libHTTPTypes.a" "${http[@]}"
 
-ingest=Sources/TouchpointCollector/Ingest
+ingest=Server/Sources/TouchpointCollector/Ingest
 swiftc "${flags[@]}" -module-name FuzzCollectorDecoder -I "$work" -I Sources/CZlib \
     "$ingest/BatchDecoder.swift" "$ingest/MessageReader.swift" "$ingest/IngestMessage.swift" \
     "$ingest/MessageType.swift" "$ingest/IngestLimits.swift" "$ingest/IngestRejection.swift" \
     "$ingest/TimestampCorrection.swift" "$ingest/BodyInflater.swift" "$ingest/BatchSpans.swift" \
-    Sources/TouchpointCollector/Errors/CollectorError.swift Fuzz/CollectorDecoder/Entry.swift \
+    Server/Sources/TouchpointCollector/Errors/CollectorError.swift Fuzz/CollectorDecoder/Entry.swift \
     "$work/libTouchpointCore.a" "$work/libHTTPTypes.a" -lz -o "$work/fuzz-collector-decoder"
 
 # Seeds: a realistic batch, a single message, and a gzip stream.

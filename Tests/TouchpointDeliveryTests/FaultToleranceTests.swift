@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointDelivery
+import TouchpointEvents
 import TouchpointTesting
 
 /// Delivery through a proxy that injects every kind of fault in front of a collector: every event

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointDelivery
+import TouchpointEvents
 import TouchpointTesting
 
 @testable import TouchpointDelivery

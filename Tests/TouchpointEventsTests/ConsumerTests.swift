@@ -1,7 +1,14 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
+
+#if canImport(Combine)
+import Combine
+#else
+import OpenCombineShim
+#endif
 
 struct ConsumerTests {
     @Test func consumersSeeEveryEventInLogOrderWithAttachments() async throws {

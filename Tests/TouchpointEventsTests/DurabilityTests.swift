@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
 
 struct DurabilityTests {
@@ -94,43 +95,6 @@ struct DurabilityTests {
         #expect(fixture.recorder.statistics.recorded == threads * perThread)
     }
 
-    @Test(arguments: [0, 1, 2, 3, 4, 5])
-    func everyEventReportedBeforeSIGKILLIsOnDisk(round: Int) async throws {
-        let directory = try TemporaryDirectory(prefix: "kill-test")
-        let process = Process()
-        process.executableURL = TouchpointBinary.url
-        process.arguments = ["debug", "record-loop", "--dir", directory.path]
-        let output = Pipe()
-        process.standardOutput = output
-        let printed = Locked(Data())
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            printed.withLock { $0.append(chunk) }
-        }
-        try process.run()
-        // Once the child is recording, let it run for a random moment, then kill it without warning.
-        try await waitUntil(timeout: .seconds(30)) { printed.value.count > 0 }
-        try await Task.sleep(for: .milliseconds(Int.random(in: 1...(20 + round * 15))))
-        kill(process.processIdentifier, SIGKILL)
-        await onOwnThread { process.waitUntilExit() }
-        output.fileHandleForReading.readabilityHandler = nil
-        printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
-        #expect(process.terminationReason == .uncaughtSignal)
-
-        // The last printed line may itself be cut; only whole lines were reported.
-        let text = String(decoding: printed.value, as: UTF8.self)
-        let reported = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int($0) }
-        #expect(reported.count > 0)
-        // Tens of thousands of lines in a debug build: parse them off the cooperative pool.
-        let stored = await onOwnThread {
-            EventLogReader(directory: directory.url).events(matching: EventQuery(name: "loop"))
-                .compactMap { $0.properties["index"]?.intValue }
-        }
-        #expect(stored.count >= reported.count)
-        #expect(Array(stored.prefix(reported.count)) == reported)
-        #expect(stored == Array(0..<stored.count), "no gaps, no duplicates")
-    }
-
     @Test func aFullDiskBuffersInMemoryAndFlushesWhenWritesWork() async throws {
         let fixture = try RecorderFixture()
         let session = await fixture.recorder.startSession(userID: "u1")
@@ -178,22 +142,6 @@ struct DurabilityTests {
         try await waitUntil { recorder.statistics.bufferedInMemory == 0 }
         let stored = await recorder.allEvents().compactMap { $0.properties["i"]?.intValue }
         #expect(stored == Array((10 - kept)..<10), "the newest events were kept, in order")
-    }
-}
-
-/// The `touchpoint` executable built beside the tests.
-enum TouchpointBinary {
-    static var url: URL {
-        let candidates = [
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-        ]
-        for directory in candidates {
-            let url = directory.appendingPathComponent("touchpoint")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return candidates[0].appendingPathComponent("touchpoint")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
 
 /// The seed's Quick Start and analytics helpers, as a user pastes them (with a recorder over a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
 
 /// `record(_:…, userID:)`: the session is chosen and the event written under one lock.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
 
 struct RetentionTests {

@@ -1,5 +1,6 @@
 import Foundation
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
 
 /// A recorder over a fresh temporary directory with a manual clock.

@@ -6,7 +6,7 @@ import TouchpointPromo
 /// Reading catalogs: the seed's schema, lenient skipping, and every problem with its JSON path.
 struct CatalogTests {
     @Test func theSeedsQuickStartCatalogReadsWithoutProblems() throws {
-        let catalog = try PromoCatalog(bytes: Array(Catalogs.seedQuickStart.utf8))
+        let catalog = try PromoCatalog(bytes: Array(PromoCatalogs.seedQuickStart.utf8))
         #expect(catalog.problems.isEmpty)
         #expect(catalog.apps.map(\.id) == ["myapp1", "myapp2"])
         let second = try #require(catalog.app(withID: "myapp2"))
@@ -21,7 +21,7 @@ struct CatalogTests {
     }
 
     @Test func theSeedsRulesExampleReportsTheAppItDoesNotList() throws {
-        var json = try JSONParser.parse(Catalogs.seedQuickStart)
+        var json = try JSONParser.parse(PromoCatalogs.seedQuickStart)
         guard case .object(var root) = json else { throw JSONProblem(path: .root, message: "fixture") }
         root["promoRules"] = ["myapp1": ["myapp2", "myapp3"], "myapp2": ["myapp1"]]
         json = .object(root)
@@ -43,14 +43,16 @@ struct CatalogTests {
         "data:image/png;base64,AAAA",
     ])
     func anIconThatIsNotHTTPSSkipsTheAppAndNamesThePath(icon: String) throws {
-        let json = Catalogs.document([Catalogs.app("a"), Catalogs.app("b", icon: icon), Catalogs.app("c")])
+        let json = PromoCatalogs.document([
+            PromoCatalogs.app("a"), PromoCatalogs.app("b", icon: icon), PromoCatalogs.app("c"),
+        ])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.apps.map(\.id) == ["a", "c"])
         #expect(catalog.problems.map(\.description) == ["apps[1].iconURL: must be an https URL"])
     }
 
     @Test func httpsIconsInAnyCaseAreAccepted() throws {
-        let json = Catalogs.document([Catalogs.app("a", icon: "HTTPS://Example.com/a.png?size=2x")])
+        let json = PromoCatalogs.document([PromoCatalogs.app("a", icon: "HTTPS://Example.com/a.png?size=2x")])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.problems.isEmpty)
         #expect(catalog.apps.first?.iconURL.host == "Example.com")
@@ -85,9 +87,9 @@ struct CatalogTests {
         ("weight", JSONValue.string("2"), #"apps[1].weight: must be a number ≥ 0, got "2""#),
     ])
     func aBrokenFieldSkipsOnlyItsApp(field: String, value: JSONValue, expected: String) throws {
-        guard case .object(var broken) = Catalogs.app("b") else { return }
+        guard case .object(var broken) = PromoCatalogs.app("b") else { return }
         broken[field] = value
-        let json = Catalogs.document([Catalogs.app("a"), .object(broken), Catalogs.app("c")])
+        let json = PromoCatalogs.document([PromoCatalogs.app("a"), .object(broken), PromoCatalogs.app("c")])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.problems.map(\.description) == [expected])
         #expect(catalog.apps.map(\.id) == ["a", "c"])
@@ -96,9 +98,9 @@ struct CatalogTests {
 
     @Test(arguments: ["id", "name", "appStoreID", "iconURL", "category", "tagline"])
     func aMissingRequiredFieldIsReported(field: String) throws {
-        guard case .object(var broken) = Catalogs.app("b") else { return }
+        guard case .object(var broken) = PromoCatalogs.app("b") else { return }
         broken[field] = nil
-        let catalog = try PromoCatalog(json: Catalogs.document([Catalogs.app("a"), .object(broken)]))
+        let catalog = try PromoCatalog(json: PromoCatalogs.document([PromoCatalogs.app("a"), .object(broken)]))
         #expect(catalog.problems.map(\.description) == ["apps[1].\(field): required"])
         #expect(catalog.apps.map(\.id) == ["a"])
     }
@@ -107,7 +109,7 @@ struct CatalogTests {
         let broken: JSONValue = [
             "id": "x", "name": "", "appStoreID": "12a", "iconURL": "http://x/y.png", "tagline": [:],
         ]
-        let problems = PromoCatalogValidator.problems(in: Catalogs.document([broken]))
+        let problems = PromoCatalogValidator.problems(in: PromoCatalogs.document([broken]))
         #expect(
             problems.map(\.description) == [
                 "apps[0].name: must not be empty",
@@ -119,7 +121,7 @@ struct CatalogTests {
     }
 
     @Test func entriesThatAreNotObjectsAreSkipped() throws {
-        let json = Catalogs.document([.string("a"), Catalogs.app("b"), .null, .array([])])
+        let json = PromoCatalogs.document([.string("a"), PromoCatalogs.app("b"), .null, .array([])])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.apps.map(\.id) == ["b"])
         #expect(
@@ -131,8 +133,8 @@ struct CatalogTests {
     }
 
     @Test func aDuplicateIdKeepsTheFirstEntry() throws {
-        let json = Catalogs.document([
-            Catalogs.app("a", name: "First"), Catalogs.app("b"), Catalogs.app("a", name: "Second"),
+        let json = PromoCatalogs.document([
+            PromoCatalogs.app("a", name: "First"), PromoCatalogs.app("b"), PromoCatalogs.app("a", name: "Second"),
         ])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.apps.map(\.name) == ["First", "App b"])
@@ -158,8 +160,8 @@ struct CatalogTests {
     }
 
     @Test func rulesAreReadAndTheirUnknownIdsReported() throws {
-        let json = Catalogs.document(
-            Catalogs.apps("a", "b", "c"),
+        let json = PromoCatalogs.document(
+            PromoCatalogs.apps("a", "b", "c"),
             rules: ["a": ["b", "zz", 3], "ghost": ["a"], "c": "b"]
         )
         let catalog = try PromoCatalog(json: json)
@@ -175,14 +177,14 @@ struct CatalogTests {
     }
 
     @Test func aRuleMayNameAnAppWhoseEntryWasSkipped() throws {
-        let json = Catalogs.document(
-            [Catalogs.app("a"), Catalogs.app("b", icon: "http://insecure/b.png")], rules: ["a": ["b"]])
+        let json = PromoCatalogs.document(
+            [PromoCatalogs.app("a"), PromoCatalogs.app("b", icon: "http://insecure/b.png")], rules: ["a": ["b"]])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.problems.map(\.description) == ["apps[1].iconURL: must be an https URL"])
     }
 
     @Test func rulesThatAreNotAnObjectAreReportedAndIgnored() throws {
-        let catalog = try PromoCatalog(json: Catalogs.document(Catalogs.apps("a", "b"), rules: ["a", "b"]))
+        let catalog = try PromoCatalog(json: PromoCatalogs.document(PromoCatalogs.apps("a", "b"), rules: ["a", "b"]))
         #expect(catalog.promoRules.isEmpty)
         #expect(
             catalog.problems.map(\.description) == [
@@ -201,15 +203,15 @@ struct CatalogTests {
             (JSONValue.string("3"), nil, #"maxApps: must be an integer ≥ 0, got "3""#),
         ] as [(JSONValue, Int?, String?)])
     func maxAppsIsReadOrReported(value: JSONValue, expected: Int?, problem: String?) throws {
-        let catalog = try PromoCatalog(json: Catalogs.document(Catalogs.apps("a"), maxApps: value))
+        let catalog = try PromoCatalog(json: PromoCatalogs.document(PromoCatalogs.apps("a"), maxApps: value))
         #expect(catalog.maxApps == expected)
         #expect(catalog.problems.map(\.description) == (problem.map { [$0] } ?? []))
     }
 
     @Test func weightsAreReadAsNumbers() throws {
-        let json = Catalogs.document([
-            Catalogs.app("a", weight: 2), Catalogs.app("b", weight: 0.5), Catalogs.app("c", weight: 0),
-            Catalogs.app("d"),
+        let json = PromoCatalogs.document([
+            PromoCatalogs.app("a", weight: 2), PromoCatalogs.app("b", weight: 0.5), PromoCatalogs.app("c", weight: 0),
+            PromoCatalogs.app("d"),
         ])
         let catalog = try PromoCatalog(json: json)
         #expect(catalog.apps.map(\.weight) == [2, 0.5, 0, nil])
@@ -217,7 +219,7 @@ struct CatalogTests {
     }
 
     @Test func unknownFieldsAreIgnoredForForwardCompatibility() throws {
-        guard case .object(var app) = Catalogs.app("a") else { return }
+        guard case .object(var app) = PromoCatalogs.app("a") else { return }
         app["badge"] = "new"
         let json: JSONValue = ["apps": [.object(app)], "version": 3, "theme": ["accent": "#f00"]]
         let catalog = try PromoCatalog(json: json)
@@ -227,8 +229,10 @@ struct CatalogTests {
 
     @Test func theValidatorIsAPlainFunctionOverJSONValues() {
         let validate: (JSONValue) -> [JSONProblem] = PromoCatalogValidator.problems(in:)
-        #expect(validate(Catalogs.document(Catalogs.apps("a", "b"))).isEmpty)
-        let bad = Catalogs.document([Catalogs.app("a"), Catalogs.app("b"), Catalogs.app("c", icon: "http://c")])
+        #expect(validate(PromoCatalogs.document(PromoCatalogs.apps("a", "b"))).isEmpty)
+        let bad = PromoCatalogs.document([
+            PromoCatalogs.app("a"), PromoCatalogs.app("b"), PromoCatalogs.app("c", icon: "http://c"),
+        ])
         #expect(
             validate(bad) == [
                 JSONProblem(
@@ -242,7 +246,7 @@ struct CatalogTests {
     /// reader agree, and every app that survives is valid on its own.
     @Test func randomlyDamagedCatalogsNeverCrashAndAgreeWithTheValidator() throws {
         var random = SeededRandomNumberGenerator(seed: 42)
-        let base = Catalogs.document(Catalogs.apps("a", "b", "c", "d"), rules: ["a": ["b", "c"]], maxApps: 2)
+        let base = PromoCatalogs.document(PromoCatalogs.apps("a", "b", "c", "d"), rules: ["a": ["b", "c"]], maxApps: 2)
         let junk: [JSONValue] = [
             .null, .int(-3), .double(1.5), .string(""), .string("http://x"), .array([]), .object([:]), .bool(false),
         ]

@@ -78,7 +78,7 @@ struct LocalizationTests {
     }
 
     @Test func theSeedsCatalogInKoreanAndEnglish() throws {
-        let catalog = try PromoCatalog(bytes: Array(Catalogs.seedQuickStart.utf8))
+        let catalog = try PromoCatalog(bytes: Array(PromoCatalogs.seedQuickStart.utf8))
         let app = try #require(catalog.app(withID: "myapp2"))
         #expect(app.tagline(for: "ko") == "재정을 관리하세요")
         #expect(app.tagline(for: "ko-KR") == "재정을 관리하세요")

@@ -9,7 +9,7 @@ import TouchpointTesting
 /// taps open the App Store through the presenter with the attribution tokens.
 @MainActor
 struct PromoServiceEventTests {
-    nonisolated static let catalog = Catalogs.document(Catalogs.apps("a", "b", "c"))
+    nonisolated static let catalog = PromoCatalogs.document(PromoCatalogs.apps("a", "b", "c"))
 
     func loadedService(
         _ fixture: PromoFixture,
@@ -49,7 +49,7 @@ struct PromoServiceEventTests {
         fixture.server.enqueue(
             .json(Self.catalog),
             .json(Self.catalog),
-            .json(Catalogs.document(Catalogs.apps("a", "c"))),
+            .json(PromoCatalogs.document(PromoCatalogs.apps("a", "c"))),
             .json(Self.catalog))
         let service = fixture.service(delegate: delegate)
         await service.loadApps()

@@ -11,7 +11,7 @@ import TouchpointTesting
 /// network → cache → empty state.
 @MainActor
 struct PromoServiceLoadingTests {
-    nonisolated static let catalog = Catalogs.document(Catalogs.apps("a", "b", "c"))
+    nonisolated static let catalog = PromoCatalogs.document(PromoCatalogs.apps("a", "b", "c"))
 
     @Test func aCatalogFromTheNetworkIsListedAndCached() async throws {
         let fixture = try PromoFixture()
@@ -51,7 +51,7 @@ struct PromoServiceLoadingTests {
         let fixture = try PromoFixture()
         fixture.server.enqueue(
             .json(Self.catalog, headers: ["ETag": "\"v1\""]),
-            .json(Catalogs.document(Catalogs.apps("a", "d")), headers: ["ETag": "\"v2\""]))
+            .json(PromoCatalogs.document(PromoCatalogs.apps("a", "d")), headers: ["ETag": "\"v2\""]))
         let service = fixture.service(fixture.config(ttl: 600))
         await service.loadApps()
         fixture.clock.advance(by: 10)
@@ -117,7 +117,7 @@ struct PromoServiceLoadingTests {
         fixture.server.setHandler { _ in
             // Hold the answer until the test has looked (bounded by the server's handler timeout).
             while !release.value { try? await Task.sleep(nanoseconds: 2_000_000) }
-            return .json(Catalogs.document(Catalogs.apps("a", "b", "c", "d")), headers: ["ETag": "\"v2\""])
+            return .json(PromoCatalogs.document(PromoCatalogs.apps("a", "b", "c", "d")), headers: ["ETag": "\"v2\""])
         }
         fixture.clock.advance(by: 3600)
         let relaunched = fixture.service(fixture.config(ttl: 60))
@@ -161,8 +161,9 @@ struct PromoServiceLoadingTests {
 
     @Test func brokenEntriesAreSkippedLoggedAndListedWhileTheRestShows() async throws {
         let fixture = try PromoFixture()
-        let json = Catalogs.document([
-            Catalogs.app("a"), Catalogs.app("b", icon: "http://cdn.example.com/b.png"), Catalogs.app("c"),
+        let json = PromoCatalogs.document([
+            PromoCatalogs.app("a"), PromoCatalogs.app("b", icon: "http://cdn.example.com/b.png"),
+            PromoCatalogs.app("c"),
         ])
         fixture.server.enqueue(.json(json), .json(json))
         let service = fixture.service(fixture.config(ttl: 60))
@@ -217,7 +218,7 @@ struct PromoServiceLoadingTests {
 
     @Test func taglinesFollowTheConfiguredLocale() async throws {
         let fixture = try PromoFixture()
-        fixture.server.enqueue(.text(Catalogs.seedQuickStart, headers: ["Content-Type": "application/json"]))
+        fixture.server.enqueue(.text(PromoCatalogs.seedQuickStart, headers: ["Content-Type": "application/json"]))
         let service = fixture.service(fixture.config(currentAppID: "myapp1", locale: "ko-KR"))
         await service.loadApps()
         #expect(service.locale == "ko-KR")
@@ -262,7 +263,7 @@ struct PromoServiceLoadingTests {
         let fixture = try PromoFixture()
         fixture.server.enqueue(
             .text("nope", status: 500),
-            .json(Catalogs.document(Catalogs.apps("a", "b"), rules: ["a": []])),
+            .json(PromoCatalogs.document(PromoCatalogs.apps("a", "b"), rules: ["a": []])),
             .json(Self.catalog),
             .text("nope", status: 500))
         let service = fixture.service()

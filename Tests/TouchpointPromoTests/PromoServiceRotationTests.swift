@@ -8,12 +8,12 @@ import TouchpointTesting
 /// The service's maximum and weighted rotation: sticky for a user across launches.
 @MainActor
 struct PromoServiceRotationTests {
-    nonisolated static let weighted = Catalogs.document(
-        ["a", "b", "c", "d", "e", "f", "g", "h"].map { Catalogs.app($0, weight: 1) }, maxApps: 3)
+    nonisolated static let weighted = PromoCatalogs.document(
+        ["a", "b", "c", "d", "e", "f", "g", "h"].map { PromoCatalogs.app($0, weight: 1) }, maxApps: 3)
 
     @Test func theCatalogsMaximumAndTheAppsOwnApply() async throws {
         let fixture = try PromoFixture()
-        fixture.server.enqueue(.json(Catalogs.document(Catalogs.apps("a", "b", "c", "d"), maxApps: 2)))
+        fixture.server.enqueue(.json(PromoCatalogs.document(PromoCatalogs.apps("a", "b", "c", "d"), maxApps: 2)))
         let service = fixture.service()
         await service.loadApps()
         #expect(service.apps.map(\.id) == ["b", "c"])

@@ -41,7 +41,7 @@ struct SeedSampleTests {
 
     @Test func theAnalyticsSampleAgainstTheSeedsCatalog() async throws {
         let server = try TestHTTPServer { _ in
-            .text(Catalogs.seedQuickStart, headers: ["Content-Type": "application/json"])
+            .text(PromoCatalogs.seedQuickStart, headers: ["Content-Type": "application/json"])
         }
         let directory = try TemporaryDirectory(prefix: "promo-seed")
         let config = PromoConfig(jsonURL: server.url("/apps.json"), currentAppID: "myapp1")

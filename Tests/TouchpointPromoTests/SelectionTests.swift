@@ -7,20 +7,20 @@ import TouchpointPromo
 struct SelectionTests {
     static func catalog(_ apps: [JSONValue], rules: JSONValue? = nil, maxApps: JSONValue? = nil) throws -> PromoCatalog
     {
-        try PromoCatalog(json: Catalogs.document(apps, rules: rules, maxApps: maxApps))
+        try PromoCatalog(json: PromoCatalogs.document(apps, rules: rules, maxApps: maxApps))
     }
 
     static func ids(_ apps: [PromoApp]) -> [String] { apps.map(\.id) }
 
     @Test func theCurrentAppIsExcludedAndCatalogOrderKept() throws {
-        let catalog = try Self.catalog(Catalogs.apps("d", "a", "c", "b"))
+        let catalog = try Self.catalog(PromoCatalogs.apps("d", "a", "c", "b"))
         #expect(Self.ids(PromoSelection(currentAppID: "c").apps(from: catalog)) == ["d", "a", "b"])
         #expect(Self.ids(PromoSelection(currentAppID: "zz").apps(from: catalog)) == ["d", "a", "c", "b"])
     }
 
     @Test func aRuleShowsOnlyTheListedAppsInCatalogOrder() throws {
         let catalog = try Self.catalog(
-            Catalogs.apps("a", "b", "c", "d"),
+            PromoCatalogs.apps("a", "b", "c", "d"),
             rules: ["a": ["d", "b"], "b": ["a"], "c": []]
         )
         #expect(Self.ids(PromoSelection(currentAppID: "a").apps(from: catalog)) == ["b", "d"])
@@ -31,20 +31,20 @@ struct SelectionTests {
     }
 
     @Test func aRuleListingTheCurrentAppStillExcludesIt() throws {
-        let catalog = try Self.catalog(Catalogs.apps("a", "b"), rules: ["a": ["a", "b"]])
+        let catalog = try Self.catalog(PromoCatalogs.apps("a", "b"), rules: ["a": ["a", "b"]])
         #expect(Self.ids(PromoSelection(currentAppID: "a").apps(from: catalog)) == ["b"])
     }
 
     @Test func unknownAndSkippedIdsInARuleShowNothingForThem() throws {
         let catalog = try Self.catalog(
-            [Catalogs.app("a"), Catalogs.app("b", icon: "http://b"), Catalogs.app("c")],
+            [PromoCatalogs.app("a"), PromoCatalogs.app("b", icon: "http://b"), PromoCatalogs.app("c")],
             rules: ["a": ["b", "c", "nope"]]
         )
         #expect(Self.ids(PromoSelection(currentAppID: "a").apps(from: catalog)) == ["c"])
     }
 
     @Test func withoutWeightsTheMaximumKeepsTheFirstAppsInCatalogOrder() throws {
-        let catalog = try Self.catalog(Catalogs.apps("a", "b", "c", "d", "e"), maxApps: 3)
+        let catalog = try Self.catalog(PromoCatalogs.apps("a", "b", "c", "d", "e"), maxApps: 3)
         #expect(Self.ids(PromoSelection(currentAppID: "b").apps(from: catalog)) == ["a", "c", "d"])
         // The app's own maximum overrides the catalog's, both ways.
         #expect(Self.ids(PromoSelection(currentAppID: "b", maximumApps: 1).apps(from: catalog)) == ["a"])
@@ -56,12 +56,12 @@ struct SelectionTests {
 
     @Test func theMaximumAppliesAfterTheRules() throws {
         let catalog = try Self.catalog(
-            Catalogs.apps("a", "b", "c", "d", "e"), rules: ["a": ["e", "d", "c"]], maxApps: 2)
+            PromoCatalogs.apps("a", "b", "c", "d", "e"), rules: ["a": ["e", "d", "c"]], maxApps: 2)
         #expect(Self.ids(PromoSelection(currentAppID: "a").apps(from: catalog)) == ["c", "d"])
     }
 
     static func weighted(_ weights: [(String, JSONValue?)]) -> [JSONValue] {
-        weights.map { Catalogs.app($0.0, weight: $0.1) }
+        weights.map { PromoCatalogs.app($0.0, weight: $0.1) }
     }
 
     @Test func theRotationIsStickyPerUserAndKeepsCatalogOrder() throws {

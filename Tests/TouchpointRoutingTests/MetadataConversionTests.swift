@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
+import TouchpointRouting
 import TouchpointTesting
 
 enum Mood: String, TrackableValueType {

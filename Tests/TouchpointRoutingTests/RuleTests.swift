@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
+import TouchpointRouting
 import TouchpointTesting
 
 @Suite(.timeLimit(.minutes(2)))

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
+import TouchpointRouting
 import TouchpointTesting
 
 /// A recorder in its own temporary folder and a tracker routing from it.

@@ -1,7 +1,9 @@
 import Foundation
 import InMemoryLogging
 import Logging
-import Touchpoint
+import TouchpointCore
+import TouchpointDelivery
+import TouchpointEvents
 import TouchpointTesting
 
 /// A recorder over a fresh directory, a Segment-style collector on 127.0.0.1, and dispatchers

@@ -1,5 +1,7 @@
 import Foundation
-import Touchpoint
+import TouchpointCore
+import TouchpointDelivery
+import TouchpointEvents
 
 /// A transport that sends through ``URLSessionTransport`` (real sockets) and notes when each
 /// request started and ended and how it went, so a test can check the client's pacing.

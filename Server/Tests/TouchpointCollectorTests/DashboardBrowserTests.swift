@@ -4,7 +4,7 @@ import Testing
 import TouchpointCore
 import TouchpointTesting
 
-@testable import TouchpointCLI
+@testable import TouchpointCommands
 @testable import TouchpointCollector
 
 /// The dashboard in a real headless Chromium: a collector on 127.0.0.1 seeded by the demo's

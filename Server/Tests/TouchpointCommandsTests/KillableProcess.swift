@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import Touchpoint
 
-/// The `touchpoint` tool built next to the test bundle, run as a child process whose output goes
+/// The `touchpoint` tool built next to the test bundle, run as a child process that a test may kill, whose output goes
 /// to files (so a killed child never blocks on a full pipe).
-struct ChildProcess {
+struct KillableProcess {
     struct Result {
         let status: Int32
         let reason: Process.TerminationReason

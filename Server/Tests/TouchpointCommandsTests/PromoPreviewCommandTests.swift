@@ -5,7 +5,7 @@ import TouchpointCore
 import TouchpointPromo
 import TouchpointTesting
 
-@testable import TouchpointCLI
+@testable import TouchpointCommands
 
 /// `touchpoint promo preview` over catalog files and a real server on 127.0.0.1: parsed from
 /// arguments and run in process, and (a few cases, sparing the machine's two cores) as the
@@ -77,11 +77,12 @@ struct PromoPreviewCommandTests {
 
     /// The seed's catalog plus an insecure entry and a rule naming an unknown app.
     static func catalogWithProblems() throws -> JSONValue {
-        guard case .object(var root) = try JSONParser.parse(Catalogs.seedQuickStart),
+        guard case .object(var root) = try JSONParser.parse(PromoCatalogs.seedQuickStart),
             case .array(var apps) = root["apps"]!
         else { throw JSONProblem(path: .root, message: "fixture") }
-        apps.append(Catalogs.app("myapp3", icon: "http://example.com/icon3.png"))
-        apps.append(Catalogs.app("myapp4", name: "My App 4", category: "Games", tagline: ["ko": "게임", "en": "Games"]))
+        apps.append(PromoCatalogs.app("myapp3", icon: "http://example.com/icon3.png"))
+        apps.append(
+            PromoCatalogs.app("myapp4", name: "My App 4", category: "Games", tagline: ["ko": "게임", "en": "Games"]))
         root["apps"] = .array(apps)
         root["promoRules"] = ["myapp1": ["myapp2", "myapp4", "myapp9"]]
         return .object(root)
@@ -155,7 +156,7 @@ struct PromoPreviewCommandTests {
 
     @Test func theRotationAndMaximumMatchTheSDK() async throws {
         let directory = try TemporaryDirectory(prefix: "promo-cli")
-        let json = Catalogs.document(["a", "b", "c", "d", "e", "f"].map { Catalogs.app($0, weight: 1) })
+        let json = PromoCatalogs.document(["a", "b", "c", "d", "e", "f"].map { PromoCatalogs.app($0, weight: 1) })
         let path = try Self.write(json, in: directory)
         for user in ["user-5", "user-6", "user-7"] {
             let result = try await Self.preview([
@@ -178,7 +179,7 @@ struct PromoPreviewCommandTests {
         #expect(lenient.status == 0)
 
         let good = directory.path + "/good.json"
-        try AtomicFile.write(Array(Catalogs.seedQuickStart.utf8), to: good)
+        try AtomicFile.write(Array(PromoCatalogs.seedQuickStart.utf8), to: good)
         let clean = try await Self.preview(["--catalog", good, "--app", "myapp1", "--strict"])
         #expect(clean.status == 0)
         #expect(clean.output.hasSuffix("\nno problems"))
@@ -187,7 +188,7 @@ struct PromoPreviewCommandTests {
     @Test func anAppNotInTheCatalogIsNoted() async throws {
         let directory = try TemporaryDirectory(prefix: "promo-cli")
         let good = directory.path + "/good.json"
-        try AtomicFile.write(Array(Catalogs.seedQuickStart.utf8), to: good)
+        try AtomicFile.write(Array(PromoCatalogs.seedQuickStart.utf8), to: good)
         let result = try await Self.preview(["--catalog", "file://" + good, "--app", "website"])
         #expect(result.output.hasPrefix("2 apps shown in website (locale en):"))
         #expect(result.output.contains("note: website is not among the catalog's valid apps"))

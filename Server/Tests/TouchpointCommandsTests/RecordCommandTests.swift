@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-import Touchpoint
+import TouchpointCore
+import TouchpointEvents
 import TouchpointTesting
 
 /// The `touchpoint` tool, run as a user runs it: a child process over a real directory.
-struct CommandLineTests {
+struct RecordCommandTests {
     struct Run {
         let status: Int32
         let output: String
@@ -14,7 +15,7 @@ struct CommandLineTests {
     /// Runs the tool and waits for it without blocking a thread of the test runner's pool.
     static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Run {
         let process = Process()
-        process.executableURL = TouchpointBinary.url
+        process.executableURL = ChildProcess.builtProduct("touchpoint")
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
@@ -107,7 +108,7 @@ struct CommandLineTests {
         let recorder = EventRecorder(directory: directory.url)
         recorder.record("before")
         let process = Process()
-        process.executableURL = TouchpointBinary.url
+        process.executableURL = ChildProcess.builtProduct("touchpoint")
         process.arguments = [
             "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02",
             "--dir", directory.path,
@@ -121,7 +122,7 @@ struct CommandLineTests {
         }
         try process.run()
         // Once the tail has caught up with what is stored, record more, in a new session too.
-        try await waitUntil(timeout: .seconds(30)) { printed.value.count > 0 }
+        #expect(await eventually { printed.value.count > 0 }, "the tail printed what was stored")
         recorder.record("live-1")
         await recorder.startSession(userID: "u2")
         recorder.record("live-2")

@@ -5,18 +5,18 @@ import TouchpointTesting
 
 /// `touchpoint send` as a user runs it, and killed as a phone kills an app.
 struct SendCommandTests {
-    static func sendArguments(_ fixture: DeliveryFixture, _ extra: [String] = []) -> [String] {
+    static func sendArguments(_ fixture: SendFixture, _ extra: [String] = []) -> [String] {
         [
-            "send", "--collector", fixture.server.baseURL.absoluteString, "--write-key", DeliveryFixture.writeKey,
+            "send", "--collector", fixture.server.baseURL.absoluteString, "--write-key", SendFixture.writeKey,
             "--dir", fixture.directory.path,
         ] + extra
     }
 
     @Test func sendDeliversTheLogWithOneLinePerBatchWhenNotATerminal() async throws {
-        let fixture = try DeliveryFixture()
+        let fixture = try SendFixture()
         let ids = fixture.record(250)
-        let child = try ChildProcess(
-            ChildProcess.touchpoint, Self.sendArguments(fixture, ["--batch-events", "100"]),
+        let child = try KillableProcess(
+            KillableProcess.touchpoint, Self.sendArguments(fixture, ["--batch-events", "100"]),
             logsIn: fixture.directory.url)
         let result = await child.finish()
         #expect(result.status == 0, "\(result.errors)")
@@ -30,7 +30,7 @@ struct SendCommandTests {
 
         // A second run finds nothing pending.
         let again = await
-            (try ChildProcess(ChildProcess.touchpoint, Self.sendArguments(fixture), logsIn: fixture.directory.url))
+            (try KillableProcess(KillableProcess.touchpoint, Self.sendArguments(fixture), logsIn: fixture.directory.url))
             .finish()
         #expect(again.status == 0)
         #expect(again.output.contains("done: 0 events delivered"))
@@ -38,12 +38,12 @@ struct SendCommandTests {
     }
 
     @Test func sendDrawsAProgressBarOnATerminal() async throws {
-        let fixture = try DeliveryFixture()
+        let fixture = try SendFixture()
         fixture.record(300)
-        let command = ([ChildProcess.touchpoint.path] + Self.sendArguments(fixture, ["--batch-events", "50"]))
+        let command = ([KillableProcess.touchpoint.path] + Self.sendArguments(fixture, ["--batch-events", "50"]))
             .map { "'\($0)'" }.joined(separator: " ")
         // `script` runs the command on a pseudo-terminal, as a person at a terminal would.
-        let child = try ChildProcess(
+        let child = try KillableProcess(
             URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"], logsIn: fixture.directory.url)
         let result = await child.finish()
         #expect(result.status == 0, "\(result.output)")
@@ -54,19 +54,19 @@ struct SendCommandTests {
     }
 
     @Test func sendFailsWithAReasonWhenTheCollectorIsDown() async throws {
-        let fixture = try DeliveryFixture()
+        let fixture = try SendFixture()
         fixture.server.stop()
         fixture.record(3)
         let result = await
-            (try ChildProcess(
-                ChildProcess.touchpoint, Self.sendArguments(fixture, ["--fail-fast"]), logsIn: fixture.directory.url))
+            (try KillableProcess(
+                KillableProcess.touchpoint, Self.sendArguments(fixture, ["--fail-fast"]), logsIn: fixture.directory.url))
             .finish()
         #expect(result.status != 0)
         #expect(result.errors.contains("collectorUnavailable"))
         #expect(result.output.contains("stopped: 0 events delivered"))
         let bad = await
-            (try ChildProcess(
-                ChildProcess.touchpoint,
+            (try KillableProcess(
+                KillableProcess.touchpoint,
                 ["send", "--collector", "ftp://x", "--write-key", "k", "--dir", fixture.directory.path],
                 logsIn: fixture.directory.url)).finish()
         #expect(bad.status != 0)
@@ -75,12 +75,12 @@ struct SendCommandTests {
 
     @Test(arguments: [11, 23, 37])
     func aSendKilledMidUploadResumesWithNoLossAndNoDuplicateStored(seed: UInt64) async throws {
-        let collector = TestCollector(writeKey: DeliveryFixture.writeKey)
+        let collector = TestCollector(writeKey: SendFixture.writeKey)
         // Requests are numbered; the one numbered `holdAt` is stored, then held without an answer
         // until the test has killed the sender, so every kill lands mid-upload whatever the load.
         struct Hold { var entered = 0, holdAt = 0, holding = false, released = false }
         let hold = Locked(Hold())
-        let fixture = try DeliveryFixture(collector: collector) { request in
+        let fixture = try SendFixture(collector: collector) { request in
             let number = hold.withLock {
                 $0.entered += 1; return $0.entered
             }
@@ -111,8 +111,10 @@ struct SendCommandTests {
             hold.withLock {
                 $0.holdAt = $0.entered + skip; $0.holding = false; $0.released = false
             }
-            let child = try ChildProcess(ChildProcess.touchpoint, arguments, logsIn: fixture.directory.url)
-            let held = await fixture.eventually(60) { hold.withLock { $0.holding } || !child.process.isRunning }
+            let child = try KillableProcess(KillableProcess.touchpoint, arguments, logsIn: fixture.directory.url)
+            let held = await eventually(timeout: .seconds(60)) {
+                hold.withLock { $0.holding } || !child.process.isRunning
+            }
             #expect(held)
             child.kill()
             let result = await child.finish()
@@ -122,7 +124,8 @@ struct SendCommandTests {
         #expect(kills > 0)
         #expect(collector.storedCount < recorded.count)  // the kills left work to do
 
-        let final = await (try ChildProcess(ChildProcess.touchpoint, arguments, logsIn: fixture.directory.url)).finish()
+        let final = await (try KillableProcess(KillableProcess.touchpoint, arguments, logsIn: fixture.directory.url))
+            .finish()
         #expect(final.status == 0, "\(final.errors)")
         #expect(collector.storedCount == recorded.count)
         #expect(Set(collector.messages.map(\.messageId)) == Set(recorded))

@@ -4,7 +4,7 @@ import Testing
 import TouchpointCore
 import TouchpointTesting
 
-@testable import TouchpointCLI
+@testable import TouchpointCommands
 @testable import TouchpointCollector
 
 /// `touchpoint serve` checks config documents with the SDK's own validators (the CLI plugs them

@@ -4,7 +4,7 @@ import Testing
 import TouchpointCore
 import TouchpointTesting
 
-@testable import TouchpointCLI
+@testable import TouchpointCommands
 @testable import TouchpointCollector
 
 /// `touchpoint demo`'s simulation against a collector in this process: what the SDK delivered is

@@ -1,9 +1,11 @@
 import ArgumentParser
 
-/// `touchpoint`: the command-line tool.
-@main
-struct TouchpointCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `touchpoint`: the command-line tool, as a library so its commands are tested in process.
+///
+/// The `touchpoint` executable only calls ``main()``.
+public struct TouchpointCommand: AsyncParsableCommand {
+    /// The tool's name, summary and subcommands.
+    public static let configuration = CommandConfiguration(
         commandName: "touchpoint",
         abstract: "Touchpoint: record, inspect and deliver customer-experience events.",
         subcommands: [
@@ -20,4 +22,7 @@ struct TouchpointCommand: AsyncParsableCommand {
             DemoCommand.self,
         ]
     )
+
+    /// Creates the root command (argument parsing does this).
+    public init() {}
 }

@@ -4,7 +4,7 @@ import Testing
 import TouchpointStore
 import TouchpointTesting
 
-@testable import TouchpointCLI
+@testable import TouchpointCommands
 
 struct StoreInspectCommandTests {
     @Test func printsValuesByKeyPath() throws {

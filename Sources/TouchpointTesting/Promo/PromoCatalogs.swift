@@ -1,11 +1,14 @@
 import Foundation
 import TouchpointCore
-import TouchpointPromo
 
-/// Catalog documents for tests, built as JSON values so each test states what differs.
-enum Catalogs {
+/// Promo catalog documents for tests, built as JSON values so each test states what differs.
+///
+/// ```swift
+/// let catalog = PromoCatalogs.document(PromoCatalogs.apps("a", "b"), maxApps: 1)
+/// ```
+public enum PromoCatalogs {
     /// The seed's Quick Start catalog, verbatim.
-    static let seedQuickStart = """
+    public static let seedQuickStart = """
         {
           "apps": [
             {
@@ -34,8 +37,17 @@ enum Catalogs {
         }
         """
 
-    /// One valid app entry.
-    static func app(
+    /// One valid app entry; every field not given gets a value derived from `id`.
+    /// - Parameters:
+    ///   - id: the app's id.
+    ///   - name: its name (`App <id>` by default).
+    ///   - appStoreID: its App Store id (a stable number from `id` by default).
+    ///   - icon: its icon URL.
+    ///   - category: its category.
+    ///   - tagline: its localized tagline (`{"en": "About <id>"}` by default).
+    ///   - weight: its rotation weight, omitted by default.
+    /// - Returns: the app entry as JSON.
+    public static func app(
         _ id: String,
         name: String? = nil,
         appStoreID: String? = nil,
@@ -57,7 +69,12 @@ enum Catalogs {
     }
 
     /// A catalog document of `apps`, with optional rules and maximum.
-    static func document(_ apps: [JSONValue], rules: JSONValue? = nil, maxApps: JSONValue? = nil) -> JSONValue {
+    /// - Parameters:
+    ///   - apps: the app entries.
+    ///   - rules: the `promoRules` member, omitted when nil.
+    ///   - maxApps: the `maxApps` member, omitted when nil.
+    /// - Returns: the catalog document.
+    public static func document(_ apps: [JSONValue], rules: JSONValue? = nil, maxApps: JSONValue? = nil) -> JSONValue {
         var root: [String: JSONValue] = ["apps": .array(apps)]
         if let rules { root["promoRules"] = rules }
         if let maxApps { root["maxApps"] = maxApps }
@@ -65,5 +82,7 @@ enum Catalogs {
     }
 
     /// Apps with default fields, one per id.
-    static func apps(_ ids: String...) -> [JSONValue] { ids.map { app($0) } }
+    /// - Parameter ids: the apps' ids.
+    /// - Returns: one entry per id, in order.
+    public static func apps(_ ids: String...) -> [JSONValue] { ids.map { app($0) } }
 }
