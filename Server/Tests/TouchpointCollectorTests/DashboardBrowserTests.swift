@@ -4,8 +4,8 @@ import Testing
 import TouchpointCore
 import TouchpointTesting
 
-@testable import TouchpointCommands
 @testable import TouchpointCollector
+@testable import TouchpointCommands
 
 /// The dashboard in a real headless Chromium: a collector on 127.0.0.1 seeded by the demo's
 /// simulation, signed in from the keyboard, its pages checked element by element against the

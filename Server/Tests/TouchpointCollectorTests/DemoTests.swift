@@ -4,8 +4,8 @@ import Testing
 import TouchpointCore
 import TouchpointTesting
 
-@testable import TouchpointCommands
 @testable import TouchpointCollector
+@testable import TouchpointCommands
 
 /// `touchpoint demo`'s simulation against a collector in this process: what the SDK delivered is
 /// what the query API reports.

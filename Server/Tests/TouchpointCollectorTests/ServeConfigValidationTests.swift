@@ -4,8 +4,8 @@ import Testing
 import TouchpointCore
 import TouchpointTesting
 
-@testable import TouchpointCommands
 @testable import TouchpointCollector
+@testable import TouchpointCommands
 
 /// `touchpoint serve` checks config documents with the SDK's own validators (the CLI plugs them
 /// in; the collector module knows only the structure).
