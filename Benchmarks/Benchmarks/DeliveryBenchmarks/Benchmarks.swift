@@ -58,11 +58,11 @@ let benchmarks: @Sendable () -> Void = {
 struct RealCollector {
     static let writeKey = "benchmark-write-key"
 
-    /// `TOUCHPOINT_BINARY`, else the root package's release build.
+    /// `TOUCHPOINT_BINARY`, else the Server package's release build.
     static var binary: URL? {
         let candidates = [
             ProcessInfo.processInfo.environment["TOUCHPOINT_BINARY"],
-            FileManager.default.currentDirectoryPath + "/../.build/release/touchpoint",
+            FileManager.default.currentDirectoryPath + "/../Server/.build/release/touchpoint",
         ].compactMap { $0 }
         return candidates.map { URL(fileURLWithPath: $0) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
