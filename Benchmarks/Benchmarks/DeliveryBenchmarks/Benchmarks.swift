@@ -64,7 +64,9 @@ struct RealCollector {
             ProcessInfo.processInfo.environment["TOUCHPOINT_BINARY"],
             FileManager.default.currentDirectoryPath + "/../Server/.build/release/touchpoint",
         ].compactMap { $0 }
-        return candidates.map { URL(fileURLWithPath: $0) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return candidates.map { URL(fileURLWithPath: $0) }.first {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
     }
 
     let process = Process()

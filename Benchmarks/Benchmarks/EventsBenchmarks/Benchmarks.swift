@@ -56,7 +56,8 @@ let benchmarks: @Sendable () -> Void = {
     // One record per sample: the distribution of single calls, as the caller's thread sees them.
     Benchmark(
         "record latency (one call per sample)",
-        configuration: .init(metrics: [.wallClock], warmupIterations: 1_000, maxDuration: .seconds(10), maxIterations: 500_000)
+        configuration: .init(
+            metrics: [.wallClock], warmupIterations: 1_000, maxDuration: .seconds(10), maxIterations: 500_000)
     ) { _, state in
         state.recorder.record("button_tap", properties: properties)
     } setup: {

@@ -38,6 +38,7 @@ case "unrelated", "affected":
     write(subscribed.store, "cart.total", times: count)
     withExtendedLifetime(subscribed) {}
 default:
-    FileHandle.standardError.write(Data("usage: StoreInstructionCounts chain|chain-read|plain|unrelated|affected [count]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: StoreInstructionCounts chain|chain-read|plain|unrelated|affected [count]\n".utf8))
     exit(2)
 }
