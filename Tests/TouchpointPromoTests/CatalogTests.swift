@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchpointCore
 import TouchpointPromo
+import TouchpointTesting
 
 /// Reading catalogs: the seed's schema, lenient skipping, and every problem with its JSON path.
 struct CatalogTests {

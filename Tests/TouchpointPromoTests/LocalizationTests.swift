@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TouchpointPromo
+import TouchpointTesting
 
 /// Taglines: the user's locale, then its language, then English, then any (the smallest key).
 struct LocalizationTests {

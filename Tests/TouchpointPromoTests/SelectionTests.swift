@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchpointCore
 import TouchpointPromo
+import TouchpointTesting
 
 /// Which apps a list shows: exclusion, rules, catalog order, maximum, weighted sticky rotation.
 struct SelectionTests {
