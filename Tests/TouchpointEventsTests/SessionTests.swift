@@ -60,9 +60,9 @@ struct SessionTests {
         #expect(old.endedAt == session.startedAt)
     }
 
-    @Test func endSessionWritesEndedAtAndTheNextEventStartsANewSession() async throws {
+    @Test func endSessionWritesEndedAtAndTheNextEventStartsAnAnonymousSession() async throws {
         let fixture = try RecorderFixture()
-        let session = await fixture.recorder.startSession(userID: "u1")
+        let session = await fixture.recorder.startSession(userID: "u1", metadata: ["plan": "pro"])
         fixture.recorder.record("a")
         fixture.clock.advance(by: 5)
         await fixture.recorder.endSession()
@@ -70,11 +70,44 @@ struct SessionTests {
         #expect(await fixture.recorder.eventsInCurrentSession().isEmpty)
         let stored = try #require(await fixture.recorder.listAllSessions().first)
         #expect(stored.endedAt == session.startedAt.addingTimeInterval(5))
+        // The seed: "If you call record(...) without starting a session, an anonymous session is
+        // created automatically" — after an explicit end too, without the old metadata.
         let next = try #require(fixture.recorder.record("b"))
-        #expect(next.sessionId != session.id && next.userId == "u1")
+        #expect(next.sessionId != session.id)
+        #expect(next.userId == nil)
+        let anonymous = try #require(await fixture.recorder.currentSession())
+        #expect(anonymous.userId == nil && anonymous.metadata == nil)
+        #expect(
+            FileManager.default.fileExists(
+                atPath: fixture.directory.path + "/users/anon/sessions/\(anonymous.id.uuidString)/events.jsonl"))
         // An ended session is not resumed after a relaunch.
         await fixture.recorder.endSession()
-        #expect(try #require(fixture.relaunch().record("c")).sessionId != next.sessionId)
+        let relaunched = try #require(fixture.relaunch().record("c"))
+        #expect(relaunched.sessionId != next.sessionId)
+        #expect(relaunched.userId == nil)
+    }
+
+    @Test func aRelaunchAfterAnExplicitEndStartsAnonymous() async throws {
+        let fixture = try RecorderFixture()
+        await fixture.recorder.startSession(userID: "u1", metadata: ["plan": "pro"])
+        fixture.recorder.record("a")
+        await fixture.recorder.endSession()
+        fixture.clock.advance(by: 3600)
+        let relaunched = fixture.relaunch()
+        let event = try #require(relaunched.record("b"))
+        #expect(event.userId == nil)
+        #expect(await relaunched.currentSession()?.metadata == nil)
+    }
+
+    @Test func endSessionWithoutAnOpenSessionStillForgetsTheUser() async throws {
+        let fixture = try RecorderFixture()
+        await fixture.recorder.startSession(userID: "u1")
+        fixture.recorder.record("a")
+        // A relaunch past the timeout: the next run has no open session, only the user to continue.
+        fixture.clock.advance(by: 3600)
+        let relaunched = fixture.relaunch()
+        await relaunched.endSession()
+        #expect(try #require(relaunched.record("b")).userId == nil)
     }
 
     @Test func startingASessionEndsTheCurrentOne() async throws {
@@ -96,6 +129,8 @@ struct SessionTests {
         lifecycle.send(.didEnterBackground)
         try await waitUntil { await fixture.recorder.currentSession() == nil }
         #expect(await fixture.recorder.listAllSessions().first?.endedAt != nil)
+        // A session the background ended hands its user to the next one, unlike endSession().
+        #expect(try #require(fixture.recorder.record("b")).userId == "u1")
     }
 
     @Test func backgroundKeepsTheSessionByDefault() async throws {

@@ -66,6 +66,18 @@ public enum AtomicFile {
         }
     }
 
+    /// Removes the file at `path` durably (its directory entry is flushed); an absent file is not
+    /// an error.
+    /// - Throws: ``FileError`` for any failure other than the file being absent.
+    public static func remove(_ path: String) throws(FileError) {
+        if unlink(path) != 0 {
+            if errno == ENOENT { return }
+            throw FileError.current("unlink", path)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { syncDirectory(directory) }
+    }
+
     /// Creates `path` and its missing parents.
     /// - Throws: ``FileError`` when a component cannot be created.
     public static func createDirectory(_ path: String) throws(FileError) {

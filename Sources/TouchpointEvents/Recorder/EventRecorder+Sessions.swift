@@ -28,15 +28,29 @@ extension EventRecorder {
     }
 
     /// Ends the current session: writes its `endedAt` and flushes its log to stable storage.
-    /// The next event starts a new session for the same user.
+    ///
+    /// The user and metadata end with it: the next event without a session of its own starts an
+    /// anonymous session (stored under `anon`, no metadata), in this run and the next, until
+    /// ``startSession(userID:metadata:)`` names a user again. (A session that ends by itself, after
+    /// the inactivity timeout or when the app goes to the background, hands its user and metadata
+    /// to the next one instead.)
     public func endSession() async {
+        await endSession(keepsUser: false)
+    }
+
+    /// Ends the current session; `keepsUser` says whether the next automatic session continues its
+    /// user and metadata (the app went to the background) or is anonymous (an explicit end).
+    func endSession(keepsUser: Bool) async {
         let now = configuration.clock.now()
         let file: AppendOnlyFile? = withStateLock { state in
             state.resumeChecked = true
-            guard let current = state.session else { return nil }
-            flushPendingLocked(&state)
-            let file = current.openFile
-            endLocked(current, at: now, &state)
+            var file: AppendOnlyFile?
+            if let current = state.session {
+                flushPendingLocked(&state)
+                file = current.openFile
+                endLocked(current, at: now, &state)
+            }
+            if !keepsUser { forgetUserLocked(&state) }
             return file
         }
         if let file {
@@ -163,6 +177,17 @@ extension EventRecorder {
         return sink
     }
 
+    /// Forgets the user and metadata automatic sessions would continue, here and in the next run
+    /// (whose resume reads them from `state/current-session.json`).
+    func forgetUserLocked(_ state: inout State) {
+        state.identity = (nil, nil)
+        do {
+            try AtomicFile.remove(layout.currentSessionPath)
+        } catch {
+            logger.error("cannot forget the ended session's user: \(error)")
+        }
+    }
+
     /// Keeps `state/current-session.json` in step, so the next run can resume or continue the user.
     func saveCurrentSessionLocked(_ session: EventSession) {
         do {
@@ -183,12 +208,23 @@ extension EventRecorder {
     /// when ``EventRecorderConfiguration/endsSessionInBackground`` is set, the session ends.
     /// The recorder keeps observing for as long as it lives.
     public func attach(lifecycle: any AppLifecycle) {
+        attach(lifecycle: lifecycle, endsSessionInBackground: configuration.endsSessionInBackground)
+    }
+
+    /// Reacts to the app's lifecycle: in the background the log is flushed to stable storage and,
+    /// when `endsSessionInBackground` is true, the session ends (the next one continues its user
+    /// and metadata); when the app terminates, the session ends. The recorder keeps observing for
+    /// as long as it lives.
+    /// - Parameters:
+    ///   - lifecycle: the source of lifecycle events.
+    ///   - endsSessionInBackground: whether going to the background ends the session.
+    public func attach(lifecycle: any AppLifecycle, endsSessionInBackground: Bool) {
         let observation = lifecycle.observe { [weak self] event in
             guard let self, event == .didEnterBackground || event == .willTerminate else { return }
             Task {
                 try? await self.flush()
-                if self.configuration.endsSessionInBackground || event == .willTerminate {
-                    await self.endSession()
+                if endsSessionInBackground || event == .willTerminate {
+                    await self.endSession(keepsUser: true)
                 }
             }
         }
