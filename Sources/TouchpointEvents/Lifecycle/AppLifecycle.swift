@@ -43,6 +43,9 @@ public final class ManualAppLifecycle: AppLifecycle {
         return AppLifecycleObservation { [handlers] in _ = handlers.withLock { $0.removeValue(forKey: id) } }
     }
 
+    /// How many observations are alive (each ``observe(_:)`` whose token has not been released).
+    public var observerCount: Int { handlers.withLock { $0.count } }
+
     /// Delivers `event` to every observer, on the calling thread.
     public func send(_ event: AppLifecycleEvent) {
         for handler in handlers.withLock({ Array($0.values) }) { handler(event) }

@@ -84,20 +84,30 @@ public struct PromoConfig: Sendable, Hashable {
     /// ``PromoError/Code/notConfigured``.
     /// - Parameter currentAppID: this app's id in the catalog.
     public init(currentAppID: String) {
-        self.init(jsonURL: Self.defaultCatalogURL ?? Self.unsetCatalogURL, currentAppID: currentAppID)
+        let defaults = Self.defaults.value
+        self.init(jsonURL: defaults.url ?? Self.unsetCatalogURL, currentAppID: currentAppID)
+        resource.headers = defaults.headers
     }
 
-    /// The catalog URL used by ``init(currentAppID:)``; set it once at launch. Safe to read and
-    /// write from any thread.
+    /// The catalog URL used by ``init(currentAppID:)``; set it once at launch (the setup call
+    /// `TouchpointSDK.start(writeKey:collector:)` sets it to the collector's catalog). Safe to read
+    /// and write from any thread.
     public static var defaultCatalogURL: URL? {
-        get { defaultURL.value }
-        set { defaultURL.withLock { $0 = newValue } }
+        get { defaults.value.url }
+        set { defaults.withLock { $0.url = newValue } }
+    }
+
+    /// Header fields ``init(currentAppID:)`` puts in ``resource``: the collector's write key as
+    /// `Authorization`, say. Empty by default; the setup call sets it with ``defaultCatalogURL``.
+    public static var defaultCatalogHeaders: HTTPHeaders {
+        get { defaults.value.headers }
+        set { defaults.withLock { $0.headers = newValue } }
     }
 
     /// Whether ``jsonURL`` is the placeholder of an unset ``defaultCatalogURL``.
     public var isCatalogURLSet: Bool { jsonURL != Self.unsetCatalogURL }
 
-    private static let defaultURL = Locked<URL?>(nil)
+    private static let defaults = Locked<(url: URL?, headers: HTTPHeaders)>((nil, [:]))
     static let unsetCatalogURL = URL(string: "touchpoint-promo:default-catalog-url-not-set")!
 
     /// The locale taglines are chosen for: ``locale``, else the device's first preferred language.

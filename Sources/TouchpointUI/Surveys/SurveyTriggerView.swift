@@ -36,6 +36,17 @@ public struct SurveyTriggerView<Content: View>: View {
         self.content = content()
     }
 
+    /// Shows surveys from ``SurveyConfigManager/shared``: the collector's, once the setup call
+    /// `TouchpointSDK.start(writeKey:collector:)` has run; none before.
+    /// - Parameters:
+    ///   - recorder: the recorder whose events trigger surveys (``EventRecorder/shared``).
+    ///   - content: the app content the sheet appears over.
+    public init(recorder: EventRecorder = .shared, @ViewBuilder content: () -> Content) {
+        self.source = SurveyConfigManager.shared.map { .manager($0) } ?? .config(SurveyConfig())
+        self.recorder = recorder
+        self.content = content()
+    }
+
     /// Shows surveys from a manager's config, switching live when it changes.
     /// - Parameters:
     ///   - manager: the source of configs.

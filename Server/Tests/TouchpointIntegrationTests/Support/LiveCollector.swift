@@ -79,6 +79,20 @@ final class LiveCollector: Sendable {
         throw TestFailure("GET /metrics: HTTP \(response.status), no \(name) in \(text)")
     }
 
+    /// `PUT /v1/config/<kind>` with the admin token: the default source's survey config or catalog.
+    func putConfig(_ kind: String, _ json: String) async throws {
+        guard let url = URL(string: baseURL.absoluteString + "/v1/config/" + kind) else {
+            throw TestFailure("not a config kind: \(kind)")
+        }
+        var request = HTTPRequest(method: .put, url: url, body: Array(json.utf8))
+        request.headers["Authorization"] = "Bearer \(adminToken)"
+        request.headers["Content-Type"] = "application/json"
+        let response = try await URLSessionTransport().send(request)
+        guard response.status == 200 else {
+            throw TestFailure("PUT \(kind): HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+        }
+    }
+
     /// Every item of a paged query list, following `nextCursor`.
     func queryAll(_ path: String) async throws -> [JSONValue] {
         var items: [JSONValue] = []

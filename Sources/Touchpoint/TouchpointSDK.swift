@@ -1,0 +1,244 @@
+import Foundation
+import TouchpointCore
+import TouchpointDelivery
+import TouchpointEvents
+import TouchpointPromo
+import TouchpointStore
+import TouchpointSurveys
+
+/// One setup call that wires every module to one collector.
+///
+/// ```swift
+/// @main struct MyApp: App {
+///     init() {
+///         try? TouchpointSDK.start(writeKey: "wk_live_…", collector: URL(string: "https://collector.example.com")!)
+///     }
+///     var body: some Scene {
+///         WindowGroup {
+///             SurveyTriggerView { ContentView() }       // surveys from the collector
+///         }
+///     }
+/// }
+/// // anywhere: MoreAppsView(currentAppID: "myapp1")  // the collector's catalog
+/// ```
+///
+/// ``start(writeKey:collector:options:)`` makes, for the collector at `collector`:
+/// - **delivery**: the shared ``EventDispatcher`` (``EventDispatcher/start(writeKey:endpoint:recorder:configuration:transport:)``),
+///   which sends everything the recorder logs to `POST /v1/batch`;
+/// - **surveys**: ``surveys``, a ``SurveyConfigManager`` refreshing `GET /v1/config/surveys` (set as
+///   ``SurveyConfigManager/shared``, which `SurveyTriggerView { … }` reads);
+/// - **cross-promotion**: ``PromoConfig/defaultCatalogURL`` and ``PromoConfig/defaultCatalogHeaders``
+///   point at `GET /v1/config/catalog`, so `MoreAppsView(currentAppID:)` lists the collector's catalog;
+/// - **the scenario store**: ``storeBackend``, an ``HTTPStoreBackend`` on `/v1/scenario/…`, and
+///   ``makeStore(appID:version:)``, a ``DefaultStore`` whose `backend` scopes sync with it;
+/// - **the app's lifecycle** (iOS, iPadOS, tvOS, visionOS, Mac Catalyst: UIKit's notifications): in the
+///   background the log is flushed, pending events are sent and the session ends (unless
+///   ``Options/endsSessionInBackground`` is false; the next session continues the user).
+///
+/// Every request carries the write key as HTTP Basic auth. Each module also works on its own, as
+/// without this call; the call only creates and connects them. Calling it again replaces the
+/// previous setup (which is shut down).
+public final class TouchpointSDK: Sendable {
+    /// What ``TouchpointSDK/start(writeKey:collector:options:)`` may change from its defaults.
+    public struct Options: Sendable {
+        /// The recorder every module records into and delivery reads (``EventRecorder/shared``).
+        public var recorder: EventRecorder
+        /// Delivery's interval, batch limits, retry and debug mode.
+        public var delivery: DeliveryConfiguration
+        /// The app lifecycle to follow: UIKit's notifications where UIKit exists (not on watchOS
+        /// or macOS without Catalyst), nil elsewhere (nothing is observed).
+        public var lifecycle: (any AppLifecycle)?
+        /// Whether going to the background ends the session (true, as the Replay.IO seed
+        /// describes); false keeps it open until the inactivity timeout.
+        public var endsSessionInBackground: Bool
+        /// The survey config used until the collector's arrives (none by default).
+        public var initialSurveys: SurveyConfig
+        /// Seconds between checks of the survey config (5 minutes; the answer is usually a `304`).
+        public var surveyRefreshInterval: TimeInterval
+        /// How requests are sent (one `URLSession` transport shared by every module by default).
+        public var transport: any HTTPTransport
+
+        /// Creates the default options.
+        public init(
+            recorder: EventRecorder = .shared,
+            delivery: DeliveryConfiguration = DeliveryConfiguration(),
+            lifecycle: (any AppLifecycle)? = TouchpointSDK.platformLifecycle,
+            endsSessionInBackground: Bool = true,
+            initialSurveys: SurveyConfig = SurveyConfig(),
+            surveyRefreshInterval: TimeInterval = 300,
+            transport: any HTTPTransport = URLSessionTransport()
+        ) {
+            self.recorder = recorder
+            self.delivery = delivery
+            self.lifecycle = lifecycle
+            self.endsSessionInBackground = endsSessionInBackground
+            self.initialSurveys = initialSurveys
+            self.surveyRefreshInterval = surveyRefreshInterval
+            self.transport = transport
+        }
+    }
+
+    /// Why ``TouchpointSDK/start(writeKey:collector:options:)`` refused its arguments.
+    public struct SetupError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The argument at fault: `writeKey` or `collector`.
+        public let argument: String
+        /// What is wrong with it.
+        public let reason: String
+
+        public var description: String { "TouchpointSDK.start: \(argument): \(reason)" }
+    }
+
+    /// The collector's base URL (no trailing slash).
+    public let collector: URL
+    /// The source's write key.
+    public let writeKey: String
+    /// The recorder every module records into.
+    public let recorder: EventRecorder
+    /// Delivers the recorder's log to the collector; also ``EventDispatcher/shared``.
+    public let dispatcher: EventDispatcher
+    /// The surveys' config, refreshed from ``surveyConfigURL``; also ``SurveyConfigManager/shared``.
+    public let surveys: SurveyConfigManager
+    /// The scenario store's backend on the collector.
+    public let storeBackend: HTTPStoreBackend
+    /// `<collector>/v1/config/surveys`.
+    public let surveyConfigURL: URL
+    /// `<collector>/v1/config/catalog`, also ``PromoConfig/defaultCatalogURL``.
+    public let catalogURL: URL
+    /// The write key as the `Authorization` header, for the remote config requests.
+    public let headers: HTTPHeaders
+
+    private let lifecycleObservation = Locked<AppLifecycleObservation?>(nil)
+    private static let currentInstance = Locked<TouchpointSDK?>(nil)
+
+    /// The setup the last ``start(writeKey:collector:options:)`` made, or nil before (or after
+    /// ``shutdown()``).
+    public static var current: TouchpointSDK? { currentInstance.value }
+
+    /// The lifecycle ``Options/lifecycle`` follows by default: UIKit's notifications where UIKit
+    /// exists (except watchOS), nil elsewhere.
+    public static var platformLifecycle: (any AppLifecycle)? {
+        #if canImport(UIKit) && !os(watchOS)
+        return UIKitAppLifecycle()
+        #else
+        return nil
+        #endif
+    }
+
+    /// Wires every module to the collector at `collector` with one write key; see the type's
+    /// documentation for what it sets up.
+    /// - Parameters:
+    ///   - writeKey: the source's write key (public: it ships inside the app).
+    ///   - collector: the collector's base URL, `http` or `https`, e.g. `https://collector.example.com`.
+    ///   - options: the recorder, delivery settings, lifecycle and survey defaults.
+    /// - Returns: the setup, also ``current``.
+    /// - Throws: ``SetupError`` naming the argument when the write key is empty or has a character
+    ///   outside printable ASCII, or the collector is not an `http`/`https` URL with a host.
+    @discardableResult
+    public static func start(writeKey: String, collector: URL, options: Options = Options()) throws(SetupError)
+        -> TouchpointSDK
+    {
+        let sdk = try TouchpointSDK(writeKey: writeKey, collector: collector, options: options)
+        let previous = currentInstance.withLock { current in
+            defer { current = sdk }
+            return current
+        }
+        if let previous { Task { await previous.stop(clearingDefaults: false) } }
+        PromoConfig.defaultCatalogURL = sdk.catalogURL
+        PromoConfig.defaultCatalogHeaders = sdk.headers
+        SurveyConfigManager.shared = sdk.surveys
+        return sdk
+    }
+
+    private init(writeKey: String, collector: URL, options: Options) throws(SetupError) {
+        guard !writeKey.isEmpty else { throw SetupError(argument: "writeKey", reason: "is empty") }
+        guard writeKey.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw SetupError(
+                argument: "writeKey", reason: "may hold printable ASCII only (no spaces or control characters)")
+        }
+        let scheme = collector.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", let host = collector.host, !host.isEmpty else {
+            throw SetupError(
+                argument: "collector",
+                reason: "\(collector.absoluteString) is not an http or https URL with a host")
+        }
+        var base = collector.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let baseURL = URL(string: base), let surveysURL = URL(string: base + "/v1/config/surveys"),
+            let catalogURL = URL(string: base + "/v1/config/catalog")
+        else {
+            throw SetupError(argument: "collector", reason: "\(collector.absoluteString) is not a base URL")
+        }
+        self.collector = baseURL
+        self.writeKey = writeKey
+        self.recorder = options.recorder
+        self.surveyConfigURL = surveysURL
+        self.catalogURL = catalogURL
+        headers = ["Authorization": HTTPHeaders.basicAuthorization(user: writeKey)]
+
+        dispatcher = EventDispatcher.start(
+            writeKey: writeKey, endpoint: baseURL, recorder: options.recorder, configuration: options.delivery,
+            transport: options.transport)
+        surveys = SurveyConfigManager(
+            initial: options.initialSurveys, recorder: options.recorder, transport: options.transport,
+            configuration: RemoteResourceConfiguration(headers: headers))
+        surveys.startAutoRefresh(url: surveysURL, interval: options.surveyRefreshInterval)
+        storeBackend = HTTPStoreBackend(collector: baseURL, writeKey: writeKey, transport: options.transport)
+
+        // The recorder and the dispatcher follow a relay that forwards the app's lifecycle only
+        // while this setup lives, so a later setup does not end sessions twice.
+        if let lifecycle = options.lifecycle {
+            let relay = ManualAppLifecycle()
+            options.recorder.attach(lifecycle: relay, endsSessionInBackground: options.endsSessionInBackground)
+            dispatcher.attach(lifecycle: relay)
+            let observation = lifecycle.observe { event in relay.send(event) }
+            lifecycleObservation.withLock { $0 = observation }
+        }
+    }
+
+    /// A store for the app whose `backend(namespace:scenarioID:)` scopes sync with the collector
+    /// through ``storeBackend``.
+    /// - Parameters:
+    ///   - appID: the app, e.g. its bundle identifier.
+    ///   - version: the app's data version.
+    public func makeStore(appID: String, version: SemanticVersion = SemanticVersion(1, 0, 0)) -> DefaultStore {
+        DefaultStore(appID: appID, version: version, configuration: StoreConfiguration(backend: storeBackend))
+    }
+
+    /// A promo configuration for the collector's catalog, as `MoreAppsView(currentAppID:)` uses.
+    /// - Parameter currentAppID: this app's id in the catalog (never listed).
+    public func promoConfig(currentAppID: String) -> PromoConfig {
+        var config = PromoConfig(jsonURL: catalogURL, currentAppID: currentAppID)
+        config.resource.headers = headers
+        return config
+    }
+
+    /// Stops this setup: the lifecycle is no longer followed, the survey config is no longer
+    /// refreshed, delivery stops (what is recorded stays in the log for the next start), and the
+    /// defaults it set (``current``, ``PromoConfig/defaultCatalogURL``, ``SurveyConfigManager/shared``)
+    /// are cleared when they are still this setup's.
+    public func shutdown() async {
+        let wasCurrent = Self.currentInstance.withLock { current in
+            guard current === self else { return false }
+            current = nil
+            return true
+        }
+        await stop(clearingDefaults: wasCurrent)
+    }
+
+    private func stop(clearingDefaults: Bool) async {
+        if clearingDefaults {
+            if PromoConfig.defaultCatalogURL == catalogURL {
+                PromoConfig.defaultCatalogURL = nil
+                PromoConfig.defaultCatalogHeaders = [:]
+            }
+            if SurveyConfigManager.shared === surveys { SurveyConfigManager.shared = nil }
+        }
+        let observation = lifecycleObservation.withLock { observation in
+            defer { observation = nil }
+            return observation
+        }
+        _ = observation  // released here, outside the lock: the app's lifecycle is no longer followed
+        surveys.stopAutoRefresh()
+        await dispatcher.shutdown()
+    }
+}
