@@ -1,5 +1,6 @@
 // The seed's SwiftUI samples, as written (with `import Touchpoint` and `import TouchpointUI` for
-// `import CrossPromoKit`). They build on Apple platforms; on Linux `.ci/run` parses them.
+// `import CrossPromoKit`). They build on Apple platforms; on Linux scripts/check-apple.sh type-checks
+// them for each Apple platform against interface stubs of SwiftUI.
 #if canImport(SwiftUI)
 import SwiftUI
 import Touchpoint

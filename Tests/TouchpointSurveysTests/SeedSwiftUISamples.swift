@@ -1,5 +1,6 @@
 // The seed README's SwiftUI samples. They only compile where SwiftUI exists; on Linux
-// `SeedSampleTests` checks that they (and TouchpointUI) parse with `swiftc -parse`.
+// `SeedSampleTests` checks that they (and TouchpointUI) parse, and scripts/check-apple.sh type-checks
+// them for each Apple platform against interface stubs of SwiftUI.
 #if canImport(SwiftUI)
 import SwiftUI
 import Touchpoint

@@ -2,8 +2,9 @@
 import SwiftUI
 import TouchpointSurveys
 
-/// The survey's sheet: a title, a message, and buttons or a text editor. It forwards taps to
-/// the presentation, which validates and ends it.
+/// The survey's sheet: a title, a message, and buttons or a text editor (a text field on tvOS and
+/// watchOS, which have no `TextEditor`). It forwards taps to the presentation, which validates and
+/// ends it.
 struct SurveySheet: View {
     let presentation: SurveyPresentation
     @State private var text = ""
@@ -21,6 +22,10 @@ struct SurveySheet: View {
                         .frame(maxWidth: .infinity)
                 }
             case .text(let settings):
+                #if os(tvOS) || os(watchOS)
+                // No TextEditor here: a one-line field, which opens the system's text entry.
+                TextField(settings.placeholder ?? "", text: $text)
+                #else
                 TextEditor(text: $text)
                     .frame(minHeight: 120)
                     .overlay(alignment: .topLeading) {
@@ -28,6 +33,7 @@ struct SurveySheet: View {
                             Text(placeholder).foregroundStyle(.secondary).padding(8).allowsHitTesting(false)
                         }
                     }
+                #endif
                 if let problem {
                     Text(problem).font(.footnote).foregroundStyle(.red)
                 }
