@@ -84,9 +84,10 @@ for platform in "${platforms[@]}"; do
             -c -o "$out/$module.o" "${common[@]}" "${search[@]}" "${sources[@]}"
     done
 
-    # The seeds' SwiftUI samples, as an app would write them.
+    # The seeds' SwiftUI samples and the README's setup sample, as an app would write them.
     samples=()
-    for file in Tests/TouchpointSurveysTests/SeedSwiftUISamples.swift Tests/TouchpointPromoTests/SeedSampleViews.swift; do
+    for file in Tests/TouchpointSurveysTests/SeedSwiftUISamples.swift Tests/TouchpointSurveysTests/ReadmeSetupSample.swift \
+        Tests/TouchpointPromoTests/SeedSampleViews.swift; do
         target="$out/src/$file"
         mkdir -p "$(dirname "$target")"
         rewrite "$file" >"$target"

@@ -70,6 +70,34 @@ public struct EmptyView: _PrimitiveView {
     public init() {}
 }
 
+// MARK: Apps and scenes
+
+@MainActor @preconcurrency
+public protocol App {
+    associatedtype Body: Scene
+    @SceneBuilder var body: Body { get }
+    init()
+}
+
+@MainActor @preconcurrency
+public protocol Scene {
+    associatedtype Body: Scene
+    @SceneBuilder var body: Body { get }
+}
+
+extension Never: Scene {}
+
+@resultBuilder
+public enum SceneBuilder {
+    public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
+}
+
+public struct WindowGroup<Content: View>: Scene {
+    public typealias Body = Never
+    public var body: Never { fatalError() }
+    public init(@ViewBuilder content: () -> Content) {}
+}
+
 // MARK: State and environment
 
 @propertyWrapper
