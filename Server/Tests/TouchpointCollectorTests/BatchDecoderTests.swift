@@ -63,10 +63,15 @@ struct BatchDecoderTests {
         ])
         messages[17] = .object(["type": "track", "messageId": "r", "anonymousId": "a"])  // no event name
         let request = try decoder.decode(TestMessages.batch(messages), endpoint: .batch, receivedAt: receivedAt)
-        #expect(request.messages.count == 12)
+        #expect(request.messages.count == 13)
+        // A message without a messageId is kept under a generated one, and listed.
+        #expect(request.generatedMessageIds.map(\.index) == [3])
+        #expect(request.generatedMessageIds.first?.messageId.hasPrefix("generated-") == true)
+        #expect(
+            request.messages.filter(\.isMessageIdGenerated).map(\.messageId)
+                == request.generatedMessageIds.map(\.messageId))
         #expect(
             request.rejections.map(\.description) == [
-                "batch[3].messageId: missing",
                 "batch[5].type: unknown type \"teleport\"; expected one of track, identify, page, screen, group, alias",
                 "batch[7]: needs a userId or an anonymousId",
                 "batch[9].properties: expected an object, found array",
@@ -75,7 +80,7 @@ struct BatchDecoderTests {
                 "batch[15].sentAt: not an ISO-8601 timestamp: \"whenever\"",
                 "batch[17].event: missing",
             ])
-        #expect(request.rejections.map(\.index) == [3, 5, 7, 9, 11, 13, 15, 17])
+        #expect(request.rejections.map(\.index) == [5, 7, 9, 11, 13, 15, 17])
     }
 
     @Test func rejectsEventsOverTheSizeLimit() throws {
@@ -149,10 +154,9 @@ struct BatchDecoderTests {
         #expect(try JSONParser.parse(message.payload)["writeKey"] == nil)
         #expect(try JSONParser.parse(message.payload)["traits"]?["name"] == "Ada")
 
-        let bad = try decoder.decode(
-            Array(#"{"userId":"u","event":"x"}"#.utf8), endpoint: .single(.track), receivedAt: 0)
+        let bad = try decoder.decode(Array(#"{"userId":"u"}"#.utf8), endpoint: .single(.track), receivedAt: 0)
         #expect(bad.messages.isEmpty)
-        #expect(bad.rejections.map(\.description) == ["messageId: missing"])
+        #expect(bad.rejections.map(\.description) == ["event: missing"])
     }
 
     @Test func takesTheSessionFromTheBatchContextWhenTheEventHasNone() throws {

@@ -21,6 +21,8 @@ public struct DecodedRequest: Sendable, Hashable {
     public var rejections: [IngestRejection]
     /// How many events the request carried.
     public var eventCount: Int
+    /// The accepted events that had no `messageId`, with the ids generated for them.
+    public var generatedMessageIds: [GeneratedMessageID] = []
 }
 
 /// Reads Segment-style request bodies with the foundation's `JSONParser`.
@@ -84,7 +86,9 @@ public struct BatchDecoder: Sendable {
             switch reader.read(root, raw: body, at: .root, type: type, batchContext: nil) {
             case .success(let accepted):
                 return DecodedRequest(
-                    writeKey: writeKey, sentAt: sentAt, messages: [accepted], rejections: [], eventCount: 1)
+                    writeKey: writeKey, sentAt: sentAt, messages: [accepted], rejections: [], eventCount: 1,
+                    generatedMessageIds: accepted.isMessageIdGenerated
+                        ? [GeneratedMessageID(index: 0, messageId: accepted.messageId)] : [])
             case .failure(let problem):
                 let rejection = IngestRejection(index: 0, path: problem.path.description, reason: problem.message)
                 return DecodedRequest(
@@ -144,9 +148,13 @@ public struct BatchDecoder: Sendable {
         var messages: [IngestMessage] = []
         messages.reserveCapacity(count)
         var rejections: [IngestRejection] = []
+        var generated: [GeneratedMessageID] = []
         for index in 0..<count {
             switch read(index) {
             case .success(let message):
+                if message.isMessageIdGenerated {
+                    generated.append(GeneratedMessageID(index: index, messageId: message.messageId))
+                }
                 messages.append(message)
             case .failure(let problem):
                 rejections.append(
@@ -154,7 +162,8 @@ public struct BatchDecoder: Sendable {
             }
         }
         return DecodedRequest(
-            writeKey: writeKey, sentAt: sentAt, messages: messages, rejections: rejections, eventCount: count)
+            writeKey: writeKey, sentAt: sentAt, messages: messages, rejections: rejections, eventCount: count,
+            generatedMessageIds: generated)
     }
 
     /// Reads one request body held in an array.

@@ -4,8 +4,12 @@
 /// and queries on. ``timestamp`` is the corrected time (see ``TimestampCorrection``);
 /// ``originalTimestamp`` is the text the client sent.
 public struct IngestMessage: Sendable, Hashable {
-    /// The client's `messageId`: with the source, what deduplication keys on.
+    /// The client's `messageId`: with the source, what deduplication keys on. A message sent
+    /// without one gets a generated id (``isMessageIdGenerated``).
     public var messageId: String
+    /// Whether the client sent no `messageId` and the collector generated ``messageId``: such a
+    /// message cannot be deduplicated (a retry of it is stored again).
+    public var isMessageIdGenerated: Bool
     /// The call: `track`, `identify`, `page`, `screen`, `group` or `alias`.
     public var type: MessageType
     /// The event name (`event` of a track call, `name` of a page or screen call).
@@ -18,7 +22,8 @@ public struct IngestMessage: Sendable, Hashable {
     public var sessionId: String?
     /// The corrected event time, in milliseconds since 1970.
     public var timestamp: Int64
-    /// The `timestamp` text as sent, when there was one.
+    /// The `timestamp` text as sent (or `originalTimestamp` when the message has no `timestamp`),
+    /// when there was one.
     public var originalTimestamp: String?
     /// When the client sent the request (`sentAt`), in milliseconds since 1970.
     public var sentAt: Int64?
@@ -31,9 +36,10 @@ public struct IngestMessage: Sendable, Hashable {
     public init(
         messageId: String, type: MessageType, name: String?, userId: String?, anonymousId: String?,
         sessionId: String?, timestamp: Int64, originalTimestamp: String?, sentAt: Int64?, receivedAt: Int64,
-        payload: String
+        payload: String, isMessageIdGenerated: Bool = false
     ) {
         self.messageId = messageId
+        self.isMessageIdGenerated = isMessageIdGenerated
         self.type = type
         self.name = name
         self.userId = userId

@@ -86,7 +86,8 @@ public final class IngestService: Sendable {
         metrics.recordStorageWrite(seconds: (ContinuousClock.now - start).seconds, failed: false)
         let accepted = stored.reduce(0) { $0 + ($1 ? 1 : 0) }
         let outcome = IngestOutcome(
-            source: source, accepted: accepted, duplicates: stored.count - accepted, rejections: request.rejections)
+            source: source, accepted: accepted, duplicates: stored.count - accepted, rejections: request.rejections,
+            generatedMessageIds: request.generatedMessageIds)
         metrics.recordIngest(accepted: accepted, rejected: request.rejections.count, deduplicated: outcome.duplicates)
         live.publish(request.messages, stored: stored, source: source)
         return outcome

@@ -1,3 +1,4 @@
+import Foundation
 import TouchpointCore
 
 /// Checks one Segment message and lifts out the fields the collector stores.
@@ -93,9 +94,10 @@ struct MessageReader {
         } else {
             type = try Self.type(members.type)
         }
-        guard let messageId = try Self.identifier(members.messageId, "messageId") else {
-            throw FieldError("messageId", message: "missing")
-        }
+        // Segment assigns an id to a message without one; so does the collector, and says so in
+        // its answer, since such a message cannot be deduplicated.
+        let sentMessageId = try Self.identifier(members.messageId, "messageId")
+        let messageId = sentMessageId ?? Self.generatedMessageId()
         let userId = try Self.identifier(members.userId, "userId")
         let anonymousId = try Self.identifier(members.anonymousId, "anonymousId")
         guard userId != nil || anonymousId != nil else {
@@ -126,11 +128,18 @@ struct MessageReader {
                 throw inContext
             }
         }
-        let originalTimestamp = try Self.text(members.timestamp, "timestamp")
+        // The event's time: `timestamp`, else the device time `originalTimestamp` (which the
+        // correction below turns into server time with `sentAt`, as Segment does).
+        var timeKey = "timestamp"
+        var originalTimestamp = try Self.text(members.timestamp, "timestamp")
+        if originalTimestamp == nil {
+            timeKey = "originalTimestamp"
+            originalTimestamp = try Self.text(members.originalTimestamp, "originalTimestamp")
+        }
         var eventTime: Int64?
         if let originalTimestamp {
             guard let date = Timestamp.parse(originalTimestamp) else {
-                throw FieldError("timestamp", message: "not an ISO-8601 timestamp: \"\(originalTimestamp)\"")
+                throw FieldError(timeKey, message: "not an ISO-8601 timestamp: \"\(originalTimestamp)\"")
             }
             eventTime = Timestamp.milliseconds(date)
         }
@@ -148,7 +157,14 @@ struct MessageReader {
             messageId: messageId, type: type, name: name, userId: userId, anonymousId: anonymousId,
             sessionId: sessionId,
             timestamp: TimestampCorrection.corrected(timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
-            originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt, payload: "")
+            originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt, payload: "",
+            isMessageIdGenerated: sentMessageId == nil)
+    }
+
+    /// An id for a message sent without one: `generated-` and a random UUID, so it never collides
+    /// with a client's and reads as what it is.
+    static func generatedMessageId() -> String {
+        "generated-" + UUID().uuidString.lowercased()
     }
 
     private static func type(_ value: JSONValue?) throws(FieldError) -> MessageType {
@@ -203,6 +219,8 @@ struct MessageFields {
     var event: JSONValue?
     var name: JSONValue?
     var timestamp: JSONValue?
+    /// RudderStack's SDKs send the device time as `originalTimestamp` and no `timestamp`.
+    var originalTimestamp: JSONValue?
     var sentAt: JSONValue?
     /// `context.sessionId`.
     var contextSessionId: JSONValue?
@@ -232,6 +250,7 @@ struct MessageFields {
         event = members["event"]
         name = members["name"]
         timestamp = members["timestamp"]
+        originalTimestamp = members["originalTimestamp"]
         sentAt = members["sentAt"]
         contextSessionId = members["context"]?["sessionId"]
         propertiesTypeProblem = Self.objectTypeProblem(members["properties"])

@@ -13,3 +13,17 @@ public enum MessageType: String, Sendable, Hashable, CaseIterable {
     /// A link between two user ids (`previousId`).
     case alias
 }
+
+extension MessageType {
+    /// The one-letter path analytics.js posts this call to: `/v1/t` for track, and so on.
+    public var shortPath: String {
+        switch self {
+        case .track: "t"
+        case .identify: "i"
+        case .page: "p"
+        case .screen: "s"
+        case .group: "g"
+        case .alias: "a"
+        }
+    }
+}

@@ -111,6 +111,8 @@ struct StreamingBatchReader {
                 fields.propertiesTypeProblem = try objectTypeProblem(&cursor, depth: depth)
             case 11 where JSONCursor.key(key, is: "anonymousId"):
                 fields.anonymousId = try cursor.readValue(depth: depth)
+            case 17 where JSONCursor.key(key, is: "originalTimestamp"):
+                fields.originalTimestamp = try cursor.readValue(depth: depth)
             case 12 where JSONCursor.key(key, is: "integrations"):
                 fields.integrationsTypeProblem = try objectTypeProblem(&cursor, depth: depth)
             default:

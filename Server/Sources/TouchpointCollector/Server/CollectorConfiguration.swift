@@ -32,6 +32,13 @@ public struct CollectorConfiguration: Sendable {
     public var validators: ConfigValidatorRegistry
     /// Routes to add to the collector's router (a dashboard, for example).
     public var routes: [CollectorRoutes]
+    /// The browser origins allowed to call the write-key routes (ingest, settings, config GETs)
+    /// from pages, e.g. `https://shop.example.com`; nil (the default) allows any origin, since
+    /// write keys are public. Admin routes never answer CORS.
+    public var corsOrigins: [String]?
+    /// The collector's public base URL (`https://collector.example.com`), named as `apiHost` in the
+    /// settings document Segment's SDKs fetch; nil uses the request's `Host` header.
+    public var publicURL: URL?
     /// The most PostgreSQL connections this collector opens (default 8).
     public var postgresMaximumConnections: Int
     /// The clock that stamps `receivedAt` and update times.
@@ -53,6 +60,7 @@ public struct CollectorConfiguration: Sendable {
         databaseURL: String? = nil, writeKey: String? = nil, adminToken: String? = nil,
         additionalSources: [CollectorSource] = [], limits: IngestLimits = .segment, configMaxAge: Int = 60,
         validators: ConfigValidatorRegistry = .structural, routes: [CollectorRoutes] = [],
+        corsOrigins: [String]? = nil, publicURL: URL? = nil,
         postgresMaximumConnections: Int = 8, clock: any WallClock = SystemClock(),
         logger: Logger = Logger.touchpoint("collector")
     ) {
@@ -67,6 +75,8 @@ public struct CollectorConfiguration: Sendable {
         self.configMaxAge = configMaxAge
         self.validators = validators
         self.routes = routes
+        self.corsOrigins = corsOrigins
+        self.publicURL = publicURL
         self.postgresMaximumConnections = postgresMaximumConnections
         self.clock = clock
         self.logger = logger

@@ -4,8 +4,11 @@ import Hummingbird
 enum CollectorRouter {
     static func make(services: CollectorServices, extraRoutes: [CollectorRoutes]) -> Router<CollectorRequestContext> {
         let router = Router(context: CollectorRequestContext.self)
+        // Outermost, so every answer on a browser route carries its CORS headers, errors included.
+        router.add(middleware: CORSMiddleware(policy: services.cors))
         router.add(middleware: CollectorMiddleware(metrics: services.metrics))
         IngestRoutes.register(on: router, services: services)
+        SettingsRoutes.register(on: router, services: services)
         ConfigRoutes.register(on: router, services: services)
         ScenarioRoutes.register(on: router, services: services)
         QueryRoutes.register(on: router, services: services)

@@ -27,6 +27,10 @@ public final class CollectorServices: Sendable {
     public let live: LiveEventFeed
     /// The collector's clock.
     public let clock: any WallClock
+    /// Which browser origins may call the write-key routes.
+    public let cors: CORSPolicy
+    /// The public base URL named in the settings document; nil uses the request's `Host`.
+    public let publicURL: URL?
 
     let storage: any CollectorStorage
     let sourceRegistry: SourceRegistry
@@ -50,6 +54,8 @@ public final class CollectorServices: Sendable {
         self.metrics = metrics
         self.limits = configuration.limits
         self.configMaxAge = configuration.configMaxAge
+        self.cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
+        self.publicURL = configuration.publicURL
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
             clock: configuration.clock, live: live)

@@ -40,6 +40,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(
+        help: """
+            Comma-separated browser origins (https://shop.example.com) whose pages may send events and read \
+            settings and config (default: any, since write keys are public; env TOUCHPOINT_CORS_ORIGINS).
+            """)
+    var corsOrigins: String?
+
+    @Option(
+        help: """
+            The collector's public base URL, named as apiHost in the settings Segment's SDKs fetch \
+            (default: the request's Host; env TOUCHPOINT_PUBLIC_URL).
+            """)
+    var publicURL: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var configuration = CollectorConfiguration(validators: .touchpoint)
@@ -65,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
                 "--log-level: \(logLevel) is not one of trace, debug, info, notice, warning, error, critical")
         }
         configuration.logger.logLevel = level
+        if let text = corsOrigins ?? environment["TOUCHPOINT_CORS_ORIGINS"] {
+            configuration.corsOrigins = try Self.origins(text)
+        }
+        if let text = publicURL ?? environment["TOUCHPOINT_PUBLIC_URL"] {
+            configuration.publicURL = try Self.publicURL(text)
+        }
 
         try await CollectorServer(configuration: configuration).run { collector in
             let lines = [
@@ -79,6 +99,33 @@ struct ServeCommand: AsyncParsableCommand {
             // Unbuffered, so a script or test reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
+    }
+
+    /// The origins of `--cors-origins`: each `http` or `https`, a host, an optional port, no path.
+    /// - Throws: `ValidationError` naming the first that is not.
+    static func origins(_ text: String) throws -> [String] {
+        let origins = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !origins.isEmpty else { throw ValidationError("--cors-origins: no origin given") }
+        for origin in origins {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false, url.path.isEmpty || url.path == "/", url.query == nil
+            else {
+                throw ValidationError(
+                    "--cors-origins: \(origin) is not an origin (scheme://host[:port], e.g. https://shop.example.com)")
+            }
+        }
+        return origins
+    }
+
+    /// The URL of `--public-url`: `http` or `https` with a host.
+    /// - Throws: `ValidationError` when it is not.
+    static func publicURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            url.host?.isEmpty == false
+        else {
+            throw ValidationError("--public-url: \(text) is not an http or https URL with a host")
+        }
+        return url
     }
 
     private static func port(_ text: String) throws -> Int {
