@@ -62,12 +62,12 @@ struct CollectorServerTests {
     @Test func explicitCredentialsWin() async throws {
         let directory = try TemporaryDirectory(prefix: "collector-live")
         var configuration = Self.configuration(directory)
-        configuration.writeKey = "given-key"
-        configuration.adminToken = "given-token"
+        configuration.writeKey = "given-key-0123456789"
+        configuration.adminToken = "given-token-0123456789"
         let collector = try await CollectorServer(configuration: configuration).start()
-        #expect(collector.writeKey == "given-key")
+        #expect(collector.writeKey == "given-key-0123456789")
         let response = try await LiveClient(port: collector.port).postBatch(
-            TestMessages.batch([TestMessages.track("e")]), writeKey: "given-key")
+            TestMessages.batch([TestMessages.track("e")]), writeKey: "given-key-0123456789")
         #expect(response.status == 200)
         try await collector.shutdown()
     }

@@ -10,13 +10,15 @@ struct ProcessTests {
     @Test func serveStopsGracefullyOnSIGTERMAndKeepsWhatItAcknowledged() async throws {
         let directory = try TemporaryDirectory(prefix: "collector-process")
         let collector = try await CollectorProcess.start([
-            "--data", directory.path, "--write-key", "process-key", "--admin-token", "process-token",
+            "--data", directory.path, "--write-key", "process-key-0123456789", "--admin-token",
+            "process-token-0123456789",
         ])
         #expect(collector.text.contains("write key:   process-key"))
         #expect(collector.text.contains("admin token: process-token"))
         #expect(collector.text.contains("SQLite at \(directory.path)"))
         let response = try await LiveClient(port: collector.port).postBatch(
-            TestMessages.batch((0..<100).map { TestMessages.track("e", id: "p\($0)") }), writeKey: "process-key")
+            TestMessages.batch((0..<100).map { TestMessages.track("e", id: "p\($0)") }),
+            writeKey: "process-key-0123456789")
         #expect(response.status == 200)
         #expect(try await collector.terminate() == 0)
 
@@ -36,8 +38,8 @@ struct ProcessTests {
             for directory in directories {
                 collectors.append(
                     try await CollectorProcess.start([
-                        "--data", directory.path, "--database", database.url, "--write-key", "shared-key",
-                        "--admin-token", "shared-token",
+                        "--data", directory.path, "--database", database.url, "--write-key", "shared-key-0123456789",
+                        "--admin-token", "shared-token-0123456789",
                     ]))
             }
             let body = TestMessages.batch(
@@ -47,7 +49,7 @@ struct ProcessTests {
             let concurrent = try await withThrowingTaskGroup(of: JSONValue.self) { group in
                 for client in clients {
                     group.addTask {
-                        try JSONParser.parse(try await client.postBatch(body, writeKey: "shared-key").body)
+                        try JSONParser.parse(try await client.postBatch(body, writeKey: "shared-key-0123456789").body)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -55,11 +57,12 @@ struct ProcessTests {
             #expect(concurrent.compactMap { $0["accepted"]?.intValue }.reduce(0, +) == 500)
             #expect(concurrent.compactMap { $0["duplicates"]?.intValue }.reduce(0, +) == 500)
             for client in clients {
-                let again = try JSONParser.parse(try await client.postBatch(body, writeKey: "shared-key").body)
+                let again = try JSONParser.parse(
+                    try await client.postBatch(body, writeKey: "shared-key-0123456789").body)
                 #expect(again["duplicates"] == 500)
             }
             for client in clients {
-                #expect(try await client.count(adminToken: "shared-token") == 500)
+                #expect(try await client.count(adminToken: "shared-token-0123456789") == 500)
             }
             for collector in collectors { #expect(try await collector.terminate() == 0) }
         } catch {

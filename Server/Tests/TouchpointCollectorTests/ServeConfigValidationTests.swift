@@ -70,26 +70,26 @@ struct ServeConfigValidationTests {
     @Test func serveRefusesASurveyConfigTheSurveyModuleRejectsAndKeepsTheGoodOne() async throws {
         let directory = try TemporaryDirectory(prefix: "serve-validation")
         let collector = try await CollectorProcess.start([
-            "--data", directory.path, "--write-key", "wk-serve", "--admin-token", "at-serve",
+            "--data", directory.path, "--write-key", "wk-serve-0123456789", "--admin-token", "at-serve-0123456789",
         ])
         let client = LiveClient(port: collector.port)
 
-        let good = try await Self.put(client, "surveys", Self.validSurveys, token: "at-serve")
+        let good = try await Self.put(client, "surveys", Self.validSurveys, token: "at-serve-0123456789")
         #expect(good.status == 200, "\(good.text)")
         let etag = try #require(good.headers["etag"])
 
-        let bad = try await Self.put(client, "surveys", Self.invalidSurveys, token: "at-serve")
+        let bad = try await Self.put(client, "surveys", Self.invalidSurveys, token: "at-serve-0123456789")
         #expect(bad.status == 422, "\(bad.text)")
         let problem = try JSONParser.parse(bad.body)
         #expect(problem["path"]?.stringValue == "surveys[0].trigger.event.properties.amount.op", "\(bad.text)")
         #expect(problem["error"]?.stringValue?.contains("gtt") == true, "\(bad.text)")
 
         // The good document is still the one served, with its ETag.
-        let served = try await Self.get(client, "surveys", writeKey: "wk-serve")
+        let served = try await Self.get(client, "surveys", writeKey: "wk-serve-0123456789")
         #expect(served.status == 200)
         #expect(served.text == Self.validSurveys)
         #expect(served.headers["etag"] == etag)
-        let notModified = try await Self.get(client, "surveys", writeKey: "wk-serve", ifNoneMatch: etag)
+        let notModified = try await Self.get(client, "surveys", writeKey: "wk-serve-0123456789", ifNoneMatch: etag)
         #expect(notModified.status == 304)
 
         #expect(try await collector.terminate() == 0)

@@ -20,12 +20,16 @@ public enum AtomicFile {
     ///   - bytes: the new content.
     ///   - path: the file to replace; its directory is created when missing.
     ///   - durable: whether to `fsync` the data and the directory before returning.
+    ///   - mode: the file's permissions from its creation on (less the process's umask): `0o644` by
+    ///     default, `0o600` for secrets.
     /// - Throws: ``FileError`` naming the operation and path that failed (a full disk included).
-    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true) throws(FileError) {
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, mode: mode_t = 0o644)
+        throws(FileError)
+    {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try createDirectory(directory) }
         let temporary = path + ".tmp-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError.current("open", temporary) }
         do throws(FileError) {
             try writeAll(descriptor, bytes, path: temporary)
@@ -79,14 +83,18 @@ public enum AtomicFile {
     }
 
     /// Creates `path` and its missing parents.
+    /// - Parameters:
+    ///   - path: the directory.
+    ///   - mode: the permissions of each directory created (less the umask), `0o755` by default;
+    ///     an existing directory keeps its own.
     /// - Throws: ``FileError`` when a component cannot be created.
-    public static func createDirectory(_ path: String) throws(FileError) {
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+    public static func createDirectory(_ path: String, mode: mode_t = 0o755) throws(FileError) {
+        if mkdir(path, mode) == 0 || errno == EEXIST { return }
         guard errno == ENOENT else { throw FileError.current("mkdir", path) }
         let parent = (path as NSString).deletingLastPathComponent
         guard !parent.isEmpty, parent != path else { throw FileError.current("mkdir", path) }
-        try createDirectory(parent)
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError.current("mkdir", path) }
+        try createDirectory(parent, mode: mode)
+        if mkdir(path, mode) != 0 && errno != EEXIST { throw FileError.current("mkdir", path) }
     }
 
     /// Flushes a directory entry (a create or rename in it) to disk; failures are ignored

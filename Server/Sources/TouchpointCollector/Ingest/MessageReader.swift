@@ -72,6 +72,13 @@ struct MessageReader {
                     path: path,
                     message: "\(raw.count) bytes, over the limit of \(limits.maximumEventBytes) bytes per event"))
         }
+        // PostgreSQL cannot store U+0000 in text or JSON, and SQLite would hand it back to queries
+        // that then fail: refused here, per event, the same on both databases.
+        if Self.containsEscapedNUL(raw) {
+            return .failure(
+                JSONProblem(
+                    path: Self.pathOfNUL(raw, under: path), message: "contains U+0000 (NUL), which is not accepted"))
+        }
         do {
             var message = try message(fields, type: endpointType, batchContext: batchContext)
             message.payload = String(decoding: raw, as: UTF8.self)
@@ -159,6 +166,49 @@ struct MessageReader {
             timestamp: TimestampCorrection.corrected(timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
             originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt, payload: "",
             isMessageIdGenerated: sentMessageId == nil)
+    }
+
+    /// Whether the JSON text `raw` has the escape `\u0000` in a string (a raw NUL byte is not valid
+    /// JSON and never gets this far). Each backslash starts an escape, so `\\u0000` (a backslash
+    /// and the text `u0000`) is not one.
+    static func containsEscapedNUL(_ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let base = raw.baseAddress else { return false }
+        var offset = 0
+        while offset < raw.count, let found = memchr(base + offset, 0x5C, raw.count - offset) {
+            let index = base.distance(to: UnsafeRawPointer(found))
+            if index + 5 < raw.count, raw[index + 1] == UInt8(ascii: "u"),
+                raw[(index + 2)...(index + 5)].allSatisfy({ $0 == UInt8(ascii: "0") })
+            {
+                return true
+            }
+            offset = index + 2
+        }
+        return false
+    }
+
+    /// Where in the message the first string (a member name or a value) with U+0000 is, for the
+    /// rejection; the message's own path when it cannot be parsed.
+    static func pathOfNUL(_ raw: UnsafeRawBufferPointer, under path: JSONPath) -> JSONPath {
+        guard let value = try? JSONParser.parse(raw) else { return path }
+        func find(_ value: JSONValue, _ path: JSONPath) -> JSONPath? {
+            switch value {
+            case .string(let text): return text.unicodeScalars.contains("\0") ? path : nil
+            case .array(let elements):
+                for (index, element) in elements.enumerated() {
+                    if let found = find(element, path.appending(index: index)) { return found }
+                }
+                return nil
+            case .object(let members):
+                for key in members.keys.sorted() {
+                    let child = path.appending(key)
+                    if key.unicodeScalars.contains("\0") { return child }
+                    if let member = members[key], let found = find(member, child) { return found }
+                }
+                return nil
+            default: return nil
+            }
+        }
+        return find(value, path) ?? path
     }
 
     /// An id for a message sent without one: `generated-` and a random UUID, so it never collides

@@ -55,13 +55,41 @@ public struct CollectorCredentials: Sendable, Hashable {
             var writer = JSONWriter(sortsKeys: true)
             writer.object(stored)
             writer.newline()
-            try AtomicFile.write(writer.bytes, to: file)
-            // The file holds secrets: owner only.
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            // The file holds secrets: owner only, from its first byte.
+            try AtomicFile.write(writer.bytes, to: file, mode: 0o600)
         }
         return CollectorCredentials(
             writeKey: writeKey ?? stored["writeKey"]?.stringValue ?? "",
             adminToken: adminToken ?? stored["adminToken"]?.stringValue ?? "")
+    }
+
+    /// The fewest characters a write key or the admin token may have: 16 (the generated ones have 32
+    /// and 48), so neither can be guessed by trying.
+    public static let minimumLength = 16
+
+    /// Checks that a key or token is long enough and holds printable ASCII only.
+    /// - Parameters:
+    ///   - value: the key or token.
+    ///   - name: what it is and where it came from, for the error (`write key of source "web"`).
+    /// - Throws: ``CollectorError`` ``CollectorError/Code/invalidConfiguration`` naming it.
+    static func check(_ value: String, _ name: String) throws {
+        guard value.count >= minimumLength else {
+            let length = value.isEmpty ? "is empty" : "has \(value.count) characters"
+            throw CollectorError(
+                .invalidConfiguration,
+                "\(name) \(length); it needs at least \(minimumLength) (leave it unset to have one generated)")
+        }
+        guard value.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw CollectorError(
+                .invalidConfiguration, "\(name) may hold printable ASCII only (no spaces or control characters)")
+        }
+    }
+
+    /// Whether the file or directory at `path` can be read or entered by accounts other than its owner.
+    static func isOpenToOthers(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & 0o077 != 0
     }
 
     /// `bytes` random bytes from the system's secure generator, as lowercase hex.

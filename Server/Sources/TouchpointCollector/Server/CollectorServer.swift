@@ -45,10 +45,30 @@ public struct CollectorServer: Sendable {
 
     func start(signals: [UnixSignal]) async throws -> RunningCollector {
         let logger = configuration.logger
-        try AtomicFile.createDirectory(configuration.dataDirectory.path)
+        // Every event and answer lives here: owner only (a directory that exists keeps its mode,
+        // and a warning says when others can look in).
+        let dataPath = configuration.dataDirectory.path
+        try AtomicFile.createDirectory(dataPath, mode: 0o700)
+        if CollectorCredentials.isOpenToOthers(dataPath) {
+            logger.warning(
+                "the data directory is open to other accounts; chmod 700 it",
+                metadata: ["path": "\(dataPath)"])
+        }
+        let credentialsPath = configuration.dataDirectory.appendingPathComponent(CollectorCredentials.fileName).path
+        if CollectorCredentials.isOpenToOthers(credentialsPath) {
+            logger.warning(
+                "credentials.json can be read by other accounts; chmod 600 it", metadata: ["path": "\(credentialsPath)"]
+            )
+        }
         let credentials = try CollectorCredentials.resolve(
             directory: configuration.dataDirectory, writeKey: configuration.writeKey,
             adminToken: configuration.adminToken)
+        try CollectorCredentials.check(credentials.writeKey, "the write key (--write-key, TOUCHPOINT_WRITE_KEY)")
+        try CollectorCredentials.check(
+            credentials.adminToken, "the admin token (--admin-token, TOUCHPOINT_ADMIN_TOKEN)")
+        for source in configuration.additionalSources {
+            try CollectorCredentials.check(source.writeKey, "the write key of source \"\(source.id)\"")
+        }
         let storage: SQLCollectorStorage
         let storageDescription: String
         if let url = configuration.databaseURL {
