@@ -100,7 +100,9 @@ let package = Package(
             dependencies: [
                 "TouchpointCore", "TouchpointEvents", "TouchpointDelivery", "TouchpointRouting", "TouchpointPromo",
                 "TouchpointStore", "TouchpointSurveys", "TouchpointUI",
-            ]
+            ],
+            // The privacy manifest an app that ships the SDK needs (checked by TouchpointTests).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // Apple-only SwiftUI views; on Linux every file compiles to nothing.
         .target(
@@ -115,6 +117,10 @@ let package = Package(
         ),
 
         // MARK: Tests (each module's tests: that module and TouchpointTesting)
+        .testTarget(
+            name: "TouchpointTests",
+            dependencies: ["Touchpoint", "TouchpointTesting"]
+        ),
         .testTarget(
             name: "TouchpointCoreTests",
             dependencies: ["TouchpointCore", "TouchpointTesting"]
