@@ -109,6 +109,17 @@ struct HardeningTests {
         try await backend.close()
     }
 
+    @Test func filesOpenToOtherAccountsAreNoticed() throws {
+        // What start's warnings about an existing data directory or credentials.json rest on.
+        let directory = try TemporaryDirectory(prefix: "collector-open")
+        let path = directory.appending("credentials.json").path
+        try AtomicFile.write(Array("{}".utf8), to: path, mode: 0o600)
+        #expect(!CollectorCredentials.isOpenToOthers(path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        #expect(CollectorCredentials.isOpenToOthers(path))
+        #expect(!CollectorCredentials.isOpenToOthers(directory.appending("absent").path))
+    }
+
     @Test(arguments: StorageKind.available)
     func aNULIsRefusedPerEventWithItsPathAndQueriesKeepWorking(kind: StorageKind) async throws {
         let body = #"""

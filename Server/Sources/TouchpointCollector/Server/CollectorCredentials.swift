@@ -87,9 +87,10 @@ public struct CollectorCredentials: Sendable, Hashable {
 
     /// Whether the file or directory at `path` can be read or entered by accounts other than its owner.
     static func isOpenToOthers(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return info.st_mode & 0o077 != 0
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let mode = attributes[.posixPermissions] as? Int
+        else { return false }
+        return mode & 0o077 != 0
     }
 
     /// `bytes` random bytes from the system's secure generator, as lowercase hex.
