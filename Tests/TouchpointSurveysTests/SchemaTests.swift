@@ -103,3 +103,14 @@ struct SchemaTests {
         }
     }
 }
+
+/// The schema has one copy: the package resource, which `survey.schema.json` at the repository
+/// root links to, so the seed's `"$schema": "./survey.schema.json"` and
+/// `npx ajv-cli validate -s survey.schema.json -d survey.json` find what the tests validate.
+struct SchemaFileTests {
+    @Test func theRepositoryRootsSchemaIsThePackageResource() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("survey.schema.json")
+        #expect(try Data(contentsOf: root) == SurveySchema.data())
+    }
+}

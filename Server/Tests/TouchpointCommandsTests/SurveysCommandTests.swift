@@ -11,6 +11,18 @@ struct SurveyCommandLineTests {
         return result
     }
 
+    @Test func schemaPrintsTheRepositorysSurveySchema() async throws {
+        let result = try await Self.touchpoint(["surveys", "schema"])
+        #expect(result.status == 0)
+        // The file at the repository root, as the seed's `"$schema": "./survey.schema.json"` and
+        // `npx ajv-cli validate -s survey.schema.json` expect it.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("survey.schema.json")
+        let file = try Data(contentsOf: root)
+        #expect(Array(result.output.utf8) == Array(file))
+        #expect(try JSONParser.parse(Array(file))["$schema"] == "http://json-schema.org/draft-07/schema#")
+    }
+
     @Test func validateAcceptsTheSeedsConfig() async throws {
         let result = try await Self.touchpoint(["surveys", "validate", try Fixture.seedURL.path])
         #expect(result.status == 0)

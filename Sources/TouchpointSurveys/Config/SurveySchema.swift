@@ -4,6 +4,9 @@ import Foundation
 /// `survey.schema.json`: every field, its type, default and description, for editors
 /// (`"$schema": "./survey.schema.json"`) and validators such as `ajv` or Python's `jsonschema`.
 ///
+/// The same file is `survey.schema.json` at the repository root (a link to this resource, so
+/// there is one copy), and `touchpoint surveys schema` prints it.
+///
 /// The schema checks shapes; ``SurveyConfigValidator`` also checks what a schema cannot say:
 /// that survey ids are unique, and that `maxLength` is not below `minLength`.
 public enum SurveySchema {

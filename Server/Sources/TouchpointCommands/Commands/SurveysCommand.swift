@@ -1,9 +1,10 @@
 import ArgumentParser
 
-/// `touchpoint surveys validate|simulate`: check a survey config and try it on recorded events.
+/// `touchpoint surveys validate|simulate|schema`: check a survey config, try it on recorded events,
+/// print its JSON Schema.
 struct SurveysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surveys",
-        abstract: "Check a survey config, and replay recorded events through it.",
-        subcommands: [SurveysValidateCommand.self, SurveysSimulateCommand.self])
+        abstract: "Check a survey config, replay recorded events through it, print its schema.",
+        subcommands: [SurveysValidateCommand.self, SurveysSimulateCommand.self, SurveysSchemaCommand.self])
 }
