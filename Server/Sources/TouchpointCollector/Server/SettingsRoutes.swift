@@ -19,7 +19,9 @@ enum SettingsRoutes {
                 guard services.sourceRegistry.source(forWriteKey: writeKey) != nil else {
                     throw CollectorError(.notFound, "writeKey: no source has this write key", path: "writeKey")
                 }
-                let document = settings(writeKey: writeKey, apiHost: apiHost(for: request, services: services))
+                let document = settings(
+                    writeKey: writeKey, apiHost: apiHost(for: request, services: services),
+                    scheme: scheme(for: request, services: services))
                 var headers: HTTPFields = [:]
                 headers[.cacheControl] = "max-age=\(services.configMaxAge)"
                 return Response.json(document, headers: headers)
@@ -50,13 +52,23 @@ enum SettingsRoutes {
         return (host ?? "127.0.0.1") + "/v1"
     }
 
-    /// The settings document for `writeKey`, sending to `apiHost`.
-    static func settings(writeKey: String, apiHost: String) -> JSONValue {
+    /// `http` or `https`, for analytics.js's `protocol` (the mobile SDKs always use https): the
+    /// public URL's, else what a proxy in front says (`X-Forwarded-Proto`), else `http`, which is
+    /// what this collector serves.
+    static func scheme(for request: Request, services: CollectorServices) -> String {
+        if let scheme = services.publicURL?.scheme?.lowercased() { return scheme }
+        let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }?.lowercased()
+        return forwarded == "https" ? "https" : "http"
+    }
+
+    /// The settings document for `writeKey`, sending to `apiHost` over `scheme`.
+    static func settings(writeKey: String, apiHost: String, scheme: String) -> JSONValue {
         .object([
             "integrations": .object([
                 "Segment.io": .object([
                     "apiKey": .string(writeKey),
                     "apiHost": .string(apiHost),
+                    "protocol": .string(scheme),
                     "unbundledIntegrations": .array([]),
                     "addBundledMetadata": .bool(true),
                     "maybeBundledConfigIds": .object([:]),
