@@ -16,7 +16,7 @@ public struct DeliveryConfiguration: Sendable {
     /// recorded (events recorded while a request is in flight go together in the next one);
     /// `> 0` every that many seconds.
     public var dispatchInterval: TimeInterval = 0
-    /// The size of one request: Segment's limits (500 KB, 2,500 events, 32 KB per event) unless set lower.
+    /// The size of one request: Segment's limits (500,000 bytes, 2,500 events, 32 KB per event) unless set lower.
     public var batchLimits: BatchLimits = .segment
     /// Request bodies of at least this many bytes are sent gzipped (`Content-Encoding: gzip`)
     /// when that makes them smaller; nil never compresses. 1 KB by default.
@@ -36,6 +36,10 @@ public struct DeliveryConfiguration: Sendable {
     public var isDebugMode = false
     /// The library named in each message's `context.library`.
     public var library: DeliveryLibrary = .touchpoint
+    /// Segment's standard context (`app`, `device`, `os`, `locale`, `timezone`) sent with every
+    /// message: this process's (``DeliveryContext/current``, read once when the dispatcher starts)
+    /// by default; nil sends only `sessionId` and `library`.
+    public var context: DeliveryContext? = .current
     /// Connectivity news. By default the system's network path on Apple platforms
     /// (``NWPathReachabilityMonitor``), none elsewhere (delivery is then failure-driven).
     public var reachability: (any ReachabilityMonitor)? = DeliveryConfiguration.platformReachability

@@ -107,7 +107,9 @@ public final class EventDispatcher: Sendable {
         clock = configuration.clock
         var logger = configuration.logger
         logger[metadataKey: "destination"] = "\(destination.batchURL.absoluteString)"
-        reader = OutboxReader(directory: recorder.directory, library: configuration.library, logger: logger)
+        reader = OutboxReader(
+            directory: recorder.directory, library: configuration.library, context: configuration.context,
+            logger: logger)
         stateFile = DeliveryStateFile(directory: recorder.directory, destination: destination)
         var saved: DeliveryStateFile.Contents?
         do {

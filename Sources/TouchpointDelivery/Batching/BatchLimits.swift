@@ -7,8 +7,9 @@
 public struct BatchLimits: Sendable, Hashable {
     /// Segment's limit on messages per batch.
     public static let segmentMaximumEvents = 2_500
-    /// Segment's limit on one request's body: 500 KB.
-    public static let segmentMaximumBytes = 500 * 1024
+    /// Segment's limit on one request's body, "500 KB", read as 500,000 bytes (not 512,000):
+    /// the lower reading, so no server that takes either refuses a full batch.
+    public static let segmentMaximumBytes = 500_000
     /// Segment's limit on one message: 32 KB.
     public static let segmentMaximumEventBytes = 32 * 1024
 
@@ -23,7 +24,7 @@ public struct BatchLimits: Sendable, Hashable {
     /// largest message allowed.
     /// - Parameters:
     ///   - maximumEvents: messages per request (2,500 by default).
-    ///   - maximumBytes: bytes per request body (500 KB by default).
+    ///   - maximumBytes: bytes per request body (500,000 by default).
     ///   - maximumEventBytes: bytes per message (32 KB by default).
     public init(
         maximumEvents: Int = segmentMaximumEvents,

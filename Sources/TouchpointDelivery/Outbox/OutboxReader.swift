@@ -16,11 +16,11 @@ struct OutboxReader: Sendable {
     let encoder: SegmentMessage
     let logger: Logger
 
-    init(directory: URL, library: DeliveryLibrary, logger: Logger) {
+    init(directory: URL, library: DeliveryLibrary, context: DeliveryContext? = nil, logger: Logger) {
         layout = LogLayout(base: directory)
         journal = SessionJournal(layout: layout)
         log = EventLogReader(directory: directory, logger: logger)
-        encoder = SegmentMessage(library: library)
+        encoder = SegmentMessage(library: library, context: context)
         self.logger = logger
     }
 

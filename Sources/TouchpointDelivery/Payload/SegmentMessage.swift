@@ -6,18 +6,21 @@ import TouchpointEvents
 /// ```json
 /// {"type":"track","event":"checkout","messageId":"…","timestamp":"2026-01-01T00:00:00.000Z",
 ///  "userId":"u1","anonymousId":"…","properties":{…},
-///  "context":{"sessionId":"…","library":{"name":"touchpoint-swift","version":"0.1.0"}}}
+///  "context":{"sessionId":"…","app":{…},"device":{…},"os":{…},"locale":"en-US","timezone":"Europe/Berlin",
+///  "library":{"name":"touchpoint-swift","version":"0.1.0"}}}
 /// ```
 ///
 /// `identify` events carry their properties as `traits` and have no `event`; `screen` events
 /// carry the screen's name as `name`; every other type is sent as a `track` of its name.
 struct SegmentMessage {
-    /// The bytes after the session id: the library and the closing braces, the same for every message.
+    /// The bytes after the session id: the standard context, the library and the closing braces,
+    /// the same for every message.
     let contextTail: [UInt8]
 
-    init(library: DeliveryLibrary) {
-        var writer = JSONWriter(capacity: 96)
+    init(library: DeliveryLibrary, context: DeliveryContext?) {
+        var writer = JSONWriter(capacity: 512)
         writer.beginObject()
+        context?.write(to: &writer)
         writer.key("library")
         writer.beginObject()
         writer.key("name")
@@ -26,7 +29,7 @@ struct SegmentMessage {
         writer.string(library.version)
         writer.endObject()
         writer.endObject()
-        // `{"library":{…}}` → `"library":{…}}}`: continues the context object after `sessionId`
+        // `{…,"library":{…}}` → `…,"library":{…}}}`: continues the context object after `sessionId`
         // (the writer adds the comma) and closes it and the message.
         contextTail = Array(writer.bytes.dropFirst()) + [UInt8(ascii: "}")]
     }
