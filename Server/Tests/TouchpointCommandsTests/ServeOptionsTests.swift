@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import TouchpointCollector
 
 @testable import TouchpointCommands
 
@@ -34,6 +35,43 @@ struct ServeOptionsTests {
         #expect(try ServeCommand.publicURL("https://collector.example.com").host == "collector.example.com")
         for bad in ["collector.example.com", "file:///x", "https://"] {
             #expect(throws: ValidationError.self) { try ServeCommand.publicURL(bad) }
+        }
+    }
+
+    @Test func tlsNeedsBothTheCertificateAndTheKey() throws {
+        #expect(try ServeCommand.tls(certificate: nil, key: nil) == nil)
+        #expect(
+            try ServeCommand.tls(certificate: "c.pem", key: "k.pem")
+                == CollectorTLS(certificateChainPath: "c.pem", privateKeyPath: "k.pem"))
+        #expect(throws: ValidationError.self) { try ServeCommand.tls(certificate: "c.pem", key: nil) }
+        #expect(throws: ValidationError.self) { try ServeCommand.tls(certificate: nil, key: "k.pem") }
+    }
+
+    @Test func connectionLimitsComeFromTheirOptionsInSeconds() throws {
+        #expect(
+            try ServeCommand.connectionLimits(head: nil, body: nil, idle: nil, maximumConnections: nil) == .standard)
+        let limits = try ServeCommand.connectionLimits(head: 2.5, body: 5, idle: 0.25, maximumConnections: 64)
+        #expect(limits.headTimeout == .milliseconds(2500))
+        #expect(limits.bodyTimeout == .seconds(5))
+        #expect(limits.idleTimeout == .milliseconds(250))
+        #expect(limits.maximumConnections == 64)
+    }
+
+    @Test(
+        arguments: [
+            (0.0, nil, "--head-timeout: 0.0 is not a number of seconds above zero"),
+            (-1.0, nil, "--head-timeout: -1.0 is not a number of seconds above zero"),
+            (nil, 0, "--max-connections: 0 is not a count above zero"),
+        ] as [(Double?, Int?, String)])
+    func badConnectionLimitsAreNamed(head: Double?, maximum: Int?, message: String) {
+        do {
+            let limits = try ServeCommand.connectionLimits(
+                head: head, body: nil, idle: nil, maximumConnections: maximum)
+            Issue.record("accepted \(limits)")
+        } catch let error as ValidationError {
+            #expect(error.message == message)
+        } catch {
+            Issue.record("unexpected \(error)")
         }
     }
 }

@@ -19,6 +19,8 @@ public final class CollectorMetrics: Sendable {
         var deduplicated = 0
         var storageWrites = LatencyHistogram()
         var storageErrors = 0
+        var connectionsTimedOut = 0
+        var connectionsRefused = 0
     }
 
     private let state = Locked(State())
@@ -51,6 +53,16 @@ public final class CollectorMetrics: Sendable {
         }
     }
 
+    /// Counts a connection closed because a request head, body or idle wait took too long.
+    public func recordConnectionTimedOut() { state.withLock { $0.connectionsTimedOut += 1 } }
+
+    /// Counts a connection turned away because the connection limit was reached.
+    public func recordConnectionRefused() { state.withLock { $0.connectionsRefused += 1 } }
+
+    /// Connections closed for being too slow so far.
+    public var connectionsTimedOut: Int { state.withLock { $0.connectionsTimedOut } }
+    /// Connections turned away at the connection limit so far.
+    public var connectionsRefused: Int { state.withLock { $0.connectionsRefused } }
     /// Events stored so far (not counting duplicates).
     public var eventsAccepted: Int { state.withLock { $0.accepted } }
     /// Events rejected so far.
@@ -83,6 +95,15 @@ public final class CollectorMetrics: Sendable {
                 snapshot.deduplicated
             ),
             ("touchpoint_storage_errors_total", "Storage writes that failed.", snapshot.storageErrors),
+            (
+                "touchpoint_connections_timed_out_total",
+                "Connections closed because a request head, body or idle wait took too long.",
+                snapshot.connectionsTimedOut
+            ),
+            (
+                "touchpoint_connections_refused_total", "Connections turned away at the connection limit.",
+                snapshot.connectionsRefused
+            ),
         ] {
             text += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
         }

@@ -41,6 +41,14 @@ public struct CollectorConfiguration: Sendable {
     public var publicURL: URL?
     /// The most PostgreSQL connections this collector opens (default 8).
     public var postgresMaximumConnections: Int
+    /// Timeouts for slow and idle clients and the most connections open at once.
+    public var connectionLimits: ConnectionLimits
+    /// A PEM certificate chain and private key to serve HTTPS directly (no proxy); nil serves
+    /// plain HTTP.
+    public var tls: CollectorTLS?
+    /// A token `GET /metrics` requires as `Authorization: Bearer <token>`; nil leaves `/metrics`
+    /// open (fine on 127.0.0.1, not on the internet).
+    public var metricsToken: String?
     /// The clock that stamps `receivedAt` and update times.
     public var clock: any WallClock
     /// The logger for the server and storage.
@@ -61,7 +69,8 @@ public struct CollectorConfiguration: Sendable {
         additionalSources: [CollectorSource] = [], limits: IngestLimits = .segment, configMaxAge: Int = 60,
         validators: ConfigValidatorRegistry = .structural, routes: [CollectorRoutes] = [],
         corsOrigins: [String]? = nil, publicURL: URL? = nil,
-        postgresMaximumConnections: Int = 8, clock: any WallClock = SystemClock(),
+        postgresMaximumConnections: Int = 8, connectionLimits: ConnectionLimits = .standard, tls: CollectorTLS? = nil,
+        clock: any WallClock = SystemClock(),
         logger: Logger = Logger.touchpoint("collector")
     ) {
         self.host = host
@@ -78,6 +87,8 @@ public struct CollectorConfiguration: Sendable {
         self.corsOrigins = corsOrigins
         self.publicURL = publicURL
         self.postgresMaximumConnections = postgresMaximumConnections
+        self.connectionLimits = connectionLimits
+        self.tls = tls
         self.clock = clock
         self.logger = logger
     }

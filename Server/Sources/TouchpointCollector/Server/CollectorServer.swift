@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -66,6 +68,9 @@ public struct CollectorServer: Sendable {
         try CollectorCredentials.check(credentials.writeKey, "the write key (--write-key, TOUCHPOINT_WRITE_KEY)")
         try CollectorCredentials.check(
             credentials.adminToken, "the admin token (--admin-token, TOUCHPOINT_ADMIN_TOKEN)")
+        if let token = configuration.metricsToken {
+            try CollectorCredentials.check(token, "the metrics token (--metrics-token, TOUCHPOINT_METRICS_TOKEN)")
+        }
         for source in configuration.additionalSources {
             try CollectorCredentials.check(source.writeKey, "the write key of source \"\(source.id)\"")
         }
@@ -86,8 +91,16 @@ public struct CollectorServer: Sendable {
         let router = CollectorRouter.make(services: services, extraRoutes: configuration.routes)
         let listening = ListeningSignal()
         let requestedPort = configuration.port
+        let server: HTTPServerBuilder
+        do {
+            server = try Self.serverBuilder(
+                limits: configuration.connectionLimits, tls: configuration.tls, metrics: services.metrics)
+        } catch {
+            try? await storage.close()
+            throw error
+        }
         let application = Application(
-            router: router,
+            router: router, server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: requestedPort)),
             onServerRunning: { channel in listening.succeed(channel.localAddress?.port ?? requestedPort) },
             logger: logger)
@@ -117,6 +130,25 @@ public struct CollectorServer: Sendable {
         return RunningCollector(
             host: configuration.host, port: port, services: services, storageDescription: storageDescription,
             group: group, task: task)
+    }
+}
+
+extension CollectorServer {
+    /// HTTP/1.1 behind the connection guard (timeouts and the connection limit), inside TLS when
+    /// configured.
+    static func serverBuilder(
+        limits: ConnectionLimits, tls: CollectorTLS?, metrics: CollectorMetrics
+    ) throws(CollectorError) -> HTTPServerBuilder {
+        try limits.validate()
+        let tlsConfiguration = try tls?.serverConfiguration()
+        let counter = ConnectionCounter(maximum: limits.maximumConnections)
+        return HTTPServerBuilder { responder in
+            let http = HTTP1Channel(
+                responder: responder, configuration: .init(additionalChannelHandlers: [RequestPhaseHandler()]))
+            let guarded = GuardedChannel(base: http, limits: limits, counter: counter, metrics: metrics)
+            guard let tlsConfiguration else { return guarded }
+            return try TLSChannel(guarded, tlsConfiguration: tlsConfiguration)
+        }
     }
 }
 

@@ -31,6 +31,8 @@ public final class CollectorServices: Sendable {
     public let cors: CORSPolicy
     /// The public base URL named in the settings document; nil uses the request's `Host`.
     public let publicURL: URL?
+    /// The bearer token `/metrics` requires; nil leaves it open.
+    let metricsToken: String?
 
     let storage: any CollectorStorage
     let sourceRegistry: SourceRegistry
@@ -56,6 +58,7 @@ public final class CollectorServices: Sendable {
         self.configMaxAge = configuration.configMaxAge
         self.cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
         self.publicURL = configuration.publicURL
+        self.metricsToken = configuration.metricsToken
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
             clock: configuration.clock, live: live)
@@ -71,12 +74,19 @@ public final class CollectorServices: Sendable {
     /// Checks `Authorization: Bearer <admin token>`.
     /// - Throws: ``CollectorError`` `unauthorized` when it is missing or wrong.
     public func authenticateAdmin(_ request: Request) throws {
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer ",
-            Self.constantTimeEquals(String(header.dropFirst(7)), credentials.adminToken)
-        else {
+        guard Self.bearer(request, matches: credentials.adminToken) else {
             throw CollectorError(
                 .unauthorized, "missing or wrong admin token: send Authorization: Bearer <admin token>")
+        }
+    }
+
+    /// Checks `Authorization: Bearer <metrics token>` when the collector has one.
+    /// - Throws: ``CollectorError`` `unauthorized` when it is missing or wrong.
+    func authenticateMetrics(_ request: Request) throws {
+        guard let metricsToken else { return }
+        guard Self.bearer(request, matches: metricsToken) else {
+            throw CollectorError(
+                .unauthorized, "missing or wrong metrics token: send Authorization: Bearer <metrics token>")
         }
     }
 
@@ -123,6 +133,13 @@ public final class CollectorServices: Sendable {
             return id
         }
         return CollectorSource.defaultID
+    }
+
+    /// Whether the request carries `Authorization: Bearer <token>` with exactly this token.
+    static func bearer(_ request: Request, matches token: String) -> Bool {
+        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
+        else { return false }
+        return constantTimeEquals(String(header.dropFirst(7)), token)
     }
 
     /// The user name of an HTTP Basic `Authorization` header (`Basic base64(user:password)`).

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import TouchpointCore
 
-/// `GET /health` and `GET /metrics`.
+/// `GET /health` (open, for load balancers) and `GET /metrics` (behind `--metrics-token` when set).
 enum OperationsRoutes {
     static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
         router.get("/health") { _, _ in
@@ -18,7 +18,8 @@ enum OperationsRoutes {
             }
         }
 
-        router.get("/metrics") { _, _ in
+        router.get("/metrics") { request, _ in
+            try services.authenticateMetrics(request)
             var headers: HTTPFields = [:]
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(

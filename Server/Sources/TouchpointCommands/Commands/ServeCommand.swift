@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
             Stores events in SQLite under the data directory unless --database names a PostgreSQL URL.
             The write key and admin token are created on first start and kept in the data directory.
             Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT, \
-            TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN.
+            TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN, \
+            TOUCHPOINT_CORS_ORIGINS, TOUCHPOINT_PUBLIC_URL, TOUCHPOINT_TLS_CERT, TOUCHPOINT_TLS_KEY, \
+            TOUCHPOINT_METRICS_TOKEN.
             """
     )
 
@@ -54,6 +56,27 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var publicURL: String?
 
+    @Option(help: "PEM certificate chain to serve HTTPS directly; needs --tls-key (env TOUCHPOINT_TLS_CERT).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key of --tls-cert (env TOUCHPOINT_TLS_KEY).")
+    var tlsKey: String?
+
+    @Option(help: "Seconds a client may take to send a request's head (default 10).")
+    var headTimeout: Double?
+
+    @Option(help: "Seconds a client may take to send a request's body after its head (default 30).")
+    var bodyTimeout: Double?
+
+    @Option(help: "Seconds a keep-alive connection may stay silent between requests (default 60).")
+    var idleTimeout: Double?
+
+    @Option(help: "Most connections open at once; beyond it a new one is answered 503 (default 1024).")
+    var maxConnections: Int?
+
+    @Option(help: "Bearer token /metrics requires (env TOUCHPOINT_METRICS_TOKEN; default: /metrics is open).")
+    var metricsToken: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var configuration = CollectorConfiguration(validators: .touchpoint)
@@ -85,6 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let text = publicURL ?? environment["TOUCHPOINT_PUBLIC_URL"] {
             configuration.publicURL = try Self.publicURL(text)
         }
+        configuration.tls = try Self.tls(
+            certificate: tlsCert ?? environment["TOUCHPOINT_TLS_CERT"], key: tlsKey ?? environment["TOUCHPOINT_TLS_KEY"]
+        )
+        configuration.connectionLimits = try Self.connectionLimits(
+            head: headTimeout, body: bodyTimeout, idle: idleTimeout, maximumConnections: maxConnections)
+        configuration.metricsToken = metricsToken ?? environment["TOUCHPOINT_METRICS_TOKEN"]
 
         try await CollectorServer(configuration: configuration).run { collector in
             let lines = [
@@ -126,6 +155,43 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--public-url: \(text) is not an http or https URL with a host")
         }
         return url
+    }
+
+    /// `--tls-cert` and `--tls-key`: both or neither.
+    /// - Throws: `ValidationError` naming the one that is missing.
+    static func tls(certificate: String?, key: String?) throws -> CollectorTLS? {
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (let certificate?, let key?): return CollectorTLS(certificateChainPath: certificate, privateKeyPath: key)
+        case (.some, nil): throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
+        case (nil, .some): throw ValidationError("--tls-key needs --tls-cert (the certificate chain)")
+        }
+    }
+
+    /// The connection limits of `--head-timeout`, `--body-timeout`, `--idle-timeout` and
+    /// `--max-connections`, each defaulting to ``ConnectionLimits/standard``'s.
+    /// - Throws: `ValidationError` naming an option that is not positive.
+    static func connectionLimits(
+        head: Double?, body: Double?, idle: Double?, maximumConnections: Int?
+    ) throws -> ConnectionLimits {
+        var limits = ConnectionLimits.standard
+        for (option, seconds, keyPath) in [
+            ("--head-timeout", head, \ConnectionLimits.headTimeout), ("--body-timeout", body, \.bodyTimeout),
+            ("--idle-timeout", idle, \.idleTimeout),
+        ] {
+            guard let seconds else { continue }
+            guard seconds > 0, seconds.isFinite else {
+                throw ValidationError("\(option): \(seconds) is not a number of seconds above zero")
+            }
+            limits[keyPath: keyPath] = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        }
+        if let maximumConnections {
+            guard maximumConnections > 0 else {
+                throw ValidationError("--max-connections: \(maximumConnections) is not a count above zero")
+            }
+            limits.maximumConnections = maximumConnections
+        }
+        return limits
     }
 
     private static func port(_ text: String) throws -> Int {

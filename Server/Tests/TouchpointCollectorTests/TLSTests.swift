@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// HTTPS without a proxy (`--tls-cert`, `--tls-key`) and the `/metrics` token, against the real
+/// server over 127.0.0.1. The certificate is made by the test with `openssl`; the client is
+/// `curl`, trusting only that certificate. Both are installed by `.ci/run`.
+@Suite(.serialized)
+struct TLSTests {
+    /// Runs a tool and returns its standard output; throws with its standard error when it fails.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A self-signed certificate for 127.0.0.1 and its key, in `directory`.
+    static func makeCertificate(in directory: TemporaryDirectory) throws -> CollectorTLS {
+        let certificate = directory.appending("cert.pem").path
+        let key = directory.appending("key.pem").path
+        let made = try run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out",
+                certificate,
+            ])
+        guard made.status == 0 else { throw TestFailure("openssl req failed with \(made.status)") }
+        return CollectorTLS(certificateChainPath: certificate, privateKeyPath: key)
+    }
+
+    static func withCollector(
+        tls: CollectorTLS?, metricsToken: String? = nil, _ body: (RunningCollector) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-collector")
+        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
+        configuration.tls = tls
+        configuration.metricsToken = metricsToken
+        configuration.logger.logLevel = .critical
+        let collector = try await CollectorServer(configuration: configuration).start()
+        do {
+            try await body(collector)
+        } catch {
+            try? await collector.shutdown()
+            throw error
+        }
+        try await collector.shutdown()
+    }
+
+    @Test func theCollectorServesHTTPSWithTheGivenCertificate() async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-files")
+        let tls = try Self.makeCertificate(in: directory)
+        try await Self.withCollector(tls: tls) { collector in
+            let base = "https://127.0.0.1:\(collector.port)"
+            let health = try Self.run(
+                "curl", ["-sS", "--max-time", "20", "--cacert", tls.certificateChainPath, "\(base)/health"])
+            #expect(health.status == 0)
+            #expect(health.output.contains("\"status\":\"ok\""), "\(health.output)")
+
+            // An event over HTTPS is stored.
+            let sent = try Self.run(
+                "curl",
+                [
+                    "-sS", "--max-time", "20", "--cacert", tls.certificateChainPath, "-u", "\(collector.writeKey):",
+                    "-H", "Content-Type: application/json", "--data",
+                    #"{"batch":[{"type":"track","event":"Over TLS","messageId":"tls-1","anonymousId":"a"}]}"#,
+                    "\(base)/v1/batch",
+                ])
+            #expect(sent.output.contains("\"success\":true"), "\(sent.output)")
+            #expect(try await collector.services.query.counts(source: "default").events == 1)
+
+            // Without trusting the certificate, curl refuses it: the server really speaks TLS with it.
+            let untrusted = try Self.run("curl", ["-sS", "--max-time", "20", "\(base)/health"])
+            #expect(untrusted.status != 0)
+            // And plain HTTP to the TLS port gets no HTTP answer.
+            let plain = try Self.run(
+                "curl", ["-sS", "--max-time", "20", "http://127.0.0.1:\(collector.port)/health"])
+            #expect(!plain.output.contains("\"status\":\"ok\""))
+        }
+    }
+
+    @Test func aCertificateOrKeyThatCannotBeReadIsNamedAtStart() async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-bad")
+        let tls = try Self.makeCertificate(in: directory)
+        let missing = directory.appending("missing.pem").path
+        await #expect {
+            try await Self.withCollector(
+                tls: CollectorTLS(certificateChainPath: missing, privateKeyPath: tls.privateKeyPath)
+            ) { _ in }
+        } throws: { error in
+            (error as? CollectorError)?.message.hasPrefix("the TLS certificate \(missing) (--tls-cert) cannot be read")
+                == true
+        }
+        // The key given as the certificate: not a certificate.
+        await #expect {
+            try await Self.withCollector(
+                tls: CollectorTLS(certificateChainPath: tls.privateKeyPath, privateKeyPath: tls.privateKeyPath)
+            ) { _ in }
+        } throws: { error in
+            (error as? CollectorError)?.message.hasPrefix("the TLS certificate") == true
+        }
+        await #expect {
+            try await Self.withCollector(
+                tls: CollectorTLS(
+                    certificateChainPath: tls.certificateChainPath, privateKeyPath: tls.certificateChainPath)
+            ) { _ in }
+        } throws: { error in
+            (error as? CollectorError)?.message.hasPrefix("the TLS private key \(tls.certificateChainPath) (--tls-key)")
+                == true
+        }
+    }
+
+    @Test func aMetricsTokenClosesMetricsToEveryoneElse() async throws {
+        let token = "metrics-token-0123456789"
+        try await Self.withCollector(tls: nil, metricsToken: token) { collector in
+            let url = collector.baseURL.appendingPathComponent("metrics")
+            var request = URLRequest(url: url)
+            let (_, open) = try await URLSession.shared.data(for: request)
+            #expect((open as? HTTPURLResponse)?.statusCode == 401)
+            request.setValue("Bearer wrong-token-0123456789", forHTTPHeaderField: "Authorization")
+            let (_, wrong) = try await URLSession.shared.data(for: request)
+            #expect((wrong as? HTTPURLResponse)?.statusCode == 401)
+            // The admin token is not the metrics token.
+            request.setValue("Bearer \(collector.adminToken)", forHTTPHeaderField: "Authorization")
+            let (_, admin) = try await URLSession.shared.data(for: request)
+            #expect((admin as? HTTPURLResponse)?.statusCode == 401)
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (body, right) = try await URLSession.shared.data(for: request)
+            #expect((right as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: body, as: UTF8.self).contains("touchpoint_requests_total"))
+            // /health stays open for load balancers.
+            let (_, health) = try await URLSession.shared.data(from: collector.baseURL.appendingPathComponent("health"))
+            #expect((health as? HTTPURLResponse)?.statusCode == 200)
+        }
+        // Without a token, /metrics is open (the default on 127.0.0.1).
+        try await Self.withCollector(tls: nil) { collector in
+            let (_, open) = try await URLSession.shared.data(from: collector.baseURL.appendingPathComponent("metrics"))
+            #expect((open as? HTTPURLResponse)?.statusCode == 200)
+        }
+    }
+
+    @Test func aShortMetricsTokenIsRefusedAtStart() async throws {
+        await #expect {
+            try await Self.withCollector(tls: nil, metricsToken: "short") { _ in }
+        } throws: { error in
+            (error as? CollectorError)?.message.contains(
+                "the metrics token (--metrics-token, TOUCHPOINT_METRICS_TOKEN)")
+                == true
+        }
+    }
+}
