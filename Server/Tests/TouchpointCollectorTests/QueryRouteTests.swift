@@ -189,8 +189,8 @@ struct OperationsRouteTests {
 
     @Test func servesRoutesAddedByTheEmbedder() async throws {
         let routes = CollectorRoutes { router, services in
-            router.get("/dashboard/count") { request, _ -> String in
-                try services.authenticateAdmin(request)
+            router.get("/dashboard/count") { request, context -> String in
+                try services.authenticateAdmin(request, context: context)
                 return "\(try await services.query.counts(source: "default").events)"
             }
         }

@@ -48,13 +48,25 @@ enum DashboardRoutes {
             return html(SignInPage.render(next: safeNext(request.uri.queryParameters.get("next")), problem: nil))
         }
 
-        router.post("/dashboard/sign-in") { request, _ in
+        router.post("/dashboard/sign-in") { request, context in
             let body = try await RequestBodyReader.read(request, limit: 8 * 1024)
             let fields = DashboardFormat.formFields(String(buffer: body))
             let next = safeNext(fields["next"])
-            guard let token = fields["token"],
-                CollectorServices.constantTimeEquals(token, services.credentials.adminToken)
-            else {
+            let right: Bool
+            do throws(CollectorError) {
+                right = try services.secretGuesses.attempt(
+                    "admin token (dashboard sign-in)", from: context.clientAddress
+                ) {
+                    CollectorServices.constantTimeEquals(fields["token"] ?? "", services.credentials.adminToken)
+                }
+            } catch {
+                var response = html(
+                    SignInPage.render(next: next, problem: "Too many wrong tokens from here: \(error.message)."),
+                    status: .tooManyRequests)
+                if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+                return response
+            }
+            guard right else {
                 // A wrong token costs a moment, so guessing a short one by hand is slow.
                 try await Task.sleep(for: .milliseconds(250))
                 return html(

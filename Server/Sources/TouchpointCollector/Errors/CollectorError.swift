@@ -1,4 +1,5 @@
 import HTTPTypes
+import Hummingbird
 import TouchpointCore
 
 /// Why the collector refused a request: a stable ``code``, the HTTP status, and a message that
@@ -41,6 +42,8 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let preconditionFailed = Code("precondition_failed", .preconditionFailed)
         /// A scenario write without `If-Match` or `If-None-Match` (428).
         public static let preconditionRequired = Code("precondition_required", .preconditionRequired)
+        /// Too many wrong attempts at a secret from one address; `Retry-After` says when to try again (429).
+        public static let tooManyRequests = Code("too_many_requests", .tooManyRequests)
         /// The database did not answer (503).
         public static let storageUnavailable = Code("storage_unavailable", .serviceUnavailable)
         /// The collector's own files or settings are unusable (at start-up; 500 if ever served).
@@ -57,18 +60,30 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
     public var path: String?
     /// Every problem found, when a validator found several.
     public var problems: [JSONProblem]
+    /// Seconds the client should wait before trying again, sent as `Retry-After`.
+    public var retryAfter: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, path: String? = nil, problems: [JSONProblem] = []) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, problems: [JSONProblem] = [], retryAfter: Int? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
         self.problems = problems
+        self.retryAfter = retryAfter
     }
 
     /// An error about one place in a JSON body, e.g. `batch: expected an array, found object`.
     public init(_ code: Code, problem: JSONProblem) {
         self.init(code, problem.description, path: problem.path.description, problems: [problem])
+    }
+
+    /// The error as a response: its JSON, its status, and `Retry-After` when it has one.
+    var response: Response {
+        var headers: HTTPFields = [:]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response.json(json, status: status, headers: headers)
     }
 
     /// The HTTP status of the response.

@@ -34,7 +34,7 @@ struct CollectorMiddleware: RouterMiddleware {
     static func response(for error: any Error, logger: Logger) -> Response {
         switch error {
         case let error as CollectorError:
-            return Response.json(error.json, status: error.status)
+            return error.response
         case let error as StorageError where error.code == .invalidCursor:
             return Response.json(
                 CollectorError(.invalidParameter, "cursor: \(error.message)", path: "cursor").json,

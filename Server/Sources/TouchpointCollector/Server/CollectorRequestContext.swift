@@ -5,10 +5,14 @@ import Hummingbird
 public struct CollectorRequestContext: RequestContext {
     /// Hummingbird's per-request storage (logger, route parameters, endpoint path).
     public var coreContext: CoreRequestContextStorage
+    /// The client's IP address as the connection shows it (a proxy's, behind one), for limiting
+    /// guesses at secrets; `unknown` when the connection has none.
+    public let clientAddress: String
 
     /// Creates the context for one request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }
 
@@ -18,8 +22,8 @@ public struct CollectorRequestContext: RequestContext {
 ///
 /// ```swift
 /// configuration.routes.append(CollectorRoutes { router, services in
-///     router.get("/dashboard") { request, _ in
-///         try services.authenticateAdmin(request)
+///     router.get("/dashboard") { request, context in
+///         try services.authenticateAdmin(request, context: context)
 ///         return "…"
 ///     }
 /// })

@@ -33,6 +33,8 @@ public final class CollectorServices: Sendable {
     public let publicURL: URL?
     /// The bearer token `/metrics` requires; nil leaves it open.
     let metricsToken: String?
+    /// Wrong admin tokens and dashboard sign-ins, per client address.
+    let secretGuesses: FailedAttemptLimiter
 
     let storage: any CollectorStorage
     let sourceRegistry: SourceRegistry
@@ -59,6 +61,7 @@ public final class CollectorServices: Sendable {
         self.cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
         self.publicURL = configuration.publicURL
         self.metricsToken = configuration.metricsToken
+        self.secretGuesses = FailedAttemptLimiter(clock: configuration.clock, logger: configuration.logger)
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
             clock: configuration.clock, live: live)
@@ -71,10 +74,18 @@ public final class CollectorServices: Sendable {
 
     // MARK: Authentication
 
-    /// Checks `Authorization: Bearer <admin token>`.
-    /// - Throws: ``CollectorError`` `unauthorized` when it is missing or wrong.
-    public func authenticateAdmin(_ request: Request) throws {
-        guard Self.bearer(request, matches: credentials.adminToken) else {
+    /// Checks `Authorization: Bearer <admin token>`; wrong tokens are limited per client address
+    /// (10 a minute, then `429` with `Retry-After`; a request without a token is not counted).
+    /// - Throws: ``CollectorError`` `unauthorized` when it is missing or wrong, `too_many_requests`
+    ///   when the client's address has guessed too often.
+    public func authenticateAdmin(_ request: Request, context: CollectorRequestContext) throws {
+        // A request without any token is not a guess, so it is not counted.
+        let right =
+            try request.headers[.authorization] != nil
+            && secretGuesses.attempt("admin token", from: context.clientAddress) {
+                Self.bearer(request, matches: credentials.adminToken)
+            }
+        guard right else {
             throw CollectorError(
                 .unauthorized, "missing or wrong admin token: send Authorization: Bearer <admin token>")
         }

@@ -18,7 +18,7 @@ enum ConfigRoutes {
         }
 
         router.put("/v1/config/:kind") { request, context in
-            try services.authenticateAdmin(request)
+            try services.authenticateAdmin(request, context: context)
             let source = try services.adminSource(request)
             let kind = ConfigKind(rawValue: try context.pathParameter("kind"))
             let body = try await RequestBodyReader.read(request, limit: services.limits.maximumRequestBytes)

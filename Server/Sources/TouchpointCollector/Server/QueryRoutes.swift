@@ -8,8 +8,8 @@ enum QueryRoutes {
         let query = services.query
         let group = router.group("/v1/query")
 
-        group.get("/sessions") { request, _ in
-            let source = try admin(request, services)
+        group.get("/sessions") { request, context in
+            let source = try admin(request, context, services)
             let parameters = request.uri.queryParameters
             var filter = SessionFilter(range: try timeRange(request), eventName: parameters.get("event"))
             if let id = parameters.get("userId") {
@@ -24,43 +24,43 @@ enum QueryRoutes {
         }
 
         group.get("/sessions/:sessionId/events") { request, context in
-            let source = try admin(request, services)
+            let source = try admin(request, context, services)
             let page = try await query.sessionEvents(
                 source: source, sessionId: try context.pathParameter("sessionId"), page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
-        group.get("/events") { request, _ in
-            let source = try admin(request, services)
+        group.get("/events") { request, context in
+            let source = try admin(request, context, services)
             let filter = EventFilter(name: request.uri.queryParameters.get("name"), range: try timeRange(request))
             let page = try await query.events(source: source, filter: filter, page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
-        group.get("/surveys") { request, _ in
-            let source = try admin(request, services)
+        group.get("/surveys") { request, context in
+            let source = try admin(request, context, services)
             let results = try await query.surveyResults(source: source, range: try timeRange(request))
             let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.surveyId)
             return Response.json(page.json(\.json))
         }
 
         group.get("/surveys/:surveyId/answers") { request, context in
-            let source = try admin(request, services)
+            let source = try admin(request, context, services)
             let page = try await query.surveyTextAnswers(
                 source: source, surveyId: try context.pathParameter("surveyId"), range: try timeRange(request),
                 newestFirst: request.uri.queryParameters.get("order") == "newest", page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
-        group.get("/promos") { request, _ in
-            let source = try admin(request, services)
+        group.get("/promos") { request, context in
+            let source = try admin(request, context, services)
             let results = try await query.promoResults(source: source, range: try timeRange(request))
             let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.appID)
             return Response.json(page.json(\.json))
         }
 
-        group.get("/activity") { request, _ in
-            let source = try admin(request, services)
+        group.get("/activity") { request, context in
+            let source = try admin(request, context, services)
             var range = try timeRange(request)
             // Bounded by default: the last 24 hours.
             if range.from == nil { range.from = (range.to ?? services.clock.now()).addingTimeInterval(-86_400) }
@@ -71,8 +71,8 @@ enum QueryRoutes {
             return Response.json(.object(["items": .array(items)]))
         }
 
-        group.get("/counts") { request, _ in
-            let source = try admin(request, services)
+        group.get("/counts") { request, context in
+            let source = try admin(request, context, services)
             let counts = try await query.counts(source: source)
             return Response.json(
                 .object([
@@ -81,8 +81,10 @@ enum QueryRoutes {
         }
     }
 
-    private static func admin(_ request: Request, _ services: CollectorServices) throws -> String {
-        try services.authenticateAdmin(request)
+    private static func admin(
+        _ request: Request, _ context: CollectorRequestContext, _ services: CollectorServices
+    ) throws -> String {
+        try services.authenticateAdmin(request, context: context)
         return try services.adminSource(request)
     }
 

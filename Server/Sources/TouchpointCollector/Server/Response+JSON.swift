@@ -25,6 +25,6 @@ extension Response {
 extension CollectorError: HTTPResponseError {
     /// The error as a JSON response.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response.json(json, status: status)
+        response
     }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+/// Guessing the admin token, through the API and the dashboard's sign-in, over real sockets:
+/// ten wrong guesses a minute per address, then `429` with `Retry-After`. Time is a manual clock.
+struct GuessLimitTests {
+    static func limiter(_ clock: ManualClock) -> FailedAttemptLimiter {
+        FailedAttemptLimiter(maximumFailures: 3, window: 60, clock: clock, logger: Logger(label: "test"))
+    }
+
+    @Test func anAddressIsBlockedAfterItsFailuresUntilTheWindowPasses() throws {
+        let clock = ManualClock()
+        let limiter = Self.limiter(clock)
+        for _ in 0..<3 { #expect(try limiter.attempt("token", from: "10.0.0.1") { false } == false) }
+        clock.advance(by: 20)
+        #expect(throws: CollectorError.self) { try limiter.attempt("token", from: "10.0.0.1") { true } }
+        do {
+            _ = try limiter.attempt("token", from: "10.0.0.1") { true }
+        } catch {
+            #expect(error.code == .tooManyRequests)
+            #expect(error.retryAfter == 40)
+            #expect(error.message == "too many wrong attempts at the token from this address; try again in 40 s")
+        }
+        // Another address is not affected.
+        #expect(try limiter.attempt("token", from: "10.0.0.2") { true })
+        clock.advance(by: 40)
+        #expect(try limiter.attempt("token", from: "10.0.0.1") { true })
+    }
+
+    @Test func rightAttemptsAreNotCounted() throws {
+        let limiter = Self.limiter(ManualClock())
+        for _ in 0..<10 { #expect(try limiter.attempt("token", from: "10.0.0.1") { true }) }
+        for _ in 0..<3 { _ = try limiter.attempt("token", from: "10.0.0.1") { false } }
+        #expect(throws: CollectorError.self) { try limiter.attempt("token", from: "10.0.0.1") { true } }
+    }
+
+    @Test func attemptsInFlightCountBeforeTheyFail() throws {
+        // An attempt is counted as it begins: three still running block a fourth.
+        let limiter = Self.limiter(ManualClock())
+        var blocked = false
+        _ = try limiter.attempt("token", from: "a") {
+            (try? limiter.attempt("token", from: "a") {
+                (try? limiter.attempt("token", from: "a") {
+                    do { _ = try limiter.attempt("token", from: "a") { true } } catch { blocked = true }
+                    return false
+                }) ?? false
+            }) ?? false
+        }
+        #expect(blocked)
+    }
+
+    @Test func theQueryAPIRefusesGuessersWith429AndRetryAfter() async throws {
+        let clock = ManualClock()
+        try await RouterHarness.run(.live, configure: { $0.clock = clock }) { client, _ async throws in
+            // A request without a token is not a guess: any number of them stay 401.
+            for _ in 0..<15 {
+                #expect(try await client.execute(uri: "/v1/query/counts", method: .get).status == .unauthorized)
+            }
+            // Parallel guesses cannot slip past the count: of 30 at once, at most 10 are judged.
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<30 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/v1/query/counts", method: .get, headers: .bearer("wrong-token-\(index)")
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 10)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 20)
+
+            // Blocked: even the right token waits.
+            let blocked = try await client.execute(
+                uri: "/v1/query/counts", method: .get, headers: .bearer(RouterHarness.adminToken))
+            #expect(blocked.status == .tooManyRequests)
+            #expect(blocked.headers[.retryAfter] == "60")
+            #expect(try blocked.json["code"] == "too_many_requests")
+
+            clock.advance(by: 60)
+            let allowed = try await client.execute(
+                uri: "/v1/query/counts", method: .get, headers: .bearer(RouterHarness.adminToken))
+            #expect(allowed.status == .ok)
+        }
+    }
+
+    @Test func theDashboardSignInRefusesGuessersWith429() async throws {
+        let clock = ManualClock()
+        try await RouterHarness.run(.live, configure: { $0.clock = clock }) { client, _ async throws in
+            let headers = HTTPFields([HTTPField(name: .contentType, value: "application/x-www-form-urlencoded")])
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/dashboard/sign-in", method: .post, headers: headers,
+                            body: ByteBuffer(string: "token=wrong-\(index)&next=%2Fdashboard")
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 10)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 2)
+            let blocked = try await client.execute(
+                uri: "/dashboard/sign-in", method: .post, headers: headers,
+                body: ByteBuffer(string: "token=\(RouterHarness.adminToken)&next=%2Fdashboard"))
+            #expect(blocked.status == .tooManyRequests)
+            #expect(blocked.headers[.retryAfter] != nil)
+            #expect(String(buffer: blocked.body).contains("Too many wrong tokens from here"))
+            // The API and the dashboard share the count: the address is blocked for both.
+            let api = try await client.execute(
+                uri: "/v1/query/counts", method: .get, headers: .bearer(RouterHarness.adminToken))
+            #expect(api.status == .tooManyRequests)
+            clock.advance(by: 61)
+            let signedIn = try await client.execute(
+                uri: "/dashboard/sign-in", method: .post, headers: headers,
+                body: ByteBuffer(string: "token=\(RouterHarness.adminToken)&next=%2Fdashboard"))
+            #expect(signedIn.status == .seeOther || signedIn.status == .found)
+        }
+    }
+}
