@@ -69,4 +69,58 @@ struct DashboardLiveTests {
         stopped = true
         #expect(await onOwnThread { reader.waitForClose(seconds: 30) })
     }
+
+    /// Opens a signed-in stream on a fresh collector whose clock the test holds.
+    static func withSignedInStream(
+        _ body: (RunningCollector, LiveClient, String, EventStreamReader, ManualClock) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory(prefix: "dashboard-live-end")
+        let clock = ManualClock()
+        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
+        configuration.clock = clock
+        configuration.logger.logLevel = .warning
+        let collector = try await CollectorServer(configuration: configuration).start()
+        do {
+            let client = LiveClient(port: collector.port)
+            let cookie = try await Self.signIn(client, adminToken: collector.adminToken)
+            let port = collector.port
+            let reader = try await onOwnThread {
+                let reader = try EventStreamReader(
+                    port: port, path: "/dashboard/live/events", headers: [("Cookie", cookie)])
+                guard reader.read(until: ": connected", seconds: 60) else {
+                    throw TestFailure("no stream opened: \(reader.received)")
+                }
+                return reader
+            }
+            try await body(collector, client, cookie, reader, clock)
+        } catch {
+            try? await collector.shutdown()
+            throw error
+        }
+        try await collector.shutdown()
+    }
+
+    @Test func signingOutEndsTheOpenStream() async throws {
+        try await Self.withSignedInStream { collector, client, cookie, reader, _ in
+            let signedOut = try await client.send(
+                method: "POST", path: "/dashboard/sign-out", headers: [("Cookie", cookie)])
+            #expect(signedOut.status == 303)
+            // The response ends (the last chunk of a chunked body): the browser's EventSource
+            // reconnects and is refused with 401.
+            #expect(
+                await onOwnThread { reader.read(until: "\r\n0\r\n\r\n", seconds: 30) },
+                "the stream outlived the sign-out: \(reader.received)")
+            #expect(collector.services.live.subscriberCount == 0)
+        }
+    }
+
+    @Test func anExpiredSessionEndsTheOpenStream() async throws {
+        try await Self.withSignedInStream { collector, _, _, reader, clock in
+            clock.advance(by: 12 * 3600 + 1)
+            #expect(
+                await onOwnThread { reader.read(until: "\r\n0\r\n\r\n", seconds: 30) },
+                "the stream outlived its session: \(reader.received)")
+            #expect(collector.services.live.subscriberCount == 0)
+        }
+    }
 }

@@ -124,6 +124,57 @@ struct DashboardRouteTests {
         }
     }
 
+    @Test func formsPostedFromAnotherSiteAreRefused() async throws {
+        try await RouterHarness.run(.live, configure: { $0.publicURL = URL(string: "https://collector.example.com") }) {
+            client, _ async throws in
+            let body = "token=\(RouterHarness.adminToken)&next=%2Fdashboard"
+            for origin in ["https://evil.example", "null", "http://collector.example.com"] {
+                var headers = DashboardClient.form
+                headers[HTTPField.Name("Origin")!] = origin
+                let response = try await client.execute(
+                    uri: "/dashboard/sign-in", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(response.status == .forbidden, "\(origin)")
+                #expect(response.headers[.setCookie] == nil)
+                #expect(String(buffer: response.body).contains("Origin: \(origin)"))
+            }
+            // The dashboard's own origin (the public URL's) and a client that sends none may sign in.
+            for origin in ["https://collector.example.com", "HTTPS://Collector.Example.com/", nil] {
+                var headers = DashboardClient.form
+                if let origin { headers[HTTPField.Name("Origin")!] = origin }
+                let response = try await client.execute(
+                    uri: "/dashboard/sign-in", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(response.status == .seeOther, "\(origin ?? "no origin")")
+                // Served as https (the public URL says so): the cookie is Secure.
+                #expect(response.headers[.setCookie]?.contains("Secure") == true)
+            }
+            // Sign-out too.
+            let cookie = try await DashboardClient.signIn(client)
+            var headers = DashboardClient.cookie(cookie)
+            headers[HTTPField.Name("Origin")!] = "https://evil.example"
+            let signOut = try await client.execute(uri: "/dashboard/sign-out", method: .post, headers: headers)
+            #expect(signOut.status == .forbidden)
+            #expect(
+                try await client.execute(uri: "/dashboard", method: .get, headers: DashboardClient.cookie(cookie))
+                    .status
+                    == .ok)
+        }
+    }
+
+    @Test func theCookieIsSecureOnlyWhenTheDashboardIsServedOverHTTPS() async throws {
+        try await RouterHarness.run { client, _ async throws in
+            let plain = try await client.execute(
+                uri: "/dashboard/sign-in", method: .post, headers: DashboardClient.form,
+                body: ByteBuffer(string: "token=\(RouterHarness.adminToken)&next=%2Fdashboard"))
+            #expect(plain.headers[.setCookie]?.contains("Secure") == false)
+            var headers = DashboardClient.form
+            headers[HTTPField.Name("X-Forwarded-Proto")!] = "https"
+            let proxied = try await client.execute(
+                uri: "/dashboard/sign-in", method: .post, headers: headers,
+                body: ByteBuffer(string: "token=\(RouterHarness.adminToken)&next=%2Fdashboard"))
+            #expect(proxied.headers[.setCookie]?.contains("Secure") == true)
+        }
+    }
+
     @Test(arguments: ["https://example.com/", "//example.com/dashboard", "/v1/query/sessions", "/dashboard\\..\\x"])
     func signInNeverRedirectsOffTheDashboard(next: String) async throws {
         try await RouterHarness.run { client, _ async throws in

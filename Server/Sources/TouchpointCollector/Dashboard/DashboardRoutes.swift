@@ -49,6 +49,7 @@ enum DashboardRoutes {
         }
 
         router.post("/dashboard/sign-in") { request, context in
+            if let refused = crossOriginRefusal(request, services) { return refused }
             let body = try await RequestBodyReader.read(request, limit: 8 * 1024)
             let fields = DashboardFormat.formFields(String(buffer: body))
             let next = safeNext(fields["next"])
@@ -77,18 +78,20 @@ enum DashboardRoutes {
             response.setCookie(
                 Cookie(
                     name: DashboardSessions.cookieName, value: sessions.create(), maxAge: Int(sessions.lifetime),
-                    path: "/dashboard", httpOnly: true, sameSite: .strict))
+                    path: "/dashboard", secure: services.scheme(of: request) == "https", httpOnly: true,
+                    sameSite: .strict))
             return response
         }
 
         router.post("/dashboard/sign-out") { request, _ in
+            if let refused = crossOriginRefusal(request, services) { return refused }
             guard let token = sessionToken(request), sessions.isValid(token) else { return refusal() }
             sessions.remove(token)
             var response = redirect(to: "/dashboard/sign-in")
             response.setCookie(
                 Cookie(
-                    name: DashboardSessions.cookieName, value: "", maxAge: 0, path: "/dashboard", httpOnly: true,
-                    sameSite: .strict))
+                    name: DashboardSessions.cookieName, value: "", maxAge: 0, path: "/dashboard",
+                    secure: services.scheme(of: request) == "https", httpOnly: true, sameSite: .strict))
             return response
         }
 
@@ -115,16 +118,37 @@ enum DashboardRoutes {
         }
 
         router.get("/dashboard/live/events") { request, _ in
-            guard signedIn(request, sessions) else { return refusal() }
+            guard let token = sessionToken(request), sessions.isValid(token) else { return refusal() }
             let source = try services.adminSource(request)
             guard let subscription = services.live.subscribe(source: source) else {
                 throw CollectorError(.storageUnavailable, "too many live views are open; close one and retry")
             }
-            return LiveEventStream.response(subscription)
+            // Ends at sign-out and when the session expires, not only when the page goes away.
+            return LiveEventStream.response(subscription) { sessions.isValid(token) }
         }
     }
 
     // MARK: Sessions
+
+    /// A dashboard form posted from a page of another site (`Origin` names another host than the
+    /// request's, or is `null`) is refused with 403; requests without `Origin` (not from a
+    /// browser page) pass, and the `SameSite=Strict` cookie guards the rest.
+    static func crossOriginRefusal(_ request: Request, _ services: CollectorServices) -> Response? {
+        guard let origin = request.headers[HTTPField.Name("Origin")!] else { return nil }
+        let host = request.head.authority ?? HTTPField.Name("Host").flatMap { request.headers[$0] }
+        let allowed = [
+            host.map { CORSPolicy.normalized("\(services.scheme(of: request))://\($0)") },
+            services.publicURL.flatMap(CORSPolicy.origin(of:)),
+        ]
+        guard !allowed.contains(CORSPolicy.normalized(origin)) else { return nil }
+        return Response(
+            status: .forbidden, headers: securityHeaders(contentType: "text/plain; charset=utf-8"),
+            body: ResponseBody(
+                byteBuffer: ByteBuffer(
+                    string:
+                        "This form was sent from another site (Origin: \(origin)); sign in from the dashboard itself.\n"
+                )))
+    }
 
     static func sessionToken(_ request: Request) -> String? {
         request.cookies[DashboardSessions.cookieName]?.value

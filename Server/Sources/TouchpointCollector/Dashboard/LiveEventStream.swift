@@ -7,12 +7,17 @@ import TouchpointCore
 
 /// The live tail's wire format: server-sent events (`text/event-stream`), one `stored` event per
 /// stored event with its JSON as data, and a comment every ``heartbeatInterval`` so a closed
-/// connection is noticed. The stream ends when the client goes away or the collector shuts down.
+/// connection is noticed. The stream ends when the client goes away, the viewer signs out or
+/// the session expires, or the collector shuts down.
 enum LiveEventStream {
     /// Seconds between heartbeat comments.
     static let heartbeatInterval: Duration = .seconds(15)
+    /// How often the stream checks that its viewer is still signed in.
+    static let checkInterval: Duration = .seconds(1)
 
-    static func response(_ subscription: LiveSubscription) -> Response {
+    /// The stream of `subscription`'s events, ending when `stillAllowed` turns false (the viewer
+    /// signed out or the session expired), checked every ``checkInterval``.
+    static func response(_ subscription: LiveSubscription, stillAllowed: @escaping @Sendable () -> Bool) -> Response {
         var headers = DashboardRoutes.securityHeaders(contentType: "text/event-stream; charset=utf-8")
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
@@ -25,10 +30,20 @@ enum LiveEventStream {
                 output.finish()
             }
             let heartbeat = Task {
+                var sinceHeartbeat = Duration.zero
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: heartbeatInterval)
-                    // A comment line: a keep-alive the client ignores.
-                    output.yield(": keep-alive\n\n")
+                    try? await Task.sleep(for: checkInterval)
+                    guard stillAllowed() else {
+                        subscription.cancel()
+                        output.finish()
+                        return
+                    }
+                    sinceHeartbeat += checkInterval
+                    if sinceHeartbeat >= heartbeatInterval {
+                        sinceHeartbeat = .zero
+                        // A comment line: a keep-alive the client ignores.
+                        output.yield(": keep-alive\n\n")
+                    }
                 }
             }
             defer {

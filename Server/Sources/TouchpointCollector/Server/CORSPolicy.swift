@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -53,7 +54,13 @@ public struct CORSPolicy: Sendable, Hashable {
         return Response(status: .noContent, headers: headers)
     }
 
-    private static func normalized(_ origin: String) -> String {
+    /// The origin (`https://host[:port]`, lower case) of a URL.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme, let host = url.host else { return nil }
+        return normalized("\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? ""))
+    }
+
+    static func normalized(_ origin: String) -> String {
         var text = origin.lowercased()
         while text.hasSuffix("/") { text.removeLast() }
         return text

@@ -33,6 +33,8 @@ public final class CollectorServices: Sendable {
     public let publicURL: URL?
     /// The bearer token `/metrics` requires; nil leaves it open.
     let metricsToken: String?
+    /// Whether the collector itself serves HTTPS (`--tls-cert`).
+    let servesHTTPS: Bool
     /// Wrong admin tokens and dashboard sign-ins, per client address.
     let secretGuesses: FailedAttemptLimiter
 
@@ -61,6 +63,7 @@ public final class CollectorServices: Sendable {
         self.cors = CORSPolicy(allowedOrigins: configuration.corsOrigins)
         self.publicURL = configuration.publicURL
         self.metricsToken = configuration.metricsToken
+        self.servesHTTPS = configuration.tls != nil
         self.secretGuesses = FailedAttemptLimiter(clock: configuration.clock, logger: configuration.logger)
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
@@ -89,6 +92,16 @@ public final class CollectorServices: Sendable {
             throw CollectorError(
                 .unauthorized, "missing or wrong admin token: send Authorization: Bearer <admin token>")
         }
+    }
+
+    /// `http` or `https`, as the client reached the collector: the public URL's scheme, else
+    /// `https` when the collector serves TLS itself, else what a proxy in front says
+    /// (`X-Forwarded-Proto`), else `http`.
+    public func scheme(of request: Request) -> String {
+        if let scheme = publicURL?.scheme?.lowercased() { return scheme }
+        if servesHTTPS { return "https" }
+        let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }?.lowercased()
+        return forwarded == "https" ? "https" : "http"
     }
 
     /// Checks `Authorization: Bearer <metrics token>` when the collector has one.

@@ -21,7 +21,7 @@ enum SettingsRoutes {
                 }
                 let document = settings(
                     writeKey: writeKey, apiHost: apiHost(for: request, services: services),
-                    scheme: scheme(for: request, services: services))
+                    scheme: services.scheme(of: request))
                 var headers: HTTPFields = [:]
                 headers[.cacheControl] = "max-age=\(services.configMaxAge)"
                 return Response.json(document, headers: headers)
@@ -50,15 +50,6 @@ enum SettingsRoutes {
         }
         let host = request.head.authority ?? HTTPField.Name("Host").flatMap { request.headers[$0] }
         return (host ?? "127.0.0.1") + "/v1"
-    }
-
-    /// `http` or `https`, for analytics.js's `protocol` (the mobile SDKs always use https): the
-    /// public URL's, else what a proxy in front says (`X-Forwarded-Proto`), else `http`, which is
-    /// what this collector serves.
-    static func scheme(for request: Request, services: CollectorServices) -> String {
-        if let scheme = services.publicURL?.scheme?.lowercased() { return scheme }
-        let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }?.lowercased()
-        return forwarded == "https" ? "https" : "http"
     }
 
     /// The settings document for `writeKey`, sending to `apiHost` over `scheme`.
