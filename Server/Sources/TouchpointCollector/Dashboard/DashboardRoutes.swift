@@ -193,7 +193,9 @@ enum DashboardRoutes {
         headers[.contentSecurityPolicy] =
             "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        // Not no-referrer: under it a browser sends `Origin: null` with the dashboard's own forms,
+        // and the sign-in's origin check could not tell them from another site's.
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         return headers
     }
 
