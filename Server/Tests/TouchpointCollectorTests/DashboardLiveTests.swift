@@ -39,14 +39,7 @@ struct DashboardLiveTests {
         }
         #expect(refused.hasPrefix("HTTP/1.1 401"))
 
-        let reader = try await onOwnThread {
-            let reader = try EventStreamReader(
-                port: port, path: "/dashboard/live/events", headers: [("Cookie", cookie)])
-            guard reader.read(until: ": connected", seconds: 60) else {
-                throw TestFailure("no stream opened: \(reader.received)")
-            }
-            return reader
-        }
+        let reader = try await Self.openStream(port: port, cookie: cookie)
         #expect(reader.received.hasPrefix("HTTP/1.1 200"))
         #expect(reader.received.lowercased().contains("content-type: text/event-stream"))
         // The subscription is registered before the first bytes are written.
@@ -70,34 +63,29 @@ struct DashboardLiveTests {
         #expect(await onOwnThread { reader.waitForClose(seconds: 30) })
     }
 
+    /// Opens the live stream with `cookie` and waits for its first comment.
+    static func openStream(port: Int, cookie: String) async throws -> EventStreamReader {
+        try await onOwnThread {
+            let reader = try EventStreamReader(
+                port: port, path: "/dashboard/live/events", headers: [("Cookie", cookie)])
+            guard reader.read(until: ": connected", seconds: 60) else {
+                throw TestFailure("no stream opened: \(reader.received)")
+            }
+            return reader
+        }
+    }
+
     /// Opens a signed-in stream on a fresh collector whose clock the test holds.
     static func withSignedInStream(
         _ body: (RunningCollector, LiveClient, String, EventStreamReader, ManualClock) async throws -> Void
     ) async throws {
-        let directory = try TemporaryDirectory(prefix: "dashboard-live-end")
         let clock = ManualClock()
-        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
-        configuration.clock = clock
-        configuration.logger.logLevel = .warning
-        let collector = try await CollectorServer(configuration: configuration).start()
-        do {
+        try await TestCollector.run(prefix: "dashboard-live-end", configure: { $0.clock = clock }) { collector in
             let client = LiveClient(port: collector.port)
             let cookie = try await Self.signIn(client, adminToken: collector.adminToken)
-            let port = collector.port
-            let reader = try await onOwnThread {
-                let reader = try EventStreamReader(
-                    port: port, path: "/dashboard/live/events", headers: [("Cookie", cookie)])
-                guard reader.read(until: ": connected", seconds: 60) else {
-                    throw TestFailure("no stream opened: \(reader.received)")
-                }
-                return reader
-            }
+            let reader = try await Self.openStream(port: collector.port, cookie: cookie)
             try await body(collector, client, cookie, reader, clock)
-        } catch {
-            try? await collector.shutdown()
-            throw error
         }
-        try await collector.shutdown()
     }
 
     @Test func signingOutEndsTheOpenStream() async throws {

@@ -18,18 +18,7 @@ struct SlowClientTests {
     static func withCollector(
         _ limits: ConnectionLimits, _ body: (RunningCollector) async throws -> Void
     ) async throws {
-        let directory = try TemporaryDirectory(prefix: "slow-clients")
-        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
-        configuration.connectionLimits = limits
-        configuration.logger.logLevel = .warning
-        let collector = try await CollectorServer(configuration: configuration).start()
-        do {
-            try await body(collector)
-        } catch {
-            try? await collector.shutdown()
-            throw error
-        }
-        try await collector.shutdown()
+        try await TestCollector.run(prefix: "slow-clients", configure: { $0.connectionLimits = limits }, body)
     }
 
     @Test func halfARequestLineThenNothingIsClosedAtTheHeadTimeout() async throws {

@@ -47,19 +47,13 @@ struct TLSTests {
     static func withCollector(
         tls: CollectorTLS?, metricsToken: String? = nil, _ body: (RunningCollector) async throws -> Void
     ) async throws {
-        let directory = try TemporaryDirectory(prefix: "tls-collector")
-        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
-        configuration.tls = tls
-        configuration.metricsToken = metricsToken
-        configuration.logger.logLevel = .critical
-        let collector = try await CollectorServer(configuration: configuration).start()
-        do {
-            try await body(collector)
-        } catch {
-            try? await collector.shutdown()
-            throw error
-        }
-        try await collector.shutdown()
+        try await TestCollector.run(
+            prefix: "tls-collector",
+            configure: {
+                $0.tls = tls
+                $0.metricsToken = metricsToken
+                $0.logger.logLevel = .critical
+            }, body)
     }
 
     @Test func theCollectorServesHTTPSWithTheGivenCertificate() async throws {

@@ -13,10 +13,15 @@ final class RawConnection {
     private let descriptor: Int32
 
     init(port: Int) throws {
+        descriptor = try Self.connectedSocket(port: port)
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`.
+    static func connectedSocket(port: Int) throws -> Int32 {
         #if canImport(Glibc)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
         var address = sockaddr_in()
@@ -32,6 +37,7 @@ final class RawConnection {
             close(descriptor)
             throw TestFailure("connect to 127.0.0.1:\(port): errno \(errno)")
         }
+        return descriptor
     }
 
     deinit { close(descriptor) }
