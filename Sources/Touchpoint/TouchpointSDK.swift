@@ -29,8 +29,9 @@ import TouchpointSurveys
 ///   ``SurveyConfigManager/shared``, which `SurveyTriggerView { … }` reads);
 /// - **cross-promotion**: ``PromoConfig/defaultCatalogURL`` and ``PromoConfig/defaultCatalogHeaders``
 ///   point at `GET /v1/config/catalog`, so `MoreAppsView(currentAppID:)` lists the collector's catalog;
-/// - **the scenario store**: ``storeBackend``, an ``HTTPStoreBackend`` on `/v1/scenario/…`, and
-///   ``makeStore(appID:version:)``, a ``DefaultStore`` whose `backend` scopes sync with it;
+/// - **the scenario store**: ``storeBackend``, an ``HTTPStoreBackend`` on `/v1/scenario/…` (the
+///   namespaces' shared documents), ``storeBackend(for:)`` for a signed-in user's own, and
+///   ``makeStore(appID:version:user:)``, a ``DefaultStore`` whose `backend` scopes sync with them;
 /// - **the app's lifecycle** (iOS, iPadOS, tvOS, visionOS, Mac Catalyst: UIKit's notifications): in the
 ///   background the log is flushed, pending events are sent and the session ends (unless
 ///   ``Options/endsSessionInBackground`` is false; the next session continues the user).
@@ -98,7 +99,8 @@ public final class TouchpointSDK: Sendable {
     public let dispatcher: EventDispatcher
     /// The surveys' config, refreshed from ``surveyConfigURL``; also ``SurveyConfigManager/shared``.
     public let surveys: SurveyConfigManager
-    /// The scenario store's backend on the collector.
+    /// The scenario store's backend on the collector for the namespaces' own documents, which
+    /// every user shares (read-only from the app; ``storeBackend(for:)`` keeps a user's own).
     public let storeBackend: HTTPStoreBackend
     /// `<collector>/v1/config/surveys`.
     public let surveyConfigURL: URL
@@ -107,6 +109,7 @@ public final class TouchpointSDK: Sendable {
     /// The write key as the `Authorization` header, for the remote config requests.
     public let headers: HTTPHeaders
 
+    private let storeTransport: any HTTPTransport
     private let lifecycleObservation = Locked<AppLifecycleObservation?>(nil)
     private static let currentInstance = Locked<TouchpointSDK?>(nil)
 
@@ -183,6 +186,7 @@ public final class TouchpointSDK: Sendable {
             configuration: RemoteResourceConfiguration(headers: headers))
         surveys.startAutoRefresh(url: surveysURL, interval: options.surveyRefreshInterval)
         storeBackend = HTTPStoreBackend(collector: baseURL, writeKey: writeKey, transport: options.transport)
+        storeTransport = options.transport
 
         // The recorder and the dispatcher follow a relay that forwards the app's lifecycle only
         // while this setup lives, so a later setup does not end sessions twice.
@@ -195,13 +199,25 @@ public final class TouchpointSDK: Sendable {
         }
     }
 
-    /// A store for the app whose `backend(namespace:scenarioID:)` scopes sync with the collector
-    /// through ``storeBackend``.
+    /// The scenario store's backend for one signed-in user's own documents on the collector:
+    /// `user` carries the id and the signature the app's backend made for it with the source's
+    /// identity secret; only that user's requests can read or write them.
+    public func storeBackend(for user: HTTPStoreBackend.User) -> HTTPStoreBackend {
+        HTTPStoreBackend(collector: storeBackend.collector, writeKey: writeKey, user: user, transport: storeTransport)
+    }
+
+    /// A store for the app whose `backend(namespace:scenarioID:)` scopes sync with the collector:
+    /// the namespaces' shared documents through ``storeBackend`` (read-only), or with `user`, that
+    /// user's own (``storeBackend(for:)``).
     /// - Parameters:
     ///   - appID: the app, e.g. its bundle identifier.
     ///   - version: the app's data version.
-    public func makeStore(appID: String, version: SemanticVersion = SemanticVersion(1, 0, 0)) -> DefaultStore {
-        DefaultStore(appID: appID, version: version, configuration: StoreConfiguration(backend: storeBackend))
+    ///   - user: the signed-in user whose documents the scopes keep, or nil.
+    public func makeStore(
+        appID: String, version: SemanticVersion = SemanticVersion(1, 0, 0), user: HTTPStoreBackend.User? = nil
+    ) -> DefaultStore {
+        let backend = user.map(storeBackend(for:)) ?? storeBackend
+        return DefaultStore(appID: appID, version: version, configuration: StoreConfiguration(backend: backend))
     }
 
     /// A promo configuration for the collector's catalog, as `MoreAppsView(currentAppID:)` uses.

@@ -335,27 +335,73 @@ struct StorageSuiteTests {
             let key = ScenarioKey(source: "default", namespace: "onboarding", scenarioId: "s1")
             #expect(try await storage.scenario(key) == nil)
             #expect(
-                try await storage.putScenario(key, body: "{}", condition: .version(1), at: 0)
+                try await storage.putScenario(key, body: "{}", condition: .version(1), quota: .standard, at: 0)
                     == .preconditionFailed(current: nil))
             #expect(
-                try await storage.putScenario(key, body: "{}", condition: .exists, at: 0)
+                try await storage.putScenario(key, body: "{}", condition: .exists, quota: .standard, at: 0)
                     == .preconditionFailed(current: nil))
             #expect(
-                try await storage.putScenario(key, body: #"{"a":1}"#, condition: .create, at: 0) == .written(version: 1)
+                try await storage.putScenario(key, body: #"{"a":1}"#, condition: .create, quota: .standard, at: 0)
+                    == .written(version: 1)
             )
             #expect(
-                try await storage.putScenario(key, body: "{}", condition: .create, at: 0)
+                try await storage.putScenario(key, body: "{}", condition: .create, quota: .standard, at: 0)
                     == .preconditionFailed(current: 1))
             #expect(
-                try await storage.putScenario(key, body: #"{"a":2}"#, condition: .version(1), at: 0)
+                try await storage.putScenario(key, body: #"{"a":2}"#, condition: .version(1), quota: .standard, at: 0)
                     == .written(version: 2))
             #expect(
-                try await storage.putScenario(key, body: #"{"a":3}"#, condition: .version(1), at: 0)
+                try await storage.putScenario(key, body: #"{"a":3}"#, condition: .version(1), quota: .standard, at: 0)
                     == .preconditionFailed(current: 2))
             #expect(
-                try await storage.putScenario(key, body: #"{"a":4}"#, condition: .exists, at: 0) == .written(version: 3)
+                try await storage.putScenario(key, body: #"{"a":4}"#, condition: .exists, quota: .standard, at: 0)
+                    == .written(version: 3)
             )
             #expect(try await storage.scenario(key) == StoredScenario(body: #"{"a":4}"#, version: 3))
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func scenarioWritesStayWithinTheSourcesQuota(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let quota = ScenarioQuota(maximumDocuments: 2, maximumBytes: 30)
+            func key(_ id: String, source: String = "default") -> ScenarioKey {
+                ScenarioKey(source: source, namespace: "n", scenarioId: id)
+            }
+            let ten = #"{"a":"12"}"#  // 10 bytes
+            #expect(
+                try await storage.putScenario(key("a"), body: ten, condition: .create, quota: quota, at: 0)
+                    == .written(version: 1))
+            #expect(
+                try await storage.putScenario(key("b"), body: ten, condition: .create, quota: quota, at: 0)
+                    == .written(version: 1))
+            // A third document: over the count.
+            #expect(
+                try await storage.putScenario(key("c"), body: "{}", condition: .create, quota: quota, at: 0)
+                    == .quotaExceeded(documents: 2, bytes: 20))
+            #expect(try await storage.scenario(key("c")) == nil)
+            // Growing one past the bytes (20 - 10 + 21 > 30), then shrinking it: the total follows.
+            let big = #"{"a":"12345678901234"}"#  // 22 bytes
+            #expect(
+                try await storage.putScenario(key("a"), body: big, condition: .version(1), quota: quota, at: 0)
+                    == .quotaExceeded(documents: 2, bytes: 20))
+            #expect(
+                try await storage.putScenario(key("a"), body: "{}", condition: .version(1), quota: quota, at: 0)
+                    == .written(version: 2))
+            #expect(
+                try await storage.putScenario(key("b"), body: big, condition: .version(1), quota: quota, at: 0)
+                    == .written(version: 2))
+            // Another source has its own totals.
+            #expect(
+                try await storage.putScenario(
+                    key("c", source: "web"), body: big, condition: .create, quota: quota, at: 0)
+                    == .written(version: 1))
+            let usage = try await storage.backend.query(
+                "SELECT source, documents, bytes FROM scenario_usage ORDER BY source", [])
+            #expect(
+                usage.map { [$0[0].text ?? "", "\($0[1].int ?? -1)", "\($0[2].int ?? -1)"] } == [
+                    ["default", "2", "24"], ["web", "1", "22"],
+                ])
         }
     }
 
@@ -363,12 +409,12 @@ struct StorageSuiteTests {
     func concurrentScenarioWritersOneWins(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             let key = ScenarioKey(source: "default", namespace: "n", scenarioId: "race")
-            _ = try await storage.putScenario(key, body: "{}", condition: .create, at: 0)
+            _ = try await storage.putScenario(key, body: "{}", condition: .create, quota: .standard, at: 0)
             let results = try await withThrowingTaskGroup(of: ScenarioWriteResult.self) { group in
                 for index in 0..<8 {
                     group.addTask {
                         try await storage.putScenario(
-                            key, body: #"{"writer":\#(index)}"#, condition: .version(1), at: 0)
+                            key, body: #"{"writer":\#(index)}"#, condition: .version(1), quota: .standard, at: 0)
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

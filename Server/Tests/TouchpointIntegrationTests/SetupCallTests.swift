@@ -64,14 +64,16 @@ struct SetupCallTests {
         let apps = try await Self.promoApps(currentAppID: "myapp1", recorder: app.recorder)
         #expect(apps == ["myapp2"])
 
-        // The store: a backend scope pushed through the setup's store is on the collector.
-        let store = sdk.makeStore(appID: "com.example.shop")
+        // The store: a signed-in user's backend scope pushed through the setup's store is on the
+        // collector, as that user's document.
+        let store = sdk.makeStore(appID: "com.example.shop", user: LiveCollector.user("u1"))
         let sync = store.backendSync(namespace: "acme", scenarioID: "checkout")
         sync.store.set("cart.coupon", "SPRING")
         try await sync.push()
-        let document = try await HTTPStoreBackend(collector: collector.baseURL, writeKey: collector.writeKey)
+        let document = try await sdk.storeBackend(for: LiveCollector.user("u1"))
             .pull(namespace: "acme", scenarioID: "checkout")
         #expect(document?.values["cart"] == ["coupon": "SPRING"])
+        #expect(try await sdk.storeBackend.pull(namespace: "acme", scenarioID: "checkout") == nil)
 
         // Delivery and the lifecycle: going to the background sends what is pending and ends the session.
         let session = await app.recorder.startSession(userID: "u1")

@@ -26,6 +26,14 @@ import TouchpointCore
 /// ``InMemoryStoreBackend``. Nothing is overwritten and nothing is retried: the caller pulls,
 /// re-applies its change and pushes again (see ``StoreBackendSync``).
 ///
+/// **Whose documents.** Without a ``User``, the backend reads a namespace's own documents, which
+/// every user of the app shares: the collector serves them to the write key but takes writes only
+/// with its admin token (the write key ships inside the app, so anyone has it). With a ``User`` —
+/// an id and the signature the app's own backend made for it with the source's identity secret —
+/// every scope is that user's: `/v1/users/<id>/scenario/<namespace>/<scenarioID>`, read and
+/// written by that user only. A push with a precondition that overwrites whatever is stored is
+/// not possible from the app at all; the SDK only sends `If-Match` with an ETag it read.
+///
 /// **The namespace's own document.** A scope without a scenario id, `backend(namespace: "acme")`,
 /// is the path segment ``namespaceDocumentID`` (`-`): `/v1/scenario/acme/-`. That name is
 /// therefore reserved: a scenario whose id is `-` is refused rather than silently sharing the
@@ -45,8 +53,28 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     /// The path segment that stands for "no scenario id": the namespace's own document.
     public static let namespaceDocumentID = "-"
 
+    /// A signed-in user of the app, as the collector checks it.
+    public struct User: Sendable, Hashable {
+        /// The user id, as the app's backend knows it.
+        public var id: String
+        /// The user id's signature from the app's backend: lowercase hex HMAC-SHA256 of the id
+        /// with the source's identity secret (`touchpoint serve --identity-secret`).
+        public var signature: String
+
+        /// Creates a user identity.
+        public init(id: String, signature: String) {
+            self.id = id
+            self.signature = signature
+        }
+    }
+
+    /// The header that carries ``User/signature``.
+    public static let signatureHeader = "X-Touchpoint-User-Signature"
+
     /// The collector's base URL, e.g. `http://127.0.0.1:8080`.
     public let collector: URL
+    /// Whose documents this backend reads and writes: a user's, or nil for the namespaces' own.
+    public let user: User?
     /// Seconds one request may take, from sending to the last byte of the answer.
     public let timeout: TimeInterval
     private let authorization: String
@@ -57,19 +85,23 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     ///   - collector: the collector's base URL (scheme, host, port, and a path prefix if it is
     ///     mounted under one).
     ///   - writeKey: the source's write key; each source has its own scenario documents.
+    ///   - user: the signed-in user whose documents to keep, or nil for the namespaces' own
+    ///     (read-only from an app).
     ///   - transport: how requests are sent (``URLSessionTransport`` by default).
     ///   - timeout: seconds one request may take (15 by default).
     public init(
-        collector: URL, writeKey: String, transport: any HTTPTransport = URLSessionTransport(),
+        collector: URL, writeKey: String, user: User? = nil, transport: any HTTPTransport = URLSessionTransport(),
         timeout: TimeInterval = 15
     ) {
         self.collector = collector
+        self.user = user
         self.authorization = HTTPHeaders.basicAuthorization(user: writeKey)
         self.transport = transport
         self.timeout = timeout
     }
 
-    /// The URL of a scope's document: `<collector>/v1/scenario/<namespace>/<scenarioID or ->`.
+    /// The URL of a scope's document: `<collector>/v1/scenario/<namespace>/<scenarioID or ->`, or
+    /// with a ``user``, `<collector>/v1/users/<user id>/scenario/<namespace>/<scenarioID or ->`.
     /// - Throws: ``StoreError`` (``StoreError/Code/backendFailure``) for an empty namespace or
     ///   scenario id, and for the reserved scenario id `-`.
     public func url(namespace: String, scenarioID: String?) throws(StoreError) -> URL {
@@ -84,7 +116,12 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
                 "the scenario id \"\(Self.namespaceDocumentID)\" is reserved for the namespace's own document "
                     + "(scenarioID nil)")
         }
-        let path = ["v1", "scenario", namespace, scenarioID ?? Self.namespaceDocumentID]
+        if user?.id.isEmpty == true {
+            throw StoreError(
+                .backendFailure, keyPath: Self.name(namespace, scenarioID), "the user id is empty")
+        }
+        let scope = user.map { ["v1", "users", $0.id, "scenario"] } ?? ["v1", "scenario"]
+        let path = (scope + [namespace, scenarioID ?? Self.namespaceDocumentID])
             .map(Self.encodeSegment).joined(separator: "/")
         var base = collector.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
@@ -177,6 +214,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     private func send(_ request: HTTPRequest, name: String) async throws(StoreError) -> HTTPResponse {
         var request = request
         request.headers["Authorization"] = authorization
+        if let user { request.headers[Self.signatureHeader] = user.signature }
         request.headers["Accept"] = "application/json"
         request.timeout = timeout
         do {

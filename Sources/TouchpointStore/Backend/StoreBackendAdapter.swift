@@ -6,7 +6,8 @@
 /// else the push must fail with ``StoreError/Code/conflict`` and change nothing, so a stale
 /// client never overwrites another's data.
 ///
-/// The collector speaks this over HTTP as `GET`/`PUT /v1/scenario/{namespace}/{scenarioID}`
+/// The collector speaks this over HTTP as `GET`/`PUT /v1/scenario/{namespace}/{scenarioID}` (a
+/// namespace's shared documents) and `/v1/users/{userId}/scenario/…` (a user's own)
 /// (`ETag`, `If-Match`, `If-None-Match: *`; 404 absent, 412 stale, 428 without a precondition).
 /// ``HTTPStoreBackend`` is the client for it; ``InMemoryStoreBackend`` implements the same
 /// semantics in memory.

@@ -42,6 +42,11 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let preconditionFailed = Code("precondition_failed", .preconditionFailed)
         /// A scenario write without `If-Match` or `If-None-Match` (428).
         public static let preconditionRequired = Code("precondition_required", .preconditionRequired)
+        /// The credentials are valid but do not allow this (403): a write key where the admin
+        /// token or a user's signature is needed.
+        public static let forbidden = Code("forbidden", .forbidden)
+        /// The write would take the source past a quota (403; retrying does not help).
+        public static let quotaExceeded = Code("quota_exceeded", .forbidden)
         /// Too many wrong attempts at a secret from one address; `Retry-After` says when to try again (429).
         public static let tooManyRequests = Code("too_many_requests", .tooManyRequests)
         /// The database did not answer (503).

@@ -46,6 +46,11 @@ public struct CollectorConfiguration: Sendable {
     /// A PEM certificate chain and private key to serve HTTPS directly (no proxy); nil serves
     /// plain HTTP.
     public var tls: CollectorTLS?
+    /// The default source's identity secret, which signs user ids for per-user scenario
+    /// documents (see ``IdentityVerification``); nil leaves it without them.
+    public var identitySecret: String?
+    /// How much scenario state each source may keep.
+    public var scenarioQuota: ScenarioQuota = .standard
     /// A token `GET /metrics` requires as `Authorization: Bearer <token>`; nil leaves `/metrics`
     /// open (fine on 127.0.0.1, not on the internet).
     public var metricsToken: String?

@@ -71,8 +71,15 @@ public struct CollectorServer: Sendable {
         if let token = configuration.metricsToken {
             try CollectorCredentials.check(token, "the metrics token (--metrics-token, TOUCHPOINT_METRICS_TOKEN)")
         }
+        if let secret = configuration.identitySecret {
+            try CollectorCredentials.check(
+                secret, "the identity secret (--identity-secret, TOUCHPOINT_IDENTITY_SECRET)")
+        }
         for source in configuration.additionalSources {
             try CollectorCredentials.check(source.writeKey, "the write key of source \"\(source.id)\"")
+            if let secret = source.identitySecret {
+                try CollectorCredentials.check(secret, "the identity secret of source \"\(source.id)\"")
+            }
         }
         let storage: SQLCollectorStorage
         let storageDescription: String

@@ -33,6 +33,18 @@ public final class CollectorServices: Sendable {
     public let publicURL: URL?
     /// The bearer token `/metrics` requires; nil leaves it open.
     let metricsToken: String?
+    /// Whether `signature` proves the request speaks for `userId` in `source` (the source's
+    /// identity secret signed it); false when the source has no identity secret.
+    func verifies(_ signature: String, userId: String, source: String) -> Bool {
+        guard let secret = sources.first(where: { $0.id == source })?.identitySecret else { return false }
+        return IdentityVerification.isValid(signature, userId: userId, secret: secret)
+    }
+
+    /// Whether `source` has an identity secret.
+    func hasIdentitySecret(_ source: String) -> Bool {
+        sources.first(where: { $0.id == source })?.identitySecret != nil
+    }
+
     /// Whether the collector itself serves HTTPS (`--tls-cert`).
     let servesHTTPS: Bool
     /// Wrong admin tokens and dashboard sign-ins, per client address.
@@ -47,7 +59,11 @@ public final class CollectorServices: Sendable {
         configuration: CollectorConfiguration
     ) {
         let sources =
-            [CollectorSource(id: CollectorSource.defaultID, writeKey: credentials.writeKey)] + additionalSources
+            [
+                CollectorSource(
+                    id: CollectorSource.defaultID, writeKey: credentials.writeKey,
+                    identitySecret: configuration.identitySecret)
+            ] + additionalSources
         let registry = SourceRegistry(sources)
         let metrics = CollectorMetrics()
         let live = LiveEventFeed()
@@ -71,7 +87,8 @@ public final class CollectorServices: Sendable {
         configs = RemoteConfigService(
             storage: storage, validators: configuration.validators, clock: configuration.clock)
         scenarios = ScenarioService(
-            storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes)
+            storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes,
+            quota: configuration.scenarioQuota)
         query = CollectorQuery(storage: storage)
     }
 

@@ -7,11 +7,15 @@ public struct CollectorSource: Sendable, Hashable {
     public var id: String
     /// The secret a client sends to write to this source (HTTP Basic user name, or `writeKey`).
     public var writeKey: String
+    /// The secret the app's backend signs user ids with (see ``IdentityVerification``); nil
+    /// leaves the source without per-user scenario documents.
+    public var identitySecret: String?
 
     /// Creates a source.
-    public init(id: String, writeKey: String) {
+    public init(id: String, writeKey: String, identitySecret: String? = nil) {
         self.id = id
         self.writeKey = writeKey
+        self.identitySecret = identitySecret
     }
 
     /// The name of the source the collector's own write key belongs to.

@@ -20,9 +20,11 @@ protocol CollectorStorage: Sendable {
 
     /// The scenario state at `key`, if any.
     func scenario(_ key: ScenarioKey) async throws -> StoredScenario?
-    /// Writes the scenario state at `key` when `condition` holds, atomically.
-    func putScenario(_ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, at time: Int64)
-        async throws -> ScenarioWriteResult
+    /// Writes the scenario state at `key` when `condition` holds and the source stays within
+    /// `quota`, atomically.
+    func putScenario(
+        _ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, quota: ScenarioQuota, at time: Int64
+    ) async throws -> ScenarioWriteResult
 
     /// Sessions of `source`, newest first, narrowed by `filter` (user, time, an event they contain).
     func sessions(source: String, filter: SessionFilter, page: PageRequest) async throws -> Page<SessionSummary>

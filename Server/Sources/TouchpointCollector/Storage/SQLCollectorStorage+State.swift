@@ -37,44 +37,80 @@ extension SQLCollectorStorage {
         return StoredScenario(body: body, version: version)
     }
 
-    func putScenario(_ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, at time: Int64)
-        async throws -> ScenarioWriteResult
-    {
-        var write: SQLStatement
-        switch condition {
-        case .create:
-            write = SQLStatement(
-                dialect, "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES ")
-            write.bindTuple([
-                .text(key.source), .text(key.namespace), .text(key.scenarioId), .text(body), .int(1), .int(time),
-            ])
-            write.append(" ON CONFLICT (source, namespace, scenario_id) DO NOTHING RETURNING version")
-        case .version, .exists:
-            write = SQLStatement(dialect, "UPDATE scenarios SET body = ")
-            write.bind(.text(body))
-            write.append(", version = version + 1, updated_at = ")
-            write.bind(.int(time))
-            write.append(" WHERE ")
-            appendKey(key, to: &write)
-            if case .version(let version) = condition {
-                write.append(" AND version = ")
-                write.bind(.int(version))
-            }
-            write.append(" RETURNING version")
-        }
-        var current = SQLStatement(dialect, "SELECT version FROM scenarios WHERE ")
-        appendKey(key, to: &current)
-        let statements = (write: write, current: current)
+    func putScenario(
+        _ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, quota: ScenarioQuota, at time: Int64
+    ) async throws -> ScenarioWriteResult {
+        let bytes = Int64(body.utf8.count)
+        var stored = SQLStatement(dialect, "SELECT version, bytes FROM scenarios WHERE ")
+        appendKey(key, to: &stored)
+        var usage = SQLStatement(dialect, "SELECT documents, bytes FROM scenario_usage WHERE source = ")
+        usage.bind(.text(key.source))
+        let dialect = self.dialect
+        let statements = (stored: stored, usage: usage)
         return try await backend.write { transaction in
-            if let version = try await transaction.query(statements.write).first?.first?.int {
-                return .written(version: version)
+            let row = try await transaction.query(statements.stored).first
+            let current = row.flatMap { $0[0].int }
+            let previousBytes = row.flatMap { $0[1].int } ?? 0
+            switch condition {
+            case .create where current != nil, .exists where current == nil:
+                return .preconditionFailed(current: current)
+            case .version(let version) where current != version:
+                return .preconditionFailed(current: current)
+            default:
+                break
             }
-            let stored = try await transaction.query(statements.current).first?.first?.int
-            return .preconditionFailed(current: stored)
+            let totals = try await transaction.query(statements.usage).first
+            let documents = totals.flatMap { $0[0].int } ?? 0
+            let total = totals.flatMap { $0[1].int } ?? 0
+            let addedDocuments: Int64 = current == nil ? 1 : 0
+            if documents + addedDocuments > quota.maximumDocuments || total - previousBytes + bytes > quota.maximumBytes
+            {
+                return .quotaExceeded(documents: documents, bytes: total)
+            }
+            var write: SQLStatement
+            if let current {
+                write = SQLStatement(dialect, "UPDATE scenarios SET body = ")
+                write.bind(.text(body))
+                write.append(", bytes = ")
+                write.bind(.int(bytes))
+                write.append(", version = version + 1, updated_at = ")
+                write.bind(.int(time))
+                write.append(" WHERE ")
+                Self.appendKey(key, to: &write)
+                write.append(" AND version = ")
+                write.bind(.int(current))
+                write.append(" RETURNING version")
+            } else {
+                write = SQLStatement(
+                    dialect,
+                    "INSERT INTO scenarios (source, namespace, scenario_id, body, bytes, version, updated_at) VALUES ")
+                write.bindTuple([
+                    .text(key.source), .text(key.namespace), .text(key.scenarioId), .text(body), .int(bytes), .int(1),
+                    .int(time),
+                ])
+                write.append(" ON CONFLICT (source, namespace, scenario_id) DO NOTHING RETURNING version")
+            }
+            // Another collector (PostgreSQL) may have written between the read and this write:
+            // then nothing is written and the caller is told what is stored now.
+            guard let version = try await transaction.query(write).first?.first?.int else {
+                let now = try await transaction.query(statements.stored).first.flatMap { $0[0].int }
+                return .preconditionFailed(current: now)
+            }
+            var account = SQLStatement(dialect, "INSERT INTO scenario_usage (source, documents, bytes) VALUES ")
+            account.bindTuple([.text(key.source), .int(addedDocuments), .int(bytes - previousBytes)])
+            account.append(
+                " ON CONFLICT (source) DO UPDATE SET documents = scenario_usage.documents + excluded.documents,"
+                    + " bytes = scenario_usage.bytes + excluded.bytes")
+            _ = try await transaction.query(account)
+            return .written(version: version)
         }
     }
 
     private func appendKey(_ key: ScenarioKey, to statement: inout SQLStatement) {
+        Self.appendKey(key, to: &statement)
+    }
+
+    private static func appendKey(_ key: ScenarioKey, to statement: inout SQLStatement) {
         statement.append("source = ")
         statement.bind(.text(key.source))
         statement.append(" AND namespace = ")

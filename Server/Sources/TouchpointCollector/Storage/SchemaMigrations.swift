@@ -103,6 +103,25 @@ enum SchemaMigrations {
                 "DROP INDEX IF EXISTS events_time",
             ]
         },
+        Migration(version: 6, summary: "scenario documents' sizes and each source's totals, for quotas") { dialect in
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let octets = dialect == .sqlite ? "LENGTH(CAST(body AS BLOB))" : "OCTET_LENGTH(body)"
+            return [
+                "ALTER TABLE scenarios ADD COLUMN bytes \(integer) NOT NULL DEFAULT 0",
+                "UPDATE scenarios SET bytes = \(octets)",
+                """
+                CREATE TABLE scenario_usage (
+                    source TEXT PRIMARY KEY,
+                    documents \(integer) NOT NULL,
+                    bytes \(integer) NOT NULL
+                )
+                """,
+                """
+                INSERT INTO scenario_usage (source, documents, bytes)
+                    SELECT source, COUNT(*), SUM(bytes) FROM scenarios GROUP BY source
+                """,
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -39,6 +39,8 @@ enum ScenarioWriteResult: Sendable, Hashable {
     case written(version: Int64)
     /// The condition did not hold; the stored version, if anything is stored.
     case preconditionFailed(current: Int64?)
+    /// The write would take the source past its quota; what it holds now.
+    case quotaExceeded(documents: Int64, bytes: Int64)
 }
 
 /// Counts of stored rows for a source.

@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
             Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT, \
             TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN, \
             TOUCHPOINT_CORS_ORIGINS, TOUCHPOINT_PUBLIC_URL, TOUCHPOINT_TLS_CERT, TOUCHPOINT_TLS_KEY, \
-            TOUCHPOINT_METRICS_TOKEN.
+            TOUCHPOINT_METRICS_TOKEN, TOUCHPOINT_IDENTITY_SECRET.
             """
     )
 
@@ -74,6 +74,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most connections open at once; beyond it a new one is answered 503 (default 1024).")
     var maxConnections: Int?
 
+    @Option(
+        help: """
+            Secret the app's backend signs user ids with, for per-user scenario documents \
+            (env TOUCHPOINT_IDENTITY_SECRET; default: none, so there are none).
+            """)
+    var identitySecret: String?
+
     @Option(help: "Bearer token /metrics requires (env TOUCHPOINT_METRICS_TOKEN; default: /metrics is open).")
     var metricsToken: String?
 
@@ -114,6 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connectionLimits = try Self.connectionLimits(
             head: headTimeout, body: bodyTimeout, idle: idleTimeout, maximumConnections: maxConnections)
         configuration.metricsToken = metricsToken ?? environment["TOUCHPOINT_METRICS_TOKEN"]
+        configuration.identitySecret = identitySecret ?? environment["TOUCHPOINT_IDENTITY_SECRET"]
 
         try await CollectorServer(configuration: configuration).run { collector in
             let lines = [

@@ -6,7 +6,8 @@ import TouchpointStore
 enum BackendKind: String, CaseIterable, Sendable, CustomStringConvertible {
     /// ``InMemoryStoreBackend``.
     case inMemory
-    /// ``HTTPStoreBackend`` against a real collector on 127.0.0.1 (SQLite in a temporary directory).
+    /// ``HTTPStoreBackend`` against a real collector on 127.0.0.1 (SQLite in a temporary directory),
+    /// keeping one signed-in user's documents (the write key alone may not write).
     case http
 
     var description: String { rawValue }
@@ -19,7 +20,10 @@ enum BackendKind: String, CaseIterable, Sendable, CustomStringConvertible {
         case .http:
             let collector = try await LiveCollector.start()
             do {
-                try await body(HTTPStoreBackend(collector: collector.baseURL, writeKey: collector.writeKey))
+                try await body(
+                    HTTPStoreBackend(
+                        collector: collector.baseURL, writeKey: collector.writeKey, user: LiveCollector.user("contract")
+                    ))
             } catch {
                 try? await collector.stop()
                 throw error

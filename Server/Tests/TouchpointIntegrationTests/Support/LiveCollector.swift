@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TouchpointCollector
 import TouchpointCore
+import TouchpointStore
 import TouchpointTesting
 
 /// A real collector on 127.0.0.1 with SQLite in a temporary directory, which can stop and start
@@ -25,10 +26,19 @@ final class LiveCollector: Sendable {
     /// `http://127.0.0.1:<port>`.
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+    /// The default source's identity secret, which signs user ids as an app's backend would.
+    static let identitySecret = "integration-identity-secret"
+
     static func configuration(directory: TemporaryDirectory, port: Int) -> CollectorConfiguration {
         var configuration = CollectorConfiguration(port: port, dataDirectory: directory.url)
+        configuration.identitySecret = identitySecret
         configuration.logger.logLevel = .warning
         return configuration
+    }
+
+    /// `id` with the signature the app's backend would make for it.
+    static func user(_ id: String) -> HTTPStoreBackend.User {
+        HTTPStoreBackend.User(id: id, signature: IdentityVerification.signature(userId: id, secret: identitySecret))
     }
 
     /// Starts a collector on a free port over a fresh data directory.
