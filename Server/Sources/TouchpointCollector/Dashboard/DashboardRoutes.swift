@@ -31,24 +31,24 @@ enum DashboardRoutes {
         (.post, "/dashboard/sign-out"),
     ]
 
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let sessions = DashboardSessions(clock: services.clock)
 
-        router.get("/") { _, _ in redirect(to: "/dashboard") }
+        routes.get("/", access: .open) { _, _ in redirect(to: "/dashboard") }
 
-        router.get("/dashboard/assets/dashboard.css") { _, _ in
+        routes.get("/dashboard/assets/dashboard.css", access: .open) { _, _ in
             asset(DashboardStylesheet.text, contentType: "text/css; charset=utf-8")
         }
-        router.get("/dashboard/assets/dashboard.js") { _, _ in
+        routes.get("/dashboard/assets/dashboard.js", access: .open) { _, _ in
             asset(DashboardScript.text, contentType: "text/javascript; charset=utf-8")
         }
 
-        router.get("/dashboard/sign-in") { request, _ in
+        routes.get("/dashboard/sign-in", access: .open) { request, _ in
             if signedIn(request, sessions) { return redirect(to: safeNext(request.uri.queryParameters.get("next"))) }
             return html(SignInPage.render(next: safeNext(request.uri.queryParameters.get("next")), problem: nil))
         }
 
-        router.post("/dashboard/sign-in") { request, context in
+        routes.post("/dashboard/sign-in", access: .open) { request, context in
             if let refused = crossOriginRefusal(request, services) { return refused }
             let body = try await RequestBodyReader.read(request, limit: 8 * 1024)
             let fields = DashboardFormat.formFields(String(buffer: body))
@@ -83,7 +83,7 @@ enum DashboardRoutes {
             return response
         }
 
-        router.post("/dashboard/sign-out") { request, _ in
+        routes.post("/dashboard/sign-out", access: .dashboardSession) { request, _ in
             if let refused = crossOriginRefusal(request, services) { return refused }
             guard let token = sessionToken(request), sessions.isValid(token) else { return refusal() }
             sessions.remove(token)
@@ -96,7 +96,7 @@ enum DashboardRoutes {
         }
 
         for page in pages {
-            router.get(RouterPath(page.path)) { request, context in
+            routes.get(page.path, access: .dashboardSession) { request, context in
                 guard signedIn(request, sessions) else { return redirectToSignIn(request) }
                 let pageContext = DashboardPageContext(
                     services: services, source: try services.adminSource(request),
@@ -117,7 +117,7 @@ enum DashboardRoutes {
             }
         }
 
-        router.get("/dashboard/live/events") { request, _ in
+        routes.get("/dashboard/live/events", access: .dashboardSession) { request, _ in
             guard let token = sessionToken(request), sessions.isValid(token) else { return refusal() }
             let source = try services.adminSource(request)
             guard let subscription = services.live.subscribe(source: source) else {

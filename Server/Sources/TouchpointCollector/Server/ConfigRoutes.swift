@@ -5,8 +5,8 @@ import TouchpointCore
 
 /// `GET /v1/config/{kind}` (write key) and `PUT /v1/config/{kind}` (admin token).
 enum ConfigRoutes {
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
-        router.get("/v1/config/:kind") { request, context in
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
+        routes.get("/v1/config/:kind", access: .writeKey) { request, context in
             let source = try services.requireWriteKeySource(request)
             let kind = ConfigKind(rawValue: try context.pathParameter("kind"))
             guard let document = try await services.configs.document(source: source, kind: kind) else {
@@ -17,8 +17,7 @@ enum ConfigRoutes {
             )
         }
 
-        router.put("/v1/config/:kind") { request, context in
-            try services.authenticateAdmin(request, context: context)
+        routes.put("/v1/config/:kind", access: .admin) { request, context in
             let source = try services.adminSource(request)
             let kind = ConfigKind(rawValue: try context.pathParameter("kind"))
             let body = try await RequestBodyReader.read(request, limit: services.limits.maximumRequestBytes)

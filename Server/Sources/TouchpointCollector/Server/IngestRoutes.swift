@@ -16,9 +16,9 @@ enum IngestRoutes {
             [("/v1/\(type.rawValue)", IngestEndpoint.single(type)), ("/v1/\(type.shortPath)", .single(type))]
         }
 
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         for (path, endpoint) in paths {
-            router.post(RouterPath(path)) { request, _ in
+            routes.post(path, access: .writeKey) { request, _ in
                 try await ingest(request, endpoint: endpoint, services: services)
             }
         }

@@ -4,8 +4,8 @@ import TouchpointCore
 
 /// `GET /health` (open, for load balancers) and `GET /metrics` (behind `--metrics-token` when set).
 enum OperationsRoutes {
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
-        router.get("/health") { _, _ in
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
+        routes.get("/health", access: .open) { _, _ in
             do {
                 try await services.storage.ping()
                 return Response.json(.object(["status": .string("ok"), "storage": .string(services.storageBackend)]))
@@ -18,8 +18,7 @@ enum OperationsRoutes {
             }
         }
 
-        router.get("/metrics") { request, _ in
-            try services.authenticateMetrics(request)
+        routes.get("/metrics", access: .metrics) { _, _ in
             var headers: HTTPFields = [:]
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(

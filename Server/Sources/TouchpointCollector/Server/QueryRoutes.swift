@@ -4,12 +4,11 @@ import TouchpointCore
 
 /// The query API under `/v1/query` (admin token): sessions, events, survey and promo results.
 enum QueryRoutes {
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let query = services.query
-        let group = router.group("/v1/query")
 
-        group.get("/sessions") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/sessions", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
             let parameters = request.uri.queryParameters
             var filter = SessionFilter(range: try timeRange(request), eventName: parameters.get("event"))
             if let id = parameters.get("userId") {
@@ -23,44 +22,44 @@ enum QueryRoutes {
             return Response.json(page.json(\.json))
         }
 
-        group.get("/sessions/:sessionId/events") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/sessions/:sessionId/events", access: .admin) { request, context in
+            let source = try services.adminSource(request)
             let page = try await query.sessionEvents(
                 source: source, sessionId: try context.pathParameter("sessionId"), page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
-        group.get("/events") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/events", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
             let filter = EventFilter(name: request.uri.queryParameters.get("name"), range: try timeRange(request))
             let page = try await query.events(source: source, filter: filter, page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
-        group.get("/surveys") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/surveys", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
             let results = try await query.surveyResults(source: source, range: try timeRange(request))
             let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.surveyId)
             return Response.json(page.json(\.json))
         }
 
-        group.get("/surveys/:surveyId/answers") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/surveys/:surveyId/answers", access: .admin) { request, context in
+            let source = try services.adminSource(request)
             let page = try await query.surveyTextAnswers(
                 source: source, surveyId: try context.pathParameter("surveyId"), range: try timeRange(request),
                 newestFirst: request.uri.queryParameters.get("order") == "newest", page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
-        group.get("/promos") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/promos", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
             let results = try await query.promoResults(source: source, range: try timeRange(request))
             let page = CollectorQuery.page(results, page: try pageRequest(request), key: \.appID)
             return Response.json(page.json(\.json))
         }
 
-        group.get("/activity") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/activity", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
             var range = try timeRange(request)
             // Bounded by default: the last 24 hours.
             if range.from == nil { range.from = (range.to ?? services.clock.now()).addingTimeInterval(-86_400) }
@@ -71,21 +70,14 @@ enum QueryRoutes {
             return Response.json(.object(["items": .array(items)]))
         }
 
-        group.get("/counts") { request, context in
-            let source = try admin(request, context, services)
+        routes.get("/v1/query/counts", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
             let counts = try await query.counts(source: source)
             return Response.json(
                 .object([
                     "source": .string(source), "events": .int(counts.events), "sessions": .int(counts.sessions),
                 ]))
         }
-    }
-
-    private static func admin(
-        _ request: Request, _ context: CollectorRequestContext, _ services: CollectorServices
-    ) throws -> String {
-        try services.authenticateAdmin(request, context: context)
-        return try services.adminSource(request)
     }
 
     /// `?limit=` (1…1000, default 100) and `?cursor=`.

@@ -31,13 +31,13 @@ enum ScenarioRoutes {
         }
     }
 
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
-        router.get("/v1/scenario/:namespace/:scenarioID") { request, context in
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
+        routes.get("/v1/scenario/:namespace/:scenarioID", access: .writeKeyOrAdmin) { request, context in
             let caller = try Self.caller(request, context, services)
             return try await read(request, context, services, source: caller.source, owner: .namespace)
         }
 
-        router.put("/v1/scenario/:namespace/:scenarioID") { request, context in
+        routes.put("/v1/scenario/:namespace/:scenarioID", access: .writeKeyOrAdmin) { request, context in
             let caller = try Self.caller(request, context, services)
             guard caller.isAdmin else {
                 throw CollectorError(
@@ -48,12 +48,12 @@ enum ScenarioRoutes {
             return try await write(request, context, services, caller: caller, owner: .namespace)
         }
 
-        router.get("/v1/users/:userId/scenario/:namespace/:scenarioID") { request, context in
+        routes.get("/v1/users/:userId/scenario/:namespace/:scenarioID", access: .writeKeyOrAdmin) { request, context in
             let (caller, owner) = try Self.userCaller(request, context, services)
             return try await read(request, context, services, source: caller.source, owner: owner)
         }
 
-        router.put("/v1/users/:userId/scenario/:namespace/:scenarioID") { request, context in
+        routes.put("/v1/users/:userId/scenario/:namespace/:scenarioID", access: .writeKeyOrAdmin) { request, context in
             let (caller, owner) = try Self.userCaller(request, context, services)
             return try await write(request, context, services, caller: caller, owner: owner)
         }

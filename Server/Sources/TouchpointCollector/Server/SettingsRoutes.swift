@@ -12,9 +12,9 @@ import TouchpointCore
 /// names. The write key is the path's; an unknown key is `404`. Nothing else is enabled: no device-mode
 /// destinations, no edge functions, no remote plugins, no metrics upload.
 enum SettingsRoutes {
-    static func register(on router: Router<CollectorRequestContext>, services: CollectorServices) {
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         for path in ["/v1/projects/:writeKey/settings", "/projects/:writeKey/settings"] {
-            router.get(RouterPath(path)) { request, context in
+            routes.get(path, access: .writeKey) { request, context in
                 let writeKey = try context.pathParameter("writeKey")
                 guard services.sourceRegistry.source(forWriteKey: writeKey) != nil else {
                     throw CollectorError(.notFound, "writeKey: no source has this write key", path: "writeKey")

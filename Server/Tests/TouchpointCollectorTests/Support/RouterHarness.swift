@@ -19,6 +19,14 @@ enum RouterHarness {
         _ setup: TestingSetup = .router, configure: (inout CollectorConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol, CollectorServices) async throws -> Void
     ) async throws {
+        try await runWithRoutes(setup, configure: configure) { client, services, _ in try await body(client, services) }
+    }
+
+    /// Runs `body` against a collector router, with the routes the collector added and their access.
+    static func runWithRoutes(
+        _ setup: TestingSetup = .router, configure: (inout CollectorConfiguration) -> Void = { _ in },
+        _ body: @Sendable (any TestClientProtocol, CollectorServices, [CollectorRoute]) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory(prefix: "collector-router")
         var configuration = CollectorConfiguration(
             dataDirectory: directory.url, writeKey: writeKey, adminToken: adminToken,
@@ -31,10 +39,10 @@ enum RouterHarness {
             storage: storage,
             credentials: CollectorCredentials(writeKey: writeKey, adminToken: adminToken),
             additionalSources: configuration.additionalSources, configuration: configuration)
-        let router = CollectorRouter.make(services: services, extraRoutes: configuration.routes)
+        let (router, routes) = CollectorRouter.build(services: services, extraRoutes: configuration.routes)
         let application = Application(router: router, logger: configuration.logger)
         do {
-            try await application.test(setup) { client in try await body(client, services) }
+            try await application.test(setup) { client in try await body(client, services, routes) }
             try await storage.close()
         } catch {
             try? await storage.close()
