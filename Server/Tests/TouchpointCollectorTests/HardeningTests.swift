@@ -150,6 +150,37 @@ struct HardeningTests {
         }
     }
 
+    @Test(arguments: StorageKind.available)
+    func aNULStoredBeforeItWasRefusedDoesNotBreakReads(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            // As the collector stored it before ingest refused NUL: the escape in the payload text,
+            // in "default"; the same events without it in "clean".
+            let messages = [
+                TestMessages.ingest(
+                    "survey_response", id: "old-1", session: "s",
+                    properties: ["id": "s1", "type": "text", "text": "fineMARK", "option": "GreatMARK"]),
+                TestMessages.ingest(
+                    "promo_tap", id: "old-2", session: "s", properties: ["appID": "appMARK", "currentAppID": "me"]),
+            ]
+            for source in ["default", "clean"] {
+                #expect(try await storage.insert(messages, source: source) == [true, true])
+            }
+            _ = try await storage.backend.writeStatement(
+                "UPDATE events SET payload = replace(payload, 'MARK', '\\u0000') WHERE source = 'default'", [])
+            let stored = try await storage.backend.query(
+                "SELECT payload FROM events WHERE source = 'default' ORDER BY seq", [])
+            #expect(stored.first?.first?.text?.contains(#"fine\u0000"#) == true, "\(stored)")
+            let query = CollectorQuery(storage: storage)
+            let surveys = try await query.surveyResults(source: "default")
+            #expect(surveys.count == 1)
+            #expect(surveys.count == (try await query.surveyResults(source: "clean")).count)
+            let answers = try await query.surveyTextAnswers(source: "default", surveyId: "s1")
+            #expect(answers.items.count == 1)
+            #expect(try await query.promoResults(source: "default").count == 1)
+            #expect(try await query.events(source: "default").items.count == 2)
+        }
+    }
+
     @Test func theNULScanSeesEveryEscapeAndOnlyThose() {
         func scan(_ text: String) -> Bool {
             Array(text.utf8).withUnsafeBytes { MessageReader.containsEscapedNUL($0) }

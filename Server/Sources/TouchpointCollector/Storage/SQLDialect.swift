@@ -18,7 +18,11 @@ enum SQLDialect: String, Sendable {
             // json_extract returns SQL NULL for JSON null and for a missing member.
             return "CAST(json_extract(\(column), '$.\(path.joined(separator: "."))') AS TEXT)"
         case .postgres:
-            return "(\(column)::jsonb #>> '{\(path.joined(separator: ","))}')"
+            // jsonb refuses the escape \u0000, and the collector stored it before it refused NUL at
+            // ingest: read such a payload with U+FFFD in its place rather than fail the query.
+            // (chr(92) is the backslash, whatever standard_conforming_strings says.)
+            let readable = "replace(\(column), chr(92) || 'u0000', chr(92) || 'ufffd')"
+            return "(\(readable)::jsonb #>> '{\(path.joined(separator: ","))}')"
         }
     }
 
