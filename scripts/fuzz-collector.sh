@@ -11,9 +11,14 @@ mkdir -p "$work/corpus"
 [ -d Server/.build/checkouts/swift-http-types ] || swift package --package-path Server resolve
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
 
-# TouchpointCore without its swift-log convenience (the decoder does not log).
-mapfile -t core < <(find Sources/TouchpointCore -name '*.swift' ! -name 'Logger+Touchpoint.swift' | sort)
-swiftc "${flags[@]}" -I Sources/CZlib -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
+# swift-log, which TouchpointCore imports (the decoder itself does not log).
+mapfile -t logging < <(find Server/.build/checkouts/swift-log/Sources/Logging -name '*.swift' | sort)
+swiftc "${flags[@]}" -package-name swift_log -module-name Logging -emit-module -emit-module-path "$work/Logging.swiftmodule" \
+    -emit-library -static -o "$work/libLogging.a" "${logging[@]}"
+
+# TouchpointCore.
+mapfile -t core < <(find Sources/TouchpointCore -name '*.swift' | sort)
+swiftc "${flags[@]}" -I "$work" -I Sources/CZlib -module-name TouchpointCore -emit-module -emit-module-path "$work/TouchpointCore.swiftmodule" \
     -emit-library -static -o "$work/libTouchpointCore.a" "${core[@]}"
 mapfile -t http < <(find Server/.build/checkouts/swift-http-types/Sources/HTTPTypes -name '*.swift' | sort)
 macros=()
@@ -28,8 +33,9 @@ swiftc "${flags[@]}" -module-name FuzzCollectorDecoder -I "$work" -I Sources/CZl
     "$ingest/BatchDecoder.swift" "$ingest/MessageReader.swift" "$ingest/IngestMessage.swift" \
     "$ingest/MessageType.swift" "$ingest/IngestLimits.swift" "$ingest/IngestRejection.swift" \
     "$ingest/TimestampCorrection.swift" "$ingest/BodyInflater.swift" "$ingest/BatchSpans.swift" \
+    "$ingest/StreamingBatchReader.swift" "$ingest/IngestOutcome.swift" \
     Server/Sources/TouchpointCollector/Errors/CollectorError.swift Fuzz/CollectorDecoder/Entry.swift \
-    "$work/libTouchpointCore.a" "$work/libHTTPTypes.a" -lz -o "$work/fuzz-collector-decoder"
+    "$work/libTouchpointCore.a" "$work/libHTTPTypes.a" "$work/libLogging.a" -lz -o "$work/fuzz-collector-decoder"
 
 # Seeds: a realistic batch, a single message, and a gzip stream.
 printf '%s' '{"batch":[{"type":"track","event":"checkout","messageId":"m1","anonymousId":"a","timestamp":"2026-01-01T00:00:00.000Z","properties":{"amount":12.5},"context":{"sessionId":"s"}},{"type":"identify","messageId":"m2","userId":"u","traits":{"plan":"pro"}}],"sentAt":"2026-01-01T00:00:01Z","writeKey":"k"}' > "$work/corpus/batch.json"

@@ -1,5 +1,4 @@
 import HTTPTypes
-import Hummingbird
 import TouchpointCore
 
 /// Why the collector refused a request: a stable ``code``, the HTTP status, and a message that
@@ -82,13 +81,6 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
     /// An error about one place in a JSON body, e.g. `batch: expected an array, found object`.
     public init(_ code: Code, problem: JSONProblem) {
         self.init(code, problem.description, path: problem.path.description, problems: [problem])
-    }
-
-    /// The error as a response: its JSON, its status, and `Retry-After` when it has one.
-    var response: Response {
-        var headers: HTTPFields = [:]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response.json(json, status: status, headers: headers)
     }
 
     /// The HTTP status of the response.

@@ -22,6 +22,15 @@ extension Response {
     }
 }
 
+extension CollectorError {
+    /// The error as a response: its JSON, its status, and `Retry-After` when it has one.
+    var response: Response {
+        var headers: HTTPFields = [:]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response.json(json, status: status, headers: headers)
+    }
+}
+
 extension CollectorError: HTTPResponseError {
     /// The error as a JSON response.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
