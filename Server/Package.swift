@@ -17,7 +17,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        // Exact: the collector calls the SQLite this package builds through its C module
+        // (VaporCSQLite), which is not one of its products, so a release that renames that module
+        // or its prefixed symbols must be taken on purpose. SQLiteVersionTests names the SQLite
+        // version and the compile options the collector relies on.
+        .package(url: "https://github.com/vapor/sqlite-nio.git", exact: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
