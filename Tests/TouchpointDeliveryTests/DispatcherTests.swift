@@ -29,7 +29,7 @@ struct DispatcherTests {
         }
         #expect(fixture.collector.counters.refusedRequests == 0)
         #expect(fixture.collector.counters.duplicates == 0)
-        #expect(await fixture.eventually { dispatcher.status.statistics.deliveredEvents == 20 })
+        #expect(await eventually { dispatcher.status.statistics.deliveredEvents == 20 })
         await dispatcher.shutdown()
     }
 
@@ -140,7 +140,7 @@ struct DispatcherTests {
             (error as? DeliveryError)?.code == .timedOut
         }
         #expect(dispatcher.status.waitingDispatches == 0)
-        #expect(await fixture.eventually { dispatcher.status.statistics.failedRequests >= 1 })
+        #expect(await eventually { dispatcher.status.statistics.failedRequests >= 1 })
         await dispatcher.shutdown()
     }
 
@@ -171,7 +171,7 @@ struct DispatcherTests {
         #expect(await fixture.collector.waitUntilStored(5))
         // Once this tick's flush is over, the next tick is an interval after this one.
         #expect(
-            await fixture.eventually {
+            await eventually {
                 fixture.logged(.debug).filter { $0.contains("waiting for the dispatch timer") }.count == 2
             })
         fixture.record(2, from: 5)
@@ -471,7 +471,7 @@ struct DispatcherTests {
         fixture.server.enqueue(.text("maintenance", status: 503, headers: ["Retry-After": "120"]))
         let first = fixture.dispatcher()
         fixture.record(1)
-        #expect(await fixture.eventually { first.status.consecutiveFailures == 1 })
+        #expect(await eventually { first.status.consecutiveFailures == 1 })
         let nextAttempt = try #require(first.status.nextAttempt)
         #expect(nextAttempt == clock.now().addingTimeInterval(5))  // Retry-After capped by the test policy
         await first.shutdown()
@@ -485,7 +485,7 @@ struct DispatcherTests {
         clock.advance(by: 6)
         second.poke()
         #expect(await fixture.collector.waitUntilStored(1))
-        #expect(await fixture.eventually { second.status.consecutiveFailures == 0 })
+        #expect(await eventually { second.status.consecutiveFailures == 0 })
         await second.shutdown()
     }
 
@@ -504,7 +504,7 @@ struct DispatcherTests {
 
         fixture.server.stop()
         monitor.send(.online)
-        #expect(await fixture.eventually { dispatcher.status.consecutiveFailures == 1 })
+        #expect(await eventually { dispatcher.status.consecutiveFailures == 1 })
         try fixture.server.restart()
         monitor.send(.offline)
         monitor.send(.online)  // the network is back: no 30 s wait

@@ -66,7 +66,7 @@ struct ConsumerTests {
         let received = Locked<[String]>([])
         let cancellable = fixture.recorder.eventsPublisher.sink { event in received.withLock { $0.append(event.name) } }
         for index in 0..<100 { fixture.recorder.record("e\(index)") }
-        try await waitUntil { received.value.count == 100 }
+        #expect(await eventually { received.value.count == 100 })
         #expect(received.value == (0..<100).map { "e\($0)" })
         cancellable.cancel()
     }

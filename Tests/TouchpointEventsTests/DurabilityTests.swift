@@ -115,7 +115,7 @@ struct DurabilityTests {
         // The disk accepts writes again.
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: path + ".saved", toPath: path)
-        try await waitUntil { relaunched.statistics.bufferedInMemory == 0 }
+        #expect(await eventually { relaunched.statistics.bufferedInMemory == 0 })
         relaunched.record("after")
         try await relaunched.flush()
         let names = try fixture.lines(of: session).dropLast().map { try Event(jsonLine: $0).name }
@@ -139,7 +139,7 @@ struct DurabilityTests {
         let kept = statistics.bufferedInMemory
 
         try FileManager.default.removeItem(atPath: directory.path + "/users")
-        try await waitUntil { recorder.statistics.bufferedInMemory == 0 }
+        #expect(await eventually { recorder.statistics.bufferedInMemory == 0 })
         let stored = await recorder.allEvents().compactMap { $0.properties["i"]?.intValue }
         #expect(stored == Array((10 - kept)..<10), "the newest events were kept, in order")
     }

@@ -127,7 +127,7 @@ struct SessionTests {
         await fixture.recorder.startSession(userID: "u1")
         fixture.recorder.record("a")
         lifecycle.send(.didEnterBackground)
-        try await waitUntil { await fixture.recorder.currentSession() == nil }
+        #expect(await eventually { await fixture.recorder.currentSession() == nil })
         #expect(await fixture.recorder.listAllSessions().first?.endedAt != nil)
         // A session the background ended hands its user to the next one, unlike endSession().
         #expect(try #require(fixture.recorder.record("b")).userId == "u1")
@@ -139,21 +139,8 @@ struct SessionTests {
         fixture.recorder.attach(lifecycle: lifecycle)
         let session = await fixture.recorder.startSession()
         lifecycle.send(.didEnterBackground)
-        try await Task.sleep(for: .milliseconds(50))
+        // Once the recorder has handled it (flushed), the session is still the same.
+        #expect(await eventually { fixture.recorder.lifecycleEventsHandled == 1 })
         #expect(await fixture.recorder.currentSession()?.id == session.id)
     }
-}
-
-/// Polls `condition` until it holds, failing after `timeout`.
-func waitUntil(
-    timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
 }

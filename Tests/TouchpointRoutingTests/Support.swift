@@ -144,13 +144,3 @@ final class UnconfigurableAdapter: AnalyticsAdapter, Sendable {
     func track(event: any TrackableEvent) { calls.withLock { $0 += 1 } }
     func track(property: any TrackableProperty) { calls.withLock { $0 += 1 } }
 }
-
-/// Polls `condition` until it holds or `timeout` passes; a bound, not a measurement.
-func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
-}

@@ -226,10 +226,15 @@ extension EventRecorder {
                 if endsSessionInBackground || event == .willTerminate {
                     await self.endSession(keepsUser: true)
                 }
+                self.state.withLock { $0.lifecycleEventsHandled += 1 }
             }
         }
         state.withLock { $0.observations.append(observation) }
     }
+
+    /// How many background and terminate events the recorder has finished handling: what a test
+    /// waits for before it checks what the handling did, or did not, do.
+    public var lifecycleEventsHandled: Int { state.withLock { $0.lifecycleEventsHandled } }
 
     /// Writes any events waiting in memory and flushes every log to stable storage.
     /// - Throws: the disk's error when buffered events still cannot be written.

@@ -409,6 +409,8 @@ extension EventRecorder {
         var reportedRepairs: [UUID: Int64] = [:]
         var lastWriteError: (any Error)?
         var observations: [AppLifecycleObservation] = []
+        /// Lifecycle events whose handling (flush, maybe end the session) has finished.
+        var lifecycleEventsHandled = 0
         var statistics = RecorderStatistics()
     }
 

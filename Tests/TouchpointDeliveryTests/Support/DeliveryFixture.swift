@@ -77,15 +77,4 @@ struct DeliveryFixture {
     func logged(_ level: Logger.Level) -> [String] {
         logs.entries.filter { $0.level == level }.map { "\($0.message)" }
     }
-
-    /// Waits (up to `timeout` seconds) until `condition` holds.
-    func eventually(_ timeout: Double = 60, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
-        await withTimeout(timeout) {
-            while !condition() {
-                if Task.isCancelled { return false }
-                try? await Task.sleep(nanoseconds: 2_000_000)
-            }
-            return true
-        } ?? false
-    }
 }
