@@ -14,12 +14,13 @@ extension EventDispatcher {
 
     /// Carries out the machine's next action: one read, one upload, or a decision to wait.
     func step() async -> LoopStep {
-        let now = clock.now()
-        let action = inner.withLock { inner in
-            let action = inner.machine.nextAction(now: now)
+        let (action, pokesSeen) = inner.withLock { inner in
+            // The clock is read under the lock that counts pokes, so a decision that counts a poke
+            // saw the clock as it was when the poke came (see `settled`).
+            let action = inner.machine.nextAction(now: clock.now())
             // After an upload, say again why delivery waits, even for the same reason as before.
             if case .send = action { inner.lastWait = nil }
-            return action
+            return (action, inner.pokes)
         }
         switch action {
         case .read(let order):
@@ -41,7 +42,7 @@ extension EventDispatcher {
                 })
             return .next
         case .wait(let until, let reason):
-            noteWait(reason, until: until)
+            noteWait(reason, until: until, pokesSeen: pokesSeen)
             // Sleep at most a minute at a time, so a wall-clock change is noticed.
             return .wait(until.map { min(max(0, $0.timeIntervalSince(clock.now())), 60) })
         }
@@ -190,9 +191,12 @@ extension EventDispatcher {
     }
 
     /// Logs why delivery waits, once per change of reason.
-    private func noteWait(_ reason: DispatchStateMachine.WaitReason, until: Date?) {
+    private func noteWait(_ reason: DispatchStateMachine.WaitReason, until: Date?, pokesSeen: Int) {
         let (changed, logger) = inner.withLock { inner in
-            defer { inner.lastWait = reason }
+            defer {
+                inner.lastWait = reason
+                inner.settledAfterPokes = max(inner.settledAfterPokes, pokesSeen)
+            }
             return (inner.lastWait != reason, inner.logger)
         }
         guard changed, reason != .busy else { return }
@@ -222,7 +226,24 @@ extension EventDispatcher {
     }
 
     /// Wakes the loop to look at the clock again (tests that move a manual clock).
-    func poke() { wake.signal() }
+    /// - Returns: this poke's number, for ``settled``.
+    @discardableResult
+    func poke() -> Int {
+        let number = inner.withLock { inner in
+            inner.pokes += 1
+            return inner.pokes
+        }
+        wake.signal()
+        return number
+    }
+
+    /// The last poke the loop had seen when it last decided to wait, and why it waits. Once
+    /// `afterPoke` reaches a poke's number, the loop has looked at the clock and the log after that
+    /// poke and sent everything it was going to send: a test checks then that nothing else was
+    /// sent, instead of napping and hoping the loop was quick.
+    var settled: (afterPoke: Int, reason: DispatchStateMachine.WaitReason?) {
+        inner.withLock { ($0.settledAfterPokes, $0.lastWait) }
+    }
 
     private static func milliseconds(since start: Date, _ clock: any WallClock) -> Int {
         Int((clock.now().timeIntervalSince(start) * 1000).rounded())

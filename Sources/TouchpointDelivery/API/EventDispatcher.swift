@@ -79,6 +79,10 @@ public final class EventDispatcher: Sendable {
         var loop: Task<Void, Never>?
         var observations: [AnyObject] = []
         var lastWait: DispatchStateMachine.WaitReason?
+        /// How many times ``poke()`` was called.
+        var pokes = 0
+        /// The pokes the loop had seen when it last decided to wait.
+        var settledAfterPokes = 0
         var statusStreams: [Int: AsyncStream<DeliveryStatus>.Continuation] = [:]
         var lastStreamID = 0
         var isShutDown = false

@@ -2,9 +2,10 @@ import Foundation
 import InMemoryLogging
 import Logging
 import TouchpointCore
-import TouchpointDelivery
 import TouchpointEvents
 import TouchpointTesting
+
+@testable import TouchpointDelivery
 
 /// A recorder over a fresh directory, a Segment-style collector on 127.0.0.1, and dispatchers
 /// configured for fast tests (short backoff, no rate limit, no reachability, seeded jitter).
@@ -63,6 +64,15 @@ struct DeliveryFixture {
         EventDispatcher(
             writeKey: writeKey, endpoint: server.baseURL, recorder: recorder ?? self.recorder,
             configuration: configuration ?? self.configuration())
+    }
+
+    /// Pokes `dispatcher` and waits until its loop has decided to wait again after the poke:
+    /// whatever it was going to send by then, it has sent.
+    /// - Returns: why it waits, or nil when it did not settle within a minute.
+    func settle(_ dispatcher: EventDispatcher) async -> DispatchStateMachine.WaitReason? {
+        let poke = dispatcher.poke()
+        guard await eventually(timeout: .seconds(60), { dispatcher.settled.afterPoke >= poke }) else { return nil }
+        return dispatcher.settled.reason
     }
 
     /// Records `count` events named `name` with an `index` property, returning their ids.
