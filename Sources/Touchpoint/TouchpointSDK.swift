@@ -107,7 +107,7 @@ public final class TouchpointSDK: Sendable {
     /// `<collector>/v1/config/catalog`, also ``PromoConfig/defaultCatalogURL``.
     public let catalogURL: URL
     /// The write key as the `Authorization` header, for the remote config requests.
-    public let headers: HTTPHeaders
+    public let headers: TransportHeaders
 
     private let storeTransport: any HTTPTransport
     private let lifecycleObservation = Locked<AppLifecycleObservation?>(nil)
@@ -176,7 +176,7 @@ public final class TouchpointSDK: Sendable {
         self.recorder = options.recorder
         self.surveyConfigURL = surveysURL
         self.catalogURL = catalogURL
-        headers = ["Authorization": HTTPHeaders.basicAuthorization(user: writeKey)]
+        headers = ["Authorization": TransportHeaders.basicAuthorization(user: writeKey)]
 
         dispatcher = EventDispatcher.start(
             writeKey: writeKey, endpoint: baseURL, recorder: options.recorder, configuration: options.delivery,

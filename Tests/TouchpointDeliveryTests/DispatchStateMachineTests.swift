@@ -224,7 +224,7 @@ struct DispatchStateMachineTests {
     func credentialsAnswersAreRetriedNotDropped(status: Int, drops: Bool) {
         let url = URL(string: "http://127.0.0.1:1/v1/batch")!
         let result = UploadResult.classify(
-            HTTPResponse(status: status, body: Array(#"{"error":"x"}"#.utf8), url: url), now: start)
+            TransportResponse(status: status, body: Array(#"{"error":"x"}"#.utf8), url: url), now: start)
         switch result {
         case .refused: #expect(drops)
         case .failed(let reason, _, let network):

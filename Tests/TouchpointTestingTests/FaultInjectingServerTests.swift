@@ -22,10 +22,10 @@ struct FaultInjectingServerTests {
     func post(
         _ proxy: FaultInjectingServer, _ path: String = "/v1/batch", body: String = "payload", timeout: Double = 5
     )
-        async throws -> HTTPResponse
+        async throws -> TransportResponse
     {
         try await transport.send(
-            HTTPRequest(
+            TransportRequest(
                 method: .post,
                 url: proxy.url(path),
                 headers: ["Authorization": "Basic a2V5Og==", "Content-Type": "application/json"],
@@ -91,7 +91,7 @@ struct FaultInjectingServerTests {
         defer { upstream.stop() }
         let proxy = try FaultInjectingServer(plan: FaultPlan(rates: [.reset: 1]), upstream: upstream.baseURL)
         defer { proxy.stop() }
-        let error = await #expect(throws: HTTPError.self) { try await post(proxy) }
+        let error = await #expect(throws: TransportError.self) { try await post(proxy) }
         #expect(error?.code == .connectionReset || error?.code == .invalidResponse)
         #expect(upstream.requestCount == 0)
         #expect(proxy.statistics.injected[.reset]! >= 1)
@@ -105,7 +105,7 @@ struct FaultInjectingServerTests {
             upstream: upstream.baseURL
         )
         defer { proxy.stop() }
-        let error = await #expect(throws: HTTPError.self) {
+        let error = await #expect(throws: TransportError.self) {
             try await post(proxy, body: String(repeating: "event ", count: 1_000))
         }
         #expect(error?.code == .connectionReset)
@@ -121,7 +121,7 @@ struct FaultInjectingServerTests {
         let proxy = try FaultInjectingServer(
             plan: FaultPlan(sequence: [.stall(seconds: 10)]), upstream: upstream.baseURL)
         defer { proxy.stop() }
-        let error = await #expect(throws: HTTPError.self) { try await post(proxy, timeout: 0.3) }
+        let error = await #expect(throws: TransportError.self) { try await post(proxy, timeout: 0.3) }
         #expect(error?.code == .timeout)
         #expect(upstream.requestCount == 0)
         #expect(try await post(proxy).status == 202)
@@ -134,9 +134,9 @@ struct FaultInjectingServerTests {
             plan: FaultPlan(sequence: [.down(seconds: 0.3)]), upstream: upstream.baseURL)
         defer { proxy.stop() }
         let port = proxy.server.port
-        _ = await #expect(throws: HTTPError.self) { try await post(proxy) }
+        _ = await #expect(throws: TransportError.self) { try await post(proxy) }
         // While down, connections are refused.
-        let refused = await #expect(throws: HTTPError.self) { try await post(proxy) }
+        let refused = await #expect(throws: TransportError.self) { try await post(proxy) }
         #expect(refused?.code == .connectionFailed)
         // Back up on the same port after the pause (bounded wait).
         var status: Int?

@@ -48,7 +48,7 @@ struct TestHTTPServerTests {
         let body = Array(repeating: UInt8(ascii: "z"), count: 100_000)
         let server = try TestHTTPServer { _ in TestHTTPResponse(status: 200, body: body, isChunked: true) }
         defer { server.stop() }
-        let response = try await URLSessionTransport().send(HTTPRequest(url: server.url("/"), timeout: 5))
+        let response = try await URLSessionTransport().send(TransportRequest(url: server.url("/"), timeout: 5))
         #expect(response.body == body)
     }
 
@@ -69,7 +69,7 @@ struct TestHTTPServerTests {
         let transport = URLSessionTransport()
         var statuses: [Int] = []
         for _ in 0..<3 {
-            statuses.append(try await transport.send(HTTPRequest(url: server.url("/"), timeout: 5)).status)
+            statuses.append(try await transport.send(TransportRequest(url: server.url("/"), timeout: 5)).status)
         }
         #expect(statuses == [503, 429, 200])
     }
@@ -112,18 +112,18 @@ struct TestHTTPServerTests {
         defer { server.stop() }
         let port = server.port
         let transport = URLSessionTransport()
-        #expect(try await transport.send(HTTPRequest(url: server.url("/"), timeout: 5)).status == 200)
+        #expect(try await transport.send(TransportRequest(url: server.url("/"), timeout: 5)).status == 200)
         server.stop()
         #expect(!server.isRunning)
         #expect(throws: RawConnection.Failure.self) { try RawConnection(port: port) }
-        let error = await #expect(throws: HTTPError.self) {
-            try await transport.send(HTTPRequest(url: server.url("/"), timeout: 5))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(TransportRequest(url: server.url("/"), timeout: 5))
         }
         #expect(error?.code == .connectionFailed)
         try server.restart()
         #expect(server.isRunning)
         #expect(server.port == port)
-        #expect(try await transport.send(HTTPRequest(url: server.url("/"), timeout: 5)).status == 200)
+        #expect(try await transport.send(TransportRequest(url: server.url("/"), timeout: 5)).status == 200)
     }
 
     @Test func aSlowHandlerIsAnsweredFor() throws {
@@ -156,7 +156,7 @@ struct TestHTTPServerTests {
         let server = try TestHTTPServer()
         defer { server.stop() }
         #expect(await server.waitForRequests(1, timeout: 0.05) == false)
-        _ = try? await URLSessionTransport().send(HTTPRequest(url: server.url("/x"), timeout: 5))
+        _ = try? await URLSessionTransport().send(TransportRequest(url: server.url("/x"), timeout: 5))
         #expect(await server.waitForRequests(1, timeout: 5))
         server.clearLog()
         #expect(server.requestCount == 0)

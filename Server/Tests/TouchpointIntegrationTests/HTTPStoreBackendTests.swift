@@ -20,7 +20,7 @@ struct HTTPStoreBackendTests {
             ["theme": .color("#112233"), "count": 2], namespace: "acme", scenarioID: nil, precondition: .ifAbsent)
 
         // Any HTTP client with the user's signature reads the same document at …/acme/-, in the tagged encoding.
-        var request = HTTPRequest(url: collector.baseURL.appendingPathComponent("v1/users/u 1/scenario/acme/-"))
+        var request = TransportRequest(url: collector.baseURL.appendingPathComponent("v1/users/u 1/scenario/acme/-"))
         request.headers["Authorization"] = "Basic " + Data((collector.writeKey + ":").utf8).base64EncodedString()
         request.headers[HTTPStoreBackend.signatureHeader] = LiveCollector.user("u 1").signature
         let response = try await URLSessionTransport().send(request)
@@ -42,7 +42,7 @@ struct HTTPStoreBackendTests {
         #expect(refused?.message.contains("HTTP 403") == true, "\(String(describing: refused))")
         #expect(refused?.message.contains("admin token") == true)
         // What the team writes with the admin token, every app reads.
-        var request = HTTPRequest(
+        var request = TransportRequest(
             method: .put, url: collector.baseURL.appendingPathComponent("v1/scenario/acme/banner"))
         request.headers["Authorization"] = "Bearer \(collector.adminToken)"
         request.headers["If-None-Match"] = "*"

@@ -1,4 +1,4 @@
-/// Something that sends an ``HTTPRequest`` and returns the whole ``HTTPResponse``.
+/// Something that sends an ``TransportRequest`` and returns the whole ``TransportResponse``.
 ///
 /// Every HTTP exchange in the SDK goes through this protocol, so the delivery queue and
 /// ``RemoteResource`` work the same over ``URLSessionTransport`` in an app and over any other
@@ -7,9 +7,9 @@
 /// Any status code is a response, not an error: a `503` is returned, not thrown.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and waits for the complete response.
-    /// - Parameter request: the request; its ``HTTPRequest/timeout`` bounds the whole exchange.
+    /// - Parameter request: the request; its ``TransportRequest/timeout`` bounds the whole exchange.
     /// - Returns: the response, whatever its status.
-    /// - Throws: ``HTTPError`` when no complete response arrived (timeout, refused or reset
+    /// - Throws: ``TransportError`` when no complete response arrived (timeout, refused or reset
     ///   connection, cancellation, a malformed response).
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: TransportRequest) async throws -> TransportResponse
 }

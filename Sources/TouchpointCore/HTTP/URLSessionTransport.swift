@@ -7,12 +7,12 @@ import FoundationNetworking
 /// The ``HTTPTransport`` over `URLSession` (Foundation on Apple platforms, FoundationNetworking
 /// on Linux).
 ///
-/// - Each request's ``HTTPRequest/timeout`` bounds the whole exchange (connect, send, wait,
+/// - Each request's ``TransportRequest/timeout`` bounds the whole exchange (connect, send, wait,
 ///   receive), not just the gap between packets.
 /// - A redirect is followed only to the same scheme, host and port; any other redirect is
 ///   returned as the `3xx` response itself, so a request never lands somewhere else silently.
 /// - No cookies, no URL cache: ETags and retries are the caller's business.
-/// - Cancelling the calling task cancels the request (``HTTPError/Code/cancelled``).
+/// - Cancelling the calling task cancels the request (``TransportError/Code/cancelled``).
 /// - One transport serves any number of concurrent requests; share it.
 /// - On Linux (FoundationNetworking), a request with a body uses a fresh connection: that
 ///   library cannot resend a body when a kept-alive connection turns out to be closed, and
@@ -20,13 +20,13 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let transport = URLSessionTransport()
-/// let response = try await transport.send(HTTPRequest(url: url, timeout: 10))
+/// let response = try await transport.send(TransportRequest(url: url, timeout: 10))
 /// ```
 public final class URLSessionTransport: HTTPTransport {
     /// Limits that apply to every request of a transport.
     public struct Configuration: Sendable, Hashable {
         /// The largest response body accepted; a larger one fails with
-        /// ``HTTPError/Code/responseTooLarge`` (32 MiB by default).
+        /// ``TransportError/Code/responseTooLarge`` (32 MiB by default).
         public var maximumResponseBytes: Int
         /// How many connections to one host may be open at once (6 by default).
         public var maximumConnectionsPerHost: Int
@@ -59,7 +59,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let urlRequest = try Self.makeURLRequest(request)
         let task = session.dataTask(with: urlRequest)
         let exchange = URLSessionTransportDelegate.Exchange(task: task, url: request.url, timeout: request.timeout)
@@ -72,17 +72,17 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    /// The `URLRequest` for `request`, or an ``HTTPError/Code/invalidRequest`` error.
-    static func makeURLRequest(_ request: HTTPRequest) throws(HTTPError) -> URLRequest {
+    /// The `URLRequest` for `request`, or an ``TransportError/Code/invalidRequest`` error.
+    static func makeURLRequest(_ request: TransportRequest) throws(TransportError) -> URLRequest {
         let scheme = request.url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https", let host = request.url.host, !host.isEmpty else {
-            throw HTTPError(code: .invalidRequest, url: request.url, reason: "not an absolute http or https URL")
+            throw TransportError(code: .invalidRequest, url: request.url, reason: "not an absolute http or https URL")
         }
         guard request.timeout.isFinite, request.timeout > 0 else {
-            throw HTTPError(code: .invalidRequest, url: request.url, reason: "timeout must be positive")
+            throw TransportError(code: .invalidRequest, url: request.url, reason: "timeout must be positive")
         }
         if request.method == .get && !request.body.isEmpty {
-            throw HTTPError(code: .invalidRequest, url: request.url, reason: "a GET request cannot carry a body")
+            throw TransportError(code: .invalidRequest, url: request.url, reason: "a GET request cannot carry a body")
         }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue

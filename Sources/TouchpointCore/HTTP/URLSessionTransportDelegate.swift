@@ -17,7 +17,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// One request in flight: its task, the continuation to resume, the body so far.
     final class Exchange: Sendable {
         struct State {
-            var continuation: CheckedContinuation<HTTPResponse, any Error>?
+            var continuation: CheckedContinuation<TransportResponse, any Error>?
             var body: [UInt8] = []
             var abortReason: AbortReason?
             var isRunning = false
@@ -36,7 +36,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
         /// Stops the exchange for `reason`; the first reason wins. Safe before, during or after the task.
         func abort(_ reason: AbortReason) {
-            let action: (running: Bool, continuation: CheckedContinuation<HTTPResponse, any Error>?) =
+            let action: (running: Bool, continuation: CheckedContinuation<TransportResponse, any Error>?) =
                 state.withLock { state in
                     guard state.abortReason == nil else { return (false, nil) }
                     state.abortReason = reason
@@ -49,14 +49,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             action.continuation?.resume(throwing: error(for: reason))
         }
 
-        func error(for reason: AbortReason) -> HTTPError {
+        func error(for reason: AbortReason) -> TransportError {
             switch reason {
             case .cancelled:
-                return HTTPError(code: .cancelled, url: url, reason: "the request was cancelled")
+                return TransportError(code: .cancelled, url: url, reason: "the request was cancelled")
             case .timeout:
-                return HTTPError(code: .timeout, url: url, reason: "no complete response within \(timeout) s")
+                return TransportError(code: .timeout, url: url, reason: "no complete response within \(timeout) s")
             case .tooLarge:
-                return HTTPError(code: .responseTooLarge, url: url, reason: "the response body exceeded the limit")
+                return TransportError(code: .responseTooLarge, url: url, reason: "the response body exceeded the limit")
             }
         }
     }
@@ -69,7 +69,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     /// Registers `exchange` and starts its task, unless it was cancelled before it began.
-    func start(_ exchange: Exchange, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    func start(_ exchange: Exchange, continuation: CheckedContinuation<TransportResponse, any Error>) {
         exchanges.withLock { $0[exchange.task.taskIdentifier] = exchange }
         let reason: AbortReason? = exchange.state.withLock { state in
             if let reason = state.abortReason { return reason }
@@ -128,12 +128,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         } else if let error {
             continuation.resume(throwing: Self.httpError(error, url: exchange.url, afterResponse: task.response != nil))
         } else if let response = task.response as? HTTPURLResponse {
-            var headers = HTTPHeaders()
+            var headers = TransportHeaders()
             for (name, value) in response.allHeaderFields {
                 headers.add(name: "\(name)", value: "\(value)")
             }
             continuation.resume(
-                returning: HTTPResponse(
+                returning: TransportResponse(
                     status: response.statusCode,
                     headers: headers,
                     body: body,
@@ -142,22 +142,22 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             )
         } else {
             continuation.resume(
-                throwing: HTTPError(code: .invalidResponse, url: exchange.url, reason: "no HTTP response")
+                throwing: TransportError(code: .invalidResponse, url: exchange.url, reason: "no HTTP response")
             )
         }
     }
 
-    /// Maps a URLSession failure onto a stable ``HTTPError`` code.
+    /// Maps a URLSession failure onto a stable ``TransportError`` code.
     ///
     /// FoundationNetworking reports some failures without a specific code (a body cut short is
     /// `URLError.unknown` there); such a failure after the response head arrived is a broken
     /// connection, before it a failed one.
-    static func httpError(_ error: any Error, url: URL, afterResponse: Bool) -> HTTPError {
-        let unspecific: HTTPError.Code = afterResponse ? .connectionReset : .connectionFailed
+    static func httpError(_ error: any Error, url: URL, afterResponse: Bool) -> TransportError {
+        let unspecific: TransportError.Code = afterResponse ? .connectionReset : .connectionFailed
         guard let urlError = error as? URLError else {
-            return HTTPError(code: unspecific, url: url, reason: "\(error)")
+            return TransportError(code: unspecific, url: url, reason: "\(error)")
         }
-        let code: HTTPError.Code
+        let code: TransportError.Code
         switch urlError.code {
         case .timedOut:
             code = .timeout
@@ -178,7 +178,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         default:
             code = unspecific
         }
-        return HTTPError(
+        return TransportError(
             code: code, url: url, reason: "\(urlError.localizedDescription) (URLError \(urlError.code.rawValue))")
     }
 }

@@ -282,7 +282,7 @@ public final class RemoteResource<Value: Sendable>: Sendable {
 
     /// Sends the request and applies the answer; clears the in-flight marker at the end.
     private func fetch(etag: String?, id: Int) async -> RemoteResourceSnapshot<Value> {
-        var request = HTTPRequest(url: url, headers: configuration.headers, timeout: configuration.requestTimeout)
+        var request = TransportRequest(url: url, headers: configuration.headers, timeout: configuration.requestTimeout)
         if !request.headers.contains("Accept") { request.headers["Accept"] = "application/json" }
         if let etag { request.headers["If-None-Match"] = etag }
         let answer: FetchAnswer
@@ -312,7 +312,7 @@ public final class RemoteResource<Value: Sendable>: Sendable {
                     retryAfter: response.retryAfter(now: clock.now())
                 )
             }
-        } catch let error as HTTPError {
+        } catch let error as TransportError {
             answer = .failure(
                 RemoteResourceError(code: .transport, url: url, message: error.description, transportError: error),
                 retryAfter: nil

@@ -11,7 +11,7 @@ public struct RemoteResourceConfiguration: Sendable, Hashable {
     /// ``RemoteResource/forceRefresh()``) until the backoff's delay has passed.
     public var backoff: Backoff.Policy
     /// Extra header fields for every request (an `Authorization`, say).
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// A seed for the backoff's jitter, for reproducible tests; nil draws from the system.
     public var jitterSeed: UInt64?
 
@@ -26,7 +26,7 @@ public struct RemoteResourceConfiguration: Sendable, Hashable {
         cacheTTL: TimeInterval = 300,
         requestTimeout: TimeInterval = 30,
         backoff: Backoff.Policy = Backoff.Policy(initialDelay: 5, maximumDelay: 900, minimumDelay: 1),
-        headers: HTTPHeaders = [:],
+        headers: TransportHeaders = [:],
         jitterSeed: UInt64? = nil
     ) {
         self.cacheTTL = cacheTTL

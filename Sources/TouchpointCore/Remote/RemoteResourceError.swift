@@ -49,10 +49,10 @@ public struct RemoteResourceError: Error, Sendable, Hashable, CustomStringConver
     /// The status code, for ``Code/httpStatus``.
     public let status: Int?
     /// The transport's error, for ``Code/transport``.
-    public let transportError: HTTPError?
+    public let transportError: TransportError?
 
     /// Creates an error.
-    public init(code: Code, url: URL, message: String, status: Int? = nil, transportError: HTTPError? = nil) {
+    public init(code: Code, url: URL, message: String, status: Int? = nil, transportError: TransportError? = nil) {
         self.code = code
         self.url = url
         self.message = message

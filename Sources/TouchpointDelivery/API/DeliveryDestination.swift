@@ -32,5 +32,5 @@ public struct DeliveryDestination: Sendable, Hashable {
     public var id: String { StableHash.hex(of: batchURL.absoluteString + "\n" + writeKey) }
 
     /// The `Authorization` header value: `Basic base64(writeKey + ":")`.
-    public var authorization: String { HTTPHeaders.basicAuthorization(user: writeKey) }
+    public var authorization: String { TransportHeaders.basicAuthorization(user: writeKey) }
 }

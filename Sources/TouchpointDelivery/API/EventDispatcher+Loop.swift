@@ -92,7 +92,7 @@ extension EventDispatcher {
             }
             return prepared
         }
-        var headers: HTTPHeaders = [
+        var headers: TransportHeaders = [
             "Content-Type": "application/json",
             "Authorization": destination.authorization,
             "User-Agent": "\(configuration.library.name)/\(configuration.library.version)",
@@ -114,7 +114,7 @@ extension EventDispatcher {
         logger.debug(
             "sending \(order.batch.count) events, \(plainSize) bytes\(compressed ? " (\(body.count) gzipped)" : ""), attempt \(order.attempt), sentAt \(Timestamp.format(sentAt))"
         )
-        let request = HTTPRequest(
+        let request = TransportRequest(
             method: .post, url: destination.batchURL, headers: headers, body: body,
             timeout: configuration.requestTimeout)
         let started = clock.now()

@@ -28,7 +28,7 @@ enum UploadResult: Sendable, Hashable {
     ///
     /// Only answers that blame the batch itself drop it (400, 404, 422, …); answers about the
     /// credentials (401, 403), the collector's load or health (408, 429, 5xx) are retried.
-    static func classify(_ response: HTTPResponse, now: Date) -> UploadResult {
+    static func classify(_ response: TransportResponse, now: Date) -> UploadResult {
         let status = response.status
         let excerpt = response.bodyExcerpt()
         let reason = "\(response.url.absoluteString) answered \(status)" + (excerpt.isEmpty ? "" : ": " + excerpt)
@@ -56,7 +56,7 @@ enum UploadResult: Sendable, Hashable {
 
     /// The meaning of a transport failure.
     static func classify(_ error: any Error, url: URL) -> UploadResult {
-        if let error = error as? HTTPError {
+        if let error = error as? TransportError {
             if error.code == .cancelled { return .cancelled }
             return .failed(reason: error.description, retryAfter: nil, network: true)
         }

@@ -99,7 +99,7 @@ public struct PromoConfig: Sendable, Hashable {
 
     /// Header fields ``init(currentAppID:)`` puts in ``resource``: the collector's write key as
     /// `Authorization`, say. Empty by default; the setup call sets it with ``defaultCatalogURL``.
-    public static var defaultCatalogHeaders: HTTPHeaders {
+    public static var defaultCatalogHeaders: TransportHeaders {
         get { defaults.value.headers }
         set { defaults.withLock { $0.headers = newValue } }
     }
@@ -107,7 +107,7 @@ public struct PromoConfig: Sendable, Hashable {
     /// Whether ``jsonURL`` is the placeholder of an unset ``defaultCatalogURL``.
     public var isCatalogURLSet: Bool { jsonURL != Self.unsetCatalogURL }
 
-    private static let defaults = Locked<(url: URL?, headers: HTTPHeaders)>((nil, [:]))
+    private static let defaults = Locked<(url: URL?, headers: TransportHeaders)>((nil, [:]))
     static let unsetCatalogURL = URL(string: "touchpoint-promo:default-catalog-url-not-set")!
 
     /// The locale taglines are chosen for: ``locale``, else the device's first preferred language.

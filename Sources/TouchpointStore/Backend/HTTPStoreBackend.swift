@@ -95,7 +95,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     ) {
         self.collector = collector
         self.user = user
-        self.authorization = HTTPHeaders.basicAuthorization(user: writeKey)
+        self.authorization = TransportHeaders.basicAuthorization(user: writeKey)
         self.transport = transport
         self.timeout = timeout
     }
@@ -137,7 +137,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     public func pull(namespace: String, scenarioID: String?) async throws -> StoreBackendDocument? {
         let name = Self.name(namespace, scenarioID)
         let url = try self.url(namespace: namespace, scenarioID: scenarioID)
-        let response = try await send(HTTPRequest(method: .get, url: url), name: name)
+        let response = try await send(TransportRequest(method: .get, url: url), name: name)
         switch response.status {
         case 200:
             guard let etag = response.headers["ETag"], !etag.isEmpty else {
@@ -161,7 +161,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     ) async throws -> String {
         let name = Self.name(namespace, scenarioID)
         let url = try self.url(namespace: namespace, scenarioID: scenarioID)
-        var request = HTTPRequest(method: .put, url: url)
+        var request = TransportRequest(method: .put, url: url)
         request.headers["Content-Type"] = "application/json"
         switch precondition {
         case .ifMatch(let etag): request.headers["If-Match"] = etag
@@ -211,7 +211,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
 
     // MARK: Requests
 
-    private func send(_ request: HTTPRequest, name: String) async throws(StoreError) -> HTTPResponse {
+    private func send(_ request: TransportRequest, name: String) async throws(StoreError) -> TransportResponse {
         var request = request
         request.headers["Authorization"] = authorization
         if let user { request.headers[Self.signatureHeader] = user.signature }
@@ -219,7 +219,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
         request.timeout = timeout
         do {
             return try await transport.send(request)
-        } catch let error as HTTPError {
+        } catch let error as TransportError {
             throw failure(name, request.method, request.url, "\(error.code): \(error.reason)")
         } catch {
             throw failure(name, request.method, request.url, "\(error)")
@@ -239,7 +239,9 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
         return members.mapValues(StoreValue.init(json:))
     }
 
-    private func failure(_ name: String, _ method: HTTPMethod, _ url: URL, _ response: HTTPResponse) -> StoreError {
+    private func failure(_ name: String, _ method: TransportMethod, _ url: URL, _ response: TransportResponse)
+        -> StoreError
+    {
         var detail = "HTTP \(response.status)"
         if let message = (try? JSONParser.parse(response.body))?["error"]?.stringValue {
             detail += ": \(message)"
@@ -249,7 +251,7 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
         return failure(name, method, url, detail)
     }
 
-    private func failure(_ name: String, _ method: HTTPMethod, _ url: URL, _ detail: String) -> StoreError {
+    private func failure(_ name: String, _ method: TransportMethod, _ url: URL, _ detail: String) -> StoreError {
         StoreError(.backendFailure, keyPath: name, "\(method) \(url.absoluteString): \(detail)")
     }
 

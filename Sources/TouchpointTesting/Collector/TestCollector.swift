@@ -120,7 +120,7 @@ public final class TestCollector: Sendable {
             if gzipped { state.counters.gzipRequests += 1 }
         }
         if let writeKey,
-            request.headers["Authorization"] != HTTPHeaders.basicAuthorization(user: writeKey)
+            request.headers["Authorization"] != TransportHeaders.basicAuthorization(user: writeKey)
         {
             return refuse(401, "missing or wrong write key")
         }

@@ -121,7 +121,7 @@ public final class FaultInjectingServer: Sendable {
         }
         switch fault {
         case .status(let status, let retryAfter)?:
-            var headers: HTTPHeaders = [:]
+            var headers: TransportHeaders = [:]
             if let retryAfter { headers["Retry-After"] = retryAfter }
             return .json(["error": .string("injected \(status)")], status: status, headers: headers)
         case .reset?:
@@ -169,15 +169,16 @@ public final class FaultInjectingServer: Sendable {
         guard let url = URL(string: base + request.target) else {
             return .text("bad request target \(request.target)\n", status: 400)
         }
-        var headers = HTTPHeaders()
+        var headers = TransportHeaders()
         for field in request.headers where !hopByHop.contains(field.name.lowercased()) {
             headers.add(name: field.name, value: field.value)
         }
         do {
             let response = try await transport.send(
-                HTTPRequest(method: request.method, url: url, headers: headers, body: request.body, timeout: timeout)
+                TransportRequest(
+                    method: request.method, url: url, headers: headers, body: request.body, timeout: timeout)
             )
-            var responseHeaders = HTTPHeaders()
+            var responseHeaders = TransportHeaders()
             for field in response.headers
             where !hopByHop.contains(field.name.lowercased()) && field.name.lowercased() != "content-encoding" {
                 responseHeaders.add(name: field.name, value: field.value)

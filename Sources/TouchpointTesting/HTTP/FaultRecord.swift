@@ -5,7 +5,7 @@ public struct FaultRecord: Sendable, Hashable {
     /// The arrival index, from 0.
     public var sequence: Int
     /// The request method.
-    public var method: HTTPMethod
+    public var method: TransportMethod
     /// The request target (path and query).
     public var target: String
     /// The body size in bytes.
@@ -18,7 +18,7 @@ public struct FaultRecord: Sendable, Hashable {
     /// Creates a record.
     public init(
         sequence: Int,
-        method: HTTPMethod,
+        method: TransportMethod,
         target: String,
         bodySize: Int,
         fault: FaultPlan.Fault?,

@@ -13,7 +13,7 @@ struct HTTPRequestParser {
         var method: String
         var target: String
         var version: String
-        var headers: HTTPHeaders
+        var headers: TransportHeaders
         var body: [UInt8]
     }
 
@@ -153,7 +153,7 @@ struct HTTPRequestParser {
         return current
     }
 
-    private func bodyStage(for headers: HTTPHeaders) throws(Failure) -> Stage {
+    private func bodyStage(for headers: TransportHeaders) throws(Failure) -> Stage {
         if let encoding = headers["Transfer-Encoding"] {
             let codings = encoding.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard codings.last == "chunked" else {
@@ -189,7 +189,7 @@ struct HTTPRequestParser {
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].hasPrefix("HTTP/1.") else {
             throw Failure(status: 400, reason: "malformed request line \"\(requestLine)\"")
         }
-        var headers = HTTPHeaders()
+        var headers = TransportHeaders()
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw Failure(status: 400, reason: "malformed header line \"\(line)\"")

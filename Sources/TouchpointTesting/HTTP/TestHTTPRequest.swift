@@ -4,13 +4,13 @@ import TouchpointCore
 /// A request as ``TestHTTPServer`` received it, for a handler to answer and a test to inspect.
 public struct TestHTTPRequest: Sendable, Hashable {
     /// The method, e.g. `POST`.
-    public var method: HTTPMethod
+    public var method: TransportMethod
     /// The request target exactly as sent: path and query, e.g. `/v1/batch?debug=1`.
     public var target: String
     /// The HTTP version from the request line, e.g. `HTTP/1.1`.
     public var version: String
     /// The header fields as sent; lookups ignore case.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body, with any chunked framing removed.
     public var body: [UInt8]
     /// Which connection carried it: 1 for the server's first accepted connection, 2 for the
@@ -21,10 +21,10 @@ public struct TestHTTPRequest: Sendable, Hashable {
 
     /// Creates a request (the server does this; tests rarely need to).
     public init(
-        method: HTTPMethod,
+        method: TransportMethod,
         target: String,
         version: String = "HTTP/1.1",
-        headers: HTTPHeaders = [:],
+        headers: TransportHeaders = [:],
         body: [UInt8] = [],
         connection: Int = 0,
         sequence: Int = 0

@@ -24,7 +24,7 @@ public struct TestHTTPResponse: Sendable, Hashable {
     public var status: Int
     /// Header fields. `Content-Length` (or `Transfer-Encoding`) and `Connection` are added by
     /// the server when absent.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body.
     public var body: [UInt8]
     /// Whether to send the body with `Transfer-Encoding: chunked` instead of `Content-Length`.
@@ -37,7 +37,7 @@ public struct TestHTTPResponse: Sendable, Hashable {
     /// Creates a response.
     public init(
         status: Int = 200,
-        headers: HTTPHeaders = [:],
+        headers: TransportHeaders = [:],
         body: [UInt8] = [],
         isChunked: Bool = false,
         closesConnection: Bool = false,
@@ -52,14 +52,15 @@ public struct TestHTTPResponse: Sendable, Hashable {
     }
 
     /// A response with a UTF-8 text body (`text/plain` unless `headers` say otherwise).
-    public static func text(_ text: String, status: Int = 200, headers: HTTPHeaders = [:]) -> TestHTTPResponse {
+    public static func text(_ text: String, status: Int = 200, headers: TransportHeaders = [:]) -> TestHTTPResponse {
         var headers = headers
         if !headers.contains("Content-Type") { headers["Content-Type"] = "text/plain; charset=utf-8" }
         return TestHTTPResponse(status: status, headers: headers, body: Array(text.utf8))
     }
 
     /// A response with a JSON body (`application/json`).
-    public static func json(_ value: JSONValue, status: Int = 200, headers: HTTPHeaders = [:]) -> TestHTTPResponse {
+    public static func json(_ value: JSONValue, status: Int = 200, headers: TransportHeaders = [:]) -> TestHTTPResponse
+    {
         var headers = headers
         if !headers.contains("Content-Type") { headers["Content-Type"] = "application/json" }
         return TestHTTPResponse(status: status, headers: headers, body: value.jsonBytes(sortedKeys: true))

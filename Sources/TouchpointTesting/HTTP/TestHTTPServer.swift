@@ -16,7 +16,7 @@ import TouchpointCore
 /// }
 /// defer { server.stop() }
 /// server.enqueue(TestHTTPResponse(status: 503))  // the first request gets a 503
-/// let response = try await URLSessionTransport().send(HTTPRequest(url: server.url("/config")))
+/// let response = try await URLSessionTransport().send(TransportRequest(url: server.url("/config")))
 /// ```
 public final class TestHTTPServer: Sendable {
     /// Computes the answer to a request that no scripted response is waiting for.

@@ -158,7 +158,7 @@ final class TestHTTPServerEngine: Sendable {
     private func answer(_ parsed: HTTPRequestParser.Parsed, on descriptor: Int32, connection: Int) -> Next {
         let (request, scripted, handler) = state.withLock { state in
             let request = TestHTTPRequest(
-                method: HTTPMethod(rawValue: parsed.method),
+                method: TransportMethod(rawValue: parsed.method),
                 target: parsed.target,
                 version: parsed.version,
                 headers: parsed.headers,

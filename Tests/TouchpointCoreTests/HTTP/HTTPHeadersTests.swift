@@ -3,7 +3,7 @@ import TouchpointCore
 
 struct HTTPHeadersTests {
     @Test func lookupsIgnoreCaseAndKeepTheGivenSpelling() {
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "X-Tag": "a"]
+        var headers: TransportHeaders = ["Content-Type": "application/json", "X-Tag": "a"]
         headers.add(name: "x-tag", value: "b")
         #expect(headers["content-type"] == "application/json")
         #expect(headers["CONTENT-TYPE"] == "application/json")
@@ -14,7 +14,7 @@ struct HTTPHeadersTests {
     }
 
     @Test func settingReplacesEveryFieldOfThatNameAndNilRemovesThem() {
-        var headers: HTTPHeaders = ["A": "1", "B": "2", "a": "3"]
+        var headers: TransportHeaders = ["A": "1", "B": "2", "a": "3"]
         headers["a"] = "9"
         #expect(headers.fields == [.init(name: "a", value: "9"), .init(name: "B", value: "2")])
         headers["A"] = nil
@@ -25,7 +25,7 @@ struct HTTPHeadersTests {
     }
 
     @Test func namesDifferingOnlyOutsideASCIICaseAreDifferent() {
-        let headers: HTTPHeaders = ["Straße": "1"]
+        let headers: TransportHeaders = ["Straße": "1"]
         #expect(headers["STRASSE"] == nil)
         #expect(headers["straße"] == "1")
     }

@@ -10,7 +10,7 @@ struct URLSessionTransportTests {
     func returnsEveryStatusAsAResponse(status: Int) async throws {
         let server = try TestHTTPServer { _ in TestHTTPResponse(status: status, headers: ["X-Status": "\(status)"]) }
         defer { server.stop() }
-        let response = try await transport.send(HTTPRequest(url: server.url("/status"), timeout: 5))
+        let response = try await transport.send(TransportRequest(url: server.url("/status"), timeout: 5))
         #expect(response.status == status)
         #expect(response.headers["x-status"] == "\(status)")
     }
@@ -22,7 +22,7 @@ struct URLSessionTransportTests {
         }
         defer { server.stop() }
         let body = Array("hello, collector".utf8)
-        let request = HTTPRequest(
+        let request = TransportRequest(
             method: .post,
             url: server.url("/v1/batch?x=1"),
             headers: ["Content-Type": "application/json", "Authorization": "Basic a2V5Og=="],
@@ -50,7 +50,7 @@ struct URLSessionTransportTests {
         }
         defer { server.stop() }
         let response = try await transport.send(
-            HTTPRequest(method: .put, url: server.url("/big"), body: upload, timeout: 20))
+            TransportRequest(method: .put, url: server.url("/big"), body: upload, timeout: 20))
         #expect(response.status == 200)
         #expect(response.body.count == upload.count * 2)
         #expect(Array(response.body[..<upload.count]) == upload)
@@ -60,8 +60,8 @@ struct URLSessionTransportTests {
     @Test func timesOutAfterTheRequestTimeoutWhenTheServerStalls() async throws {
         let server = try TestHTTPServer { _ in .fault(.stall(seconds: 10)) }
         defer { server.stop() }
-        let error = await #expect(throws: HTTPError.self) {
-            try await transport.send(HTTPRequest(url: server.url("/slow"), timeout: 0.3))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(TransportRequest(url: server.url("/slow"), timeout: 0.3))
         }
         #expect(error?.code == .timeout)
         #expect(error?.url == server.url("/slow"))
@@ -71,8 +71,8 @@ struct URLSessionTransportTests {
     @Test func reportsAResetConnection() async throws {
         let server = try TestHTTPServer { _ in .fault(.reset) }
         defer { server.stop() }
-        let error = await #expect(throws: HTTPError.self) {
-            try await transport.send(HTTPRequest(url: server.url("/reset"), timeout: 5))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(TransportRequest(url: server.url("/reset"), timeout: 5))
         }
         #expect(error?.code == .connectionReset || error?.code == .invalidResponse)
         #expect(error?.isTransient == true)
@@ -84,9 +84,9 @@ struct URLSessionTransportTests {
         let server = try TestHTTPServer()
         defer { server.stop() }
         server.enqueue(.text("first"), .fault(.reset), .fault(.reset), .text("third"))
-        let post = HTTPRequest(method: .post, url: server.url("/p"), body: Array("x".utf8), timeout: 30)
+        let post = TransportRequest(method: .post, url: server.url("/p"), body: Array("x".utf8), timeout: 30)
         #expect(try await transport.send(post).status == 200)
-        let error = await #expect(throws: HTTPError.self) { try await transport.send(post) }
+        let error = await #expect(throws: TransportError.self) { try await transport.send(post) }
         #expect(error?.code != .timeout)
         // Whether or not the client resent it, the server saw every request whole.
         #expect(server.requests.allSatisfy { $0.body == Array("x".utf8) })
@@ -97,8 +97,8 @@ struct URLSessionTransportTests {
             TestHTTPResponse(status: 200, body: Array(repeating: 65, count: 10_000), fault: .closeMidResponse)
         }
         defer { server.stop() }
-        let error = await #expect(throws: HTTPError.self) {
-            try await transport.send(HTTPRequest(url: server.url("/cut"), timeout: 5))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(TransportRequest(url: server.url("/cut"), timeout: 5))
         }
         #expect(error?.code == .connectionReset || error?.code == .invalidResponse)
     }
@@ -107,16 +107,16 @@ struct URLSessionTransportTests {
         let server = try TestHTTPServer()
         let url = server.url("/gone")
         server.stop()
-        let error = await #expect(throws: HTTPError.self) {
-            try await transport.send(HTTPRequest(url: url, timeout: 5))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(TransportRequest(url: url, timeout: 5))
         }
         #expect(error?.code == .connectionFailed)
         #expect(error?.description.contains(url.absoluteString) == true)
     }
 
     @Test func rejectsARequestThatCannotBeSent() async throws {
-        let error = await #expect(throws: HTTPError.self) {
-            try await transport.send(HTTPRequest(url: URL(string: "ftp://example.com/file")!))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(TransportRequest(url: URL(string: "ftp://example.com/file")!))
         }
         #expect(error?.code == .invalidRequest)
         #expect(error?.isTransient == false)
@@ -126,12 +126,12 @@ struct URLSessionTransportTests {
         let server = try TestHTTPServer { _ in .fault(.stall(seconds: 120)) }
         defer { server.stop() }
         let transport = self.transport
-        let task = Task { try await transport.send(HTTPRequest(url: server.url("/hang"), timeout: 120)) }
+        let task = Task { try await transport.send(TransportRequest(url: server.url("/hang"), timeout: 120)) }
         #expect(await server.waitForRequests(1, timeout: 110))
         task.cancel()
         let result = await task.result
-        #expect(throws: HTTPError.self) { try result.get() }
-        if case .failure(let error as HTTPError) = result { #expect(error.code == .cancelled) }
+        #expect(throws: TransportError.self) { try result.get() }
+        if case .failure(let error as TransportError) = result { #expect(error.code == .cancelled) }
     }
 
     @Test func followsARedirectOnTheSameHostOnly() async throws {
@@ -145,10 +145,10 @@ struct URLSessionTransportTests {
             }
         }
         defer { server.stop() }
-        let followed = try await transport.send(HTTPRequest(url: server.url("/moved"), timeout: 5))
+        let followed = try await transport.send(TransportRequest(url: server.url("/moved"), timeout: 5))
         #expect(followed.status == 200)
         #expect(followed.body == Array("here".utf8))
-        let refused = try await transport.send(HTTPRequest(url: server.url("/away"), timeout: 5))
+        let refused = try await transport.send(TransportRequest(url: server.url("/away"), timeout: 5))
         #expect(refused.status == 302)
         #expect(refused.headers["Location"] == other.url("/x").absoluteString)
         #expect(other.requestCount == 0)
@@ -159,8 +159,8 @@ struct URLSessionTransportTests {
         }
         defer { server.stop() }
         let small = URLSessionTransport(configuration: .init(maximumResponseBytes: 100_000))
-        let error = await #expect(throws: HTTPError.self) {
-            try await small.send(HTTPRequest(url: server.url("/huge"), timeout: 5))
+        let error = await #expect(throws: TransportError.self) {
+            try await small.send(TransportRequest(url: server.url("/huge"), timeout: 5))
         }
         #expect(error?.code == .responseTooLarge)
     }
@@ -172,7 +172,8 @@ struct URLSessionTransportTests {
         let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<64 {
                 group.addTask {
-                    let response = try await transport.send(HTTPRequest(url: server.url("/item/\(index)"), timeout: 10))
+                    let response = try await transport.send(
+                        TransportRequest(url: server.url("/item/\(index)"), timeout: 10))
                     return (index, String(decoding: response.body, as: UTF8.self))
                 }
             }

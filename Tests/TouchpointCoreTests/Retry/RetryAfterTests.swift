@@ -60,8 +60,8 @@ struct RetryAfterTests {
 
     @Test func responsesExposeRetryAfter() {
         let url = URL(string: "http://127.0.0.1/")!
-        let response = HTTPResponse(status: 429, headers: ["retry-after": "7"], url: url)
+        let response = TransportResponse(status: 429, headers: ["retry-after": "7"], url: url)
         #expect(response.retryAfter(now: example) == 7)
-        #expect(HTTPResponse(status: 503, url: url).retryAfter(now: example) == nil)
+        #expect(TransportResponse(status: 503, url: url).retryAfter(now: example) == nil)
     }
 }

@@ -19,7 +19,7 @@ final class RecordingTransport: HTTPTransport {
 
     var exchanges: [Exchange] { log.value }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
         let started = Date()
         do {
             let response = try await base.send(request)

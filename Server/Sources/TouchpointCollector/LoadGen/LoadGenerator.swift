@@ -183,7 +183,7 @@ public struct LoadGenerator: Sendable {
         var result = ClientResult()
         let connection = HTTPConnection(host: configuration.host, port: configuration.port)
         let headers = [
-            ("Authorization", HTTPHeaders.basicAuthorization(user: configuration.writeKey)),
+            ("Authorization", TransportHeaders.basicAuthorization(user: configuration.writeKey)),
             ("Content-Type", "application/json"),
         ]
         var batches = SyntheticBatches(
@@ -206,7 +206,7 @@ public struct LoadGenerator: Sendable {
                     guard response.status == 200, let json = try? JSONParser.parse(response.body) else {
                         result.failures += 1
                         result.failureMessages.append(
-                            "HTTP \(response.status): \(HTTPResponse.excerpt(of: response.body))")
+                            "HTTP \(response.status): \(TransportResponse.excerpt(of: response.body))")
                         continue
                     }
                     result.accepted += json["accepted"]?.intValue ?? 0

@@ -68,7 +68,7 @@ struct DemoSimulation: Sendable {
     /// - Returns: whether it was stored now.
     private func ensureConfig(_ kind: String, _ body: String, transport: any HTTPTransport) async throws -> Bool {
         let url = configURL(kind)
-        let existing = try await transport.send(HTTPRequest(url: url))
+        let existing = try await transport.send(TransportRequest(url: url))
         if existing.isSuccess { return false }
         guard existing.status == 404 else {
             throw DemoError(
@@ -82,9 +82,11 @@ struct DemoSimulation: Sendable {
             url: collector.appendingPathComponent("v1/config/\(kind)"), resolvingAgainstBaseURL: false)!
         put.query = nil
         let response = try await transport.send(
-            HTTPRequest(
+            TransportRequest(
                 method: .put, url: put.url!,
-                headers: HTTPHeaders([("Authorization", "Bearer \(adminToken)"), ("Content-Type", "application/json")]),
+                headers: TransportHeaders([
+                    ("Authorization", "Bearer \(adminToken)"), ("Content-Type", "application/json"),
+                ]),
                 body: Array(body.utf8)))
         guard response.isSuccess else {
             throw DemoError(

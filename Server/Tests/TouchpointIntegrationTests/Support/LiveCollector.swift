@@ -69,7 +69,7 @@ final class LiveCollector: Sendable {
     /// `GET path` with the admin token, parsed as JSON.
     func query(_ path: String) async throws -> JSONValue {
         guard let url = URL(string: baseURL.absoluteString + path) else { throw TestFailure("not a URL: \(path)") }
-        var request = HTTPRequest(method: .get, url: url)
+        var request = TransportRequest(method: .get, url: url)
         request.headers["Authorization"] = "Bearer \(adminToken)"
         let response = try await URLSessionTransport().send(request)
         guard response.status == 200 else {
@@ -81,7 +81,7 @@ final class LiveCollector: Sendable {
     /// The value of a Prometheus counter or gauge without labels from `GET /metrics`.
     func metric(_ name: String) async throws -> Int {
         let response = try await URLSessionTransport().send(
-            HTTPRequest(url: baseURL.appendingPathComponent("metrics")))
+            TransportRequest(url: baseURL.appendingPathComponent("metrics")))
         let text = String(decoding: response.body, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
             if let value = Double(line.dropFirst(name.count + 1)) { return Int(value) }
@@ -94,7 +94,7 @@ final class LiveCollector: Sendable {
         guard let url = URL(string: baseURL.absoluteString + "/v1/config/" + kind) else {
             throw TestFailure("not a config kind: \(kind)")
         }
-        var request = HTTPRequest(method: .put, url: url, body: Array(json.utf8))
+        var request = TransportRequest(method: .put, url: url, body: Array(json.utf8))
         request.headers["Authorization"] = "Bearer \(adminToken)"
         request.headers["Content-Type"] = "application/json"
         let response = try await URLSessionTransport().send(request)

@@ -3,13 +3,13 @@ import Foundation
 /// Why an HTTP exchange produced no complete response, and for which URL.
 ///
 /// The ``code`` is stable (use it in metrics and in `switch`-like comparisons); ``reason`` is
-/// the detail the system gave. A status code such as `503` is never an `HTTPError`: it is a
+/// the detail the system gave. A status code such as `503` is never an `TransportError`: it is a
 /// response.
 ///
 /// ```
 /// timeout http://127.0.0.1:8080/v1/batch: no complete response within 2.0 s
 /// ```
-public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure, stable across releases.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {

@@ -4,11 +4,11 @@
 /// every lookup ignores case, as HTTP requires.
 ///
 /// ```swift
-/// var headers: HTTPHeaders = ["Content-Type": "application/json"]
+/// var headers: TransportHeaders = ["Content-Type": "application/json"]
 /// headers["if-none-match"] = "\"v3\""
 /// headers["CONTENT-TYPE"]  // "application/json"
 /// ```
-public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+public struct TransportHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field.
     public struct Field: Sendable, Hashable {
         /// The field name, as given.

@@ -1,6 +1,6 @@
 import Foundation
 
-extension HTTPHeaders {
+extension TransportHeaders {
     /// An HTTP Basic `Authorization` value: `Basic base64(user:password)`. Segment-style write keys
     /// go as the user name with an empty password.
     public static func basicAuthorization(user: String, password: String = "") -> String {

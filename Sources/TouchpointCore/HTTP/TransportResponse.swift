@@ -1,18 +1,18 @@
 import Foundation
 
 /// An HTTP response as an ``HTTPTransport`` received it: status, headers and the whole body.
-public struct HTTPResponse: Sendable, Hashable {
+public struct TransportResponse: Sendable, Hashable {
     /// The status code, e.g. `200`, `304`, `503`.
     public var status: Int
     /// The header fields; lookups ignore case.
-    public var headers: HTTPHeaders
+    public var headers: TransportHeaders
     /// The body bytes (already decompressed when the server used a content coding).
     public var body: [UInt8]
     /// The URL that answered: the request's, or where a same-host redirect led.
     public var url: URL
 
     /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], url: URL) {
+    public init(status: Int, headers: TransportHeaders = [:], body: [UInt8] = [], url: URL) {
         self.status = status
         self.headers = headers
         self.body = body

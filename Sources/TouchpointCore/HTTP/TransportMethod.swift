@@ -1,7 +1,7 @@
 /// An HTTP request method such as `GET` or `POST`.
 ///
 /// Methods are case-sensitive tokens (RFC 9110 §9.1); the common ones have static names.
-public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct TransportMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The method token as sent on the wire.
     public let rawValue: String
 
@@ -9,17 +9,17 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `GET`.
-    public static let get = HTTPMethod(rawValue: "GET")
+    public static let get = TransportMethod(rawValue: "GET")
     /// `HEAD`.
-    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let head = TransportMethod(rawValue: "HEAD")
     /// `POST`.
-    public static let post = HTTPMethod(rawValue: "POST")
+    public static let post = TransportMethod(rawValue: "POST")
     /// `PUT`.
-    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let put = TransportMethod(rawValue: "PUT")
     /// `PATCH`.
-    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let patch = TransportMethod(rawValue: "PATCH")
     /// `DELETE`.
-    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let delete = TransportMethod(rawValue: "DELETE")
 
     public var description: String { rawValue }
 }
