@@ -104,6 +104,8 @@ let package = Package(
                 "TouchpointCollector",
                 .product(name: "Touchpoint", package: "Touchpoint"),
                 .product(name: "TouchpointTesting", package: "Touchpoint"),
+                // An app that uses swift-http-types beside Touchpoint (NameClashTests).
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
     ]
