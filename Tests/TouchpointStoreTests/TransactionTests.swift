@@ -55,6 +55,8 @@ struct TransactionTests {
         #expect(result == .failed(reason: "transaction rolled back: count: value 11 is above the maximum 10"))
         #expect(store.snapshot() == ["count": 1, "name": "before"])
         #expect(changes.values.isEmpty)
+        // Every write was undone as it should be: no step of the rollback failed.
+        #expect(store.internalFailureCount == 0)
     }
 
     @Test func aBadKeyPathAlsoRollsBackInStrictMode() {

@@ -78,6 +78,11 @@ extension ScopedStore {
     /// How many subscriptions (publisher subscribers, streams, bindings) are active.
     public var subscriptionCount: Int { guarded.read { $0.subscriptions.count } ?? 0 }
 
+    /// Steps inside the store that failed although they never should (a rollback that could not
+    /// write a value back, a reset that could not replace the values): 0 unless the store has a
+    /// bug. A debug build stops at the first; a release build counts them here.
+    public var internalFailureCount: Int { guarded.read { $0.internalFailures } ?? 0 }
+
     // MARK: Registration
 
     /// Registers a subscription; `makeDeliver` gets the current value and returns what to call
