@@ -121,6 +121,25 @@ struct QueryRouteTests {
         }
     }
 
+    @Test func activityCountsEventsPerMinuteOverAtMostAWeek() async throws {
+        try await RouterHarness.run { client, _ async throws in
+            try await Self.seed(client)
+            let week = try await client.execute(
+                uri: "/v1/query/activity?from=2025-12-25T00:00:00Z&to=2026-01-01T00:05:00Z", method: .get,
+                headers: .bearer(RouterHarness.adminToken))
+            #expect(week.status == .badRequest)  // a week and five minutes
+            #expect(try week.json["path"] == "from")
+            let answered = try await client.execute(
+                uri: "/v1/query/activity?from=2025-12-25T00:05:00Z&to=2026-01-01T00:05:00Z", method: .get,
+                headers: .bearer(RouterHarness.adminToken))
+            #expect(answered.status == .ok)
+            let items = try #require(try answered.json["items"]?.arrayValue)
+            // The seeded events fall in the first minutes of 2026; every one is counted.
+            #expect(items.compactMap { $0["events"]?.intValue }.reduce(0, +) == 14)
+            #expect(items.first?["minute"] == "2026-01-01T00:00:00.000Z")
+        }
+    }
+
     @Test func reportsSurveyAndPromoResults() async throws {
         try await RouterHarness.run { client, _ async throws in
             try await Self.seed(client)

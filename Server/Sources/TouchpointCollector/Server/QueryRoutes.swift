@@ -61,8 +61,15 @@ enum QueryRoutes {
         routes.get("/v1/query/activity", access: .admin) { request, _ in
             let source = try services.adminSource(request)
             var range = try timeRange(request)
-            // Bounded by default: the last 24 hours.
-            if range.from == nil { range.from = (range.to ?? services.clock.now()).addingTimeInterval(-86_400) }
+            // Bounded by default: the last 24 hours; at most a week (one row per minute with events).
+            let end = range.to ?? services.clock.now()
+            if range.from == nil { range.from = end.addingTimeInterval(-86_400) }
+            if let from = range.from, end.timeIntervalSince(from) > Self.maximumActivitySpan {
+                throw CollectorError(
+                    .invalidParameter,
+                    "from: the activity range is at most 7 days (one row per minute); ask for several ranges",
+                    path: "from")
+            }
             let minutes = try await query.eventsPerMinute(source: source, range: range)
             let items: [JSONValue] = minutes.map { entry in
                 .object(["minute": .string(Timestamp.format(entry.minute)), "events": .int(entry.count)])
@@ -79,6 +86,9 @@ enum QueryRoutes {
                 ]))
         }
     }
+
+    /// The longest range `/v1/query/activity` answers, in seconds (7 days).
+    static let maximumActivitySpan: TimeInterval = 7 * 86_400
 
     /// `?limit=` (1…1000, default 100) and `?cursor=`.
     static func pageRequest(_ request: Request) throws -> PageRequest {
