@@ -14,7 +14,8 @@ import TouchpointCore
 struct RouteAccessTests {
     /// The routes anyone may call, deliberately.
     static let open: Set<String> = [
-        "GET /", "GET /health", "GET /dashboard/sign-in", "POST /dashboard/sign-in",
+        "GET /", "GET /health", "GET /health/live", "GET /health/ready", "GET /dashboard/sign-in",
+        "POST /dashboard/sign-in",
         "GET /dashboard/assets/dashboard.css", "GET /dashboard/assets/dashboard.js",
     ]
 

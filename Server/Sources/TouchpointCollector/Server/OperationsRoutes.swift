@@ -2,9 +2,36 @@ import HTTPTypes
 import Hummingbird
 import TouchpointCore
 
-/// `GET /health` (open, for load balancers) and `GET /metrics` (behind `--metrics-token` when set).
+/// `GET /health`, `/health/live` and `/health/ready` (open, for load balancers and orchestrators) and
+/// `GET /metrics` (behind `--metrics-token` when set).
 enum OperationsRoutes {
     static func register(on routes: CollectorRouteTable, services: CollectorServices) {
+        // The process answers: for a liveness probe, which restarts a process that does not.
+        routes.get("/health/live", access: .open) { _, _ in
+            Response.json(.object(["status": .string("ok")]))
+        }
+
+        // Ready for traffic: the database answers and its schema is this collector's. For a
+        // readiness probe, which sends no traffic while it is not.
+        routes.get("/health/ready", access: .open) { _, _ in
+            var problems: [String] = []
+            do {
+                let version = try await services.storage.schemaVersion()
+                if version != SchemaMigrations.latestVersion {
+                    problems.append(
+                        "the schema is at version \(version), this collector needs \(SchemaMigrations.latestVersion)")
+                }
+            } catch {
+                problems.append("the database does not answer")
+            }
+            var body: [String: JSONValue] = [
+                "status": .string(problems.isEmpty ? "ready" : "unavailable"),
+                "storage": .string(services.storageBackend), "schema": .int(SchemaMigrations.latestVersion),
+            ]
+            if !problems.isEmpty { body["error"] = .string(problems.joined(separator: "; ")) }
+            return Response.json(.object(body), status: problems.isEmpty ? .ok : .serviceUnavailable)
+        }
+
         routes.get("/health", access: .open) { _, _ in
             do {
                 try await services.storage.ping()

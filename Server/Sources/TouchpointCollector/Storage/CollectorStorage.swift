@@ -49,6 +49,8 @@ protocol CollectorStorage: Sendable {
 
     /// Checks that the database answers.
     func ping() async throws
+    /// The newest schema version the database records (the collector's own when it is current).
+    func schemaVersion() async throws -> Int
     /// Closes the database; nothing may be called afterwards.
     func close() async throws
 }

@@ -51,6 +51,11 @@ final class SQLCollectorStorage: CollectorStorage {
         _ = try await backend.query("SELECT 1", [])
     }
 
+    func schemaVersion() async throws -> Int {
+        let rows = try await backend.query("SELECT MAX(version) FROM schema_migrations", [])
+        return Int(rows.first?.first?.int ?? 0)
+    }
+
     func close() async throws {
         try await backend.close()
     }
