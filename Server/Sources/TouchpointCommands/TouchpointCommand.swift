@@ -17,6 +17,8 @@ public struct TouchpointCommand: AsyncParsableCommand {
             StoreCommand.self,
             SurveysCommand.self,
             ServeCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
             LoadgenCommand.self,
             SendCommand.self,
             DemoCommand.self,

@@ -289,7 +289,7 @@ final class SQLiteBackend: SQLBackend {
 }
 
 /// Creates the file at `path` with mode 0600 when it does not exist; an existing file is left as it is.
-private func createOwnerOnly(_ path: String) throws(FileError) {
+func createOwnerOnly(_ path: String) throws(FileError) {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw FileError.current("open", path) }
     _ = close(descriptor)

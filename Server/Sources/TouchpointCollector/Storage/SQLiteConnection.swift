@@ -40,6 +40,23 @@ final class SQLiteConnection: @unchecked Sendable {
         return SQLiteConnection(handle: handle)
     }
 
+    /// Copies this connection's whole database into `destination`'s with SQLite's online backup
+    /// API, in one step: one read transaction, so the copy is one consistent snapshot even while
+    /// another connection (a running collector) writes; in WAL mode those writes are not held up.
+    func backup(into destination: SQLiteConnection) throws {
+        guard let backup = sqlite_nio_sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            let message = String(cString: sqlite_nio_sqlite3_errmsg(destination.handle))
+            throw StorageError(code: .unavailable, message: "cannot start the backup: \(message)")
+        }
+        let status = sqlite_nio_sqlite3_backup_step(backup, -1)
+        let finish = sqlite_nio_sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE, finish == SQLITE_OK else {
+            let message = String(cString: sqlite_nio_sqlite3_errmsg(destination.handle))
+            throw StorageError(
+                code: .unavailable, message: "the backup failed (SQLite \(status), \(finish)): \(message)")
+        }
+    }
+
     /// Runs one statement and returns its rows.
     @discardableResult
     func execute(_ sql: String, _ binds: [SQLValue] = []) throws -> [SQLRow] {

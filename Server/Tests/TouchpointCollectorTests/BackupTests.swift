@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+/// `touchpoint backup` and `restore` (``CollectorBackup``) against a real collector's SQLite
+/// database, while it stores events.
+@Suite(.serialized)
+struct BackupTests {
+    @Test func aBackupTakenDuringIngestHoldsEverythingAcknowledgedBeforeIt() async throws {
+        let files = try TemporaryDirectory(prefix: "backup-files")
+        let backupFile = files.appending("backup.sqlite")
+        let data = files.appending("data")
+        let acknowledged = Locked(0)
+        let window = try await TestCollectorWithData.run(data) { collector in
+            let stop = Locked(false)
+            let load = Task {
+                var round = 0
+                while !stop.value {
+                    let batch = TestMessages.batch(
+                        (0..<50).map { TestMessages.track("load", id: "r\(round)-\($0)", session: "s\(round % 7)") })
+                    let outcome = try await collector.services.ingest.ingest(batch, endpoint: .batch, source: "default")
+                    acknowledged.withLock { $0 += outcome.accepted }
+                    round += 1
+                }
+            }
+            #expect(await eventually { acknowledged.value >= 2_000 })
+            let before = acknowledged.value
+            let summary = try await Task.detached {
+                try CollectorBackup.backup(dataDirectory: data, to: backupFile)
+            }.value
+            let after = acknowledged.value
+            stop.withLock { $0 = true }
+            try await load.value
+            #expect(summary.schemaVersion == SchemaMigrations.latestVersion)
+            return (before, after, summary.events)
+        }
+        let (before, after, copied) = window
+        #expect(copied >= before, "the backup lost acknowledged events")
+        #expect(copied <= after)
+        #expect(try HardeningTests.mode(backupFile.path) == 0o600)
+
+        // Restored into a new directory, a collector serves exactly the copy.
+        let restored = files.appending("restored")
+        let summary = try CollectorBackup.restore(from: backupFile, into: restored, replace: false)
+        #expect(summary.events == copied)
+        let served = try await TestCollectorWithData.run(restored) { collector in
+            try await collector.services.query.counts(source: "default").events
+        }
+        #expect(served == copied)
+    }
+
+    @Test func backupAndRestoreRefuseWhatWouldLoseData() async throws {
+        let files = try TemporaryDirectory(prefix: "backup-refusals")
+        let data = files.appending("data")
+        let stored = try await TestCollectorWithData.run(data) { collector in
+            try await collector.services.ingest.ingest(
+                TestMessages.batch([TestMessages.track("e", id: "one")]), endpoint: .batch, source: "default"
+            ).accepted
+        }
+        #expect(stored == 1)
+        let file = files.appending("b.sqlite")
+        try CollectorBackup.backup(dataDirectory: data, to: file)
+        // Never overwrites a file.
+        #expect {
+            try CollectorBackup.backup(dataDirectory: data, to: file)
+        } throws: { ($0 as? CollectorError)?.message.contains("exists; a backup never overwrites a file") == true }
+        // Nothing to back up.
+        #expect {
+            try CollectorBackup.backup(dataDirectory: files.appending("empty"), to: files.appending("x.sqlite"))
+        } throws: { ($0 as? CollectorError)?.message.contains("no collector database to back up") == true }
+        // Not a backup.
+        let text = files.appending("notes.txt")
+        try Data("not a database".utf8).write(to: text)
+        #expect {
+            try CollectorBackup.restore(from: text, into: files.appending("r"), replace: false)
+        } throws: { ($0 as? CollectorError)?.message.contains("is not a collector backup") == true }
+        // A data directory that holds a database: only with replace.
+        #expect {
+            try CollectorBackup.restore(from: file, into: data, replace: false)
+        } throws: { ($0 as? CollectorError)?.message.contains("pass --replace") == true }
+        #expect(try CollectorBackup.restore(from: file, into: data, replace: true).events == 1)
+    }
+}
+
+/// A collector over a given data directory (kept after it stops, for backups and restores).
+enum TestCollectorWithData {
+    static func run<Result: Sendable>(
+        _ data: URL, _ body: (RunningCollector) async throws -> Result
+    ) async throws -> Result {
+        var configuration = CollectorConfiguration(port: 0, dataDirectory: data)
+        configuration.logger.logLevel = .warning
+        let collector = try await CollectorServer(configuration: configuration).start()
+        do {
+            let result = try await body(collector)
+            try await collector.shutdown()
+            return result
+        } catch {
+            try? await collector.shutdown()
+            throw error
+        }
+    }
+}
