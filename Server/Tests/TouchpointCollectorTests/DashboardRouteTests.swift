@@ -227,6 +227,15 @@ struct DashboardRouteTests {
             let web = try await DashboardClient.page(client, "/dashboard?source=web", cookie: cookie)
             #expect(web.between("id=\"total-events\">", "<") == "0")
             #expect(web.contains("href=\"/dashboard/sessions?source=web\""))
+            #expect(html.between("<p id=\"retention\">", "<") == "Every event is kept (no retention set).")
+        }
+    }
+
+    @Test func theOverviewSaysWhatIsKept() async throws {
+        try await RouterHarness.run(configure: { $0.retentionDays = 90 }) { client, _ async throws in
+            let cookie = try await DashboardClient.signIn(client)
+            let html = try await DashboardClient.page(client, "/dashboard", cookie: cookie)
+            #expect(html.between("<p id=\"retention\">", "<") == "Events and sessions older than 90 days are deleted.")
         }
     }
 

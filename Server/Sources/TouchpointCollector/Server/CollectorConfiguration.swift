@@ -49,6 +49,11 @@ public struct CollectorConfiguration: Sendable {
     /// The default source's identity secret, which signs user ids for per-user scenario
     /// documents (see ``IdentityVerification``); nil leaves it without them.
     public var identitySecret: String?
+    /// Days of events and sessions kept (older ones are deleted in the background); nil keeps
+    /// everything. A source's own ``CollectorSource/retentionDays`` overrides it.
+    public var retentionDays: Int?
+    /// How often the retention pass runs (default 10 minutes).
+    public var retentionInterval: Duration = .seconds(600)
     /// How much scenario state each source may keep.
     public var scenarioQuota: ScenarioQuota = .standard
     /// A token `GET /metrics` requires as `Authorization: Bearer <token>`; nil leaves `/metrics`

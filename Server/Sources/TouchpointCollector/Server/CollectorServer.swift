@@ -75,6 +75,13 @@ public struct CollectorServer: Sendable {
             try CollectorCredentials.check(
                 secret, "the identity secret (--identity-secret, TOUCHPOINT_IDENTITY_SECRET)")
         }
+        for (name, days) in [("--retention-days", configuration.retentionDays)]
+            + configuration.additionalSources.map({ ("the retention of source \"\($0.id)\"", $0.retentionDays) })
+        {
+            if let days, days < 1 {
+                throw CollectorError(.invalidConfiguration, "\(name): \(days) is not a number of days above zero")
+            }
+        }
         for source in configuration.additionalSources {
             try CollectorCredentials.check(source.writeKey, "the write key of source \"\(source.id)\"")
             if let secret = source.identitySecret {
@@ -113,7 +120,12 @@ public struct CollectorServer: Sendable {
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [StorageCloser(storage: storage), application], gracefulShutdownSignals: signals,
+                services: [
+                    StorageCloser(storage: storage),
+                    RetentionRunner(
+                        retention: services.retention, interval: configuration.retentionInterval, logger: logger),
+                    application,
+                ], gracefulShutdownSignals: signals,
                 logger: logger))
         let task = Task {
             do {

@@ -47,6 +47,8 @@ public final class CollectorServices: Sendable {
 
     /// Whether the collector itself serves HTTPS (`--tls-cert`).
     let servesHTTPS: Bool
+    /// Deletes what is older than each source's retention.
+    public let retention: RetentionService
     /// Wrong admin tokens and dashboard sign-ins, per client address.
     let secretGuesses: FailedAttemptLimiter
 
@@ -90,6 +92,9 @@ public final class CollectorServices: Sendable {
             storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes,
             quota: configuration.scenarioQuota)
         query = CollectorQuery(storage: storage)
+        retention = RetentionService(
+            storage: storage, sources: sources, defaultDays: configuration.retentionDays, clock: configuration.clock,
+            logger: configuration.logger)
     }
 
     // MARK: Authentication

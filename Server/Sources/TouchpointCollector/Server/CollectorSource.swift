@@ -10,12 +10,15 @@ public struct CollectorSource: Sendable, Hashable {
     /// The secret the app's backend signs user ids with (see ``IdentityVerification``); nil
     /// leaves the source without per-user scenario documents.
     public var identitySecret: String?
+    /// Days of events this source keeps; nil takes ``CollectorConfiguration/retentionDays``.
+    public var retentionDays: Int?
 
     /// Creates a source.
-    public init(id: String, writeKey: String, identitySecret: String? = nil) {
+    public init(id: String, writeKey: String, identitySecret: String? = nil, retentionDays: Int? = nil) {
         self.id = id
         self.writeKey = writeKey
         self.identitySecret = identitySecret
+        self.retentionDays = retentionDays
     }
 
     /// The name of the source the collector's own write key belongs to.

@@ -47,6 +47,13 @@ protocol CollectorStorage: Sendable {
     /// How many sessions had an event at or after `since`.
     func activeSessionCount(source: String, since: Date) async throws -> Int
 
+    /// Deletes at most `limit` events of `source` whose minute is before `beforeMinute`.
+    /// - Returns: how many it deleted (fewer than `limit`: none of that age is left).
+    func deleteEvents(source: String, beforeMinute: Int64, limit: Int) async throws -> Int
+    /// Deletes at most `limit` sessions of `source` whose last event is before `before` (ms).
+    /// - Returns: how many it deleted.
+    func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int
+
     /// Checks that the database answers.
     func ping() async throws
     /// The newest schema version the database records (the collector's own when it is current).

@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
             Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT, \
             TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN, \
             TOUCHPOINT_CORS_ORIGINS, TOUCHPOINT_PUBLIC_URL, TOUCHPOINT_TLS_CERT, TOUCHPOINT_TLS_KEY, \
-            TOUCHPOINT_METRICS_TOKEN, TOUCHPOINT_IDENTITY_SECRET.
+            TOUCHPOINT_METRICS_TOKEN, TOUCHPOINT_IDENTITY_SECRET, TOUCHPOINT_RETENTION_DAYS.
             """
     )
 
@@ -81,6 +81,12 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var identitySecret: String?
 
+    @Option(
+        help:
+            "Days of events and sessions to keep; older ones are deleted in the background (env TOUCHPOINT_RETENTION_DAYS; default: all)."
+    )
+    var retentionDays: Int?
+
     @Option(help: "Bearer token /metrics requires (env TOUCHPOINT_METRICS_TOKEN; default: /metrics is open).")
     var metricsToken: String?
 
@@ -122,6 +128,14 @@ struct ServeCommand: AsyncParsableCommand {
             head: headTimeout, body: bodyTimeout, idle: idleTimeout, maximumConnections: maxConnections)
         configuration.metricsToken = metricsToken ?? environment["TOUCHPOINT_METRICS_TOKEN"]
         configuration.identitySecret = identitySecret ?? environment["TOUCHPOINT_IDENTITY_SECRET"]
+        if let days = retentionDays {
+            configuration.retentionDays = days
+        } else if let text = environment["TOUCHPOINT_RETENTION_DAYS"] {
+            guard let days = Int(text) else {
+                throw ValidationError("TOUCHPOINT_RETENTION_DAYS: \(text) is not a number of days")
+            }
+            configuration.retentionDays = days
+        }
 
         try await CollectorServer(configuration: configuration).run { collector in
             let lines = [

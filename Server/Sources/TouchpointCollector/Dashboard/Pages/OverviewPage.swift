@@ -59,12 +59,17 @@ enum OverviewPage {
         let sourcesTable = DashboardLayout.table(
             caption: "Sources (one per write key)", head: ["Source", "Events", "Sessions"], rows: sourceRows,
             empty: "No sources.")
+        let retentionNote: HTML =
+            context.services.retention.days[context.source].map {
+                "Events and sessions older than \($0) days are deleted."
+            } ?? "Every event is kept (no retention set)."
         let body: HTML = """
             <section class="figures" aria-label="Totals">
             <p class="figure"><span class="number" id="active-sessions">\(active)</span> active sessions <small>(an event in the last 30 minutes)</small></p>
             <p class="figure"><span class="number" id="recent-events">\(total)</span> events in the last \(hours) h</p>
             <p class="figure"><span class="number" id="total-events">\(counts.events)</span> events stored, <span id="total-sessions">\(counts.sessions)</span> sessions</p>
             </section>
+            <p id="retention">\(retentionNote)</p>
             <section aria-labelledby="activity-heading">
             <h2 id="activity-heading">Events per minute</h2>
             <form method="get" action="/dashboard" class="inline">\(sourceField)

@@ -1,0 +1,30 @@
+extension SQLCollectorStorage {
+    // MARK: Retention
+
+    func deleteEvents(source: String, beforeMinute: Int64, limit: Int) async throws -> Int {
+        // By the minute index (source, minute, seq): a small batch per statement, so a writer
+        // waiting behind it (ingest) waits for one batch at most.
+        var statement = SQLStatement(
+            dialect, "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND \(Self.minuteExpression) < ")
+        statement.bind(.int(beforeMinute))
+        statement.append(" LIMIT ")
+        statement.bind(.int(Int64(limit)))
+        statement.append(") RETURNING seq")
+        return try await backend.writeStatement(statement.sql, statement.binds).count
+    }
+
+    func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int {
+        var statement = SQLStatement(dialect, "DELETE FROM sessions WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND session_id IN (SELECT session_id FROM sessions WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND last_timestamp < ")
+        statement.bind(.int(before))
+        statement.append(" LIMIT ")
+        statement.bind(.int(Int64(limit)))
+        statement.append(") RETURNING session_id")
+        return try await backend.writeStatement(statement.sql, statement.binds).count
+    }
+}
