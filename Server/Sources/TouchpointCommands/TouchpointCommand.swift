@@ -18,6 +18,7 @@ public struct TouchpointCommand: AsyncParsableCommand {
             SurveysCommand.self,
             ServeCommand.self,
             BackupCommand.self,
+            UsersCommand.self,
             RestoreCommand.self,
             LoadgenCommand.self,
             SendCommand.self,

@@ -14,12 +14,14 @@ public final class IngestService: Sendable {
     public let decoder: BatchDecoder
     private let clock: any WallClock
     let live: LiveEventFeed
+    let deletions: DeletionService
 
     init(
         storage: any CollectorStorage, sources: SourceRegistry, metrics: CollectorMetrics, limits: IngestLimits,
-        clock: any WallClock, live: LiveEventFeed
+        clock: any WallClock, live: LiveEventFeed, deletions: DeletionService
     ) {
         self.live = live
+        self.deletions = deletions
         self.storage = storage
         self.sources = sources
         self.metrics = metrics
@@ -41,14 +43,14 @@ public final class IngestService: Sendable {
         let (request, source) = try body.withUnsafeBytes { buffer in
             Result { () throws(CollectorError) in try prepare(buffer, endpoint: endpoint, source: source) }
         }.get()
-        return try await store(request, source: source)
+        return try await store(request, source: source, endpoint: endpoint)
     }
 
     func ingest(_ body: ByteBuffer, endpoint: IngestEndpoint, source: String?) async throws -> IngestOutcome {
         let (request, source) = try body.withUnsafeReadableBytes { buffer in
             Result { () throws(CollectorError) in try prepare(buffer, endpoint: endpoint, source: source) }
         }.get()
-        return try await store(request, source: source)
+        return try await store(request, source: source, endpoint: endpoint)
     }
 
     /// Decodes the body and settles which source it writes to.
@@ -74,7 +76,40 @@ public final class IngestService: Sendable {
         return (request, source)
     }
 
-    private func store(_ request: DecodedRequest, source: String) async throws -> IngestOutcome {
+    /// Moves the events of suppressed ids (see ``DeletionService``) from the messages to the
+    /// rejections, each with its place in the batch.
+    private func refusingSuppressed(_ request: DecodedRequest, source: String, endpoint: IngestEndpoint)
+        -> DecodedRequest
+    {
+        let refused = request.messages.indices.filter {
+            deletions.isSuppressed(
+                source: source, userId: request.messages[$0].userId, anonymousId: request.messages[$0].anonymousId)
+        }
+        guard !refused.isEmpty else { return request }
+        // The messages are the batch's events without the rejected ones, in order.
+        let rejected = Set(request.rejections.map(\.index))
+        let positions = (0..<max(request.eventCount, request.messages.count)).filter { !rejected.contains($0) }
+        var request = request
+        for index in refused.reversed() {
+            let message = request.messages.remove(at: index)
+            let position = index < positions.count ? positions[index] : index
+            let field =
+                deletions.isSuppressed(source: source, userId: message.userId, anonymousId: nil)
+                ? "userId" : "anonymousId"
+            let path = endpoint == .batch ? "batch[\(position)].\(field)" : field
+            request.rejections.append(
+                IngestRejection(
+                    index: position, path: path, reason: "suppressed: this id's data was deleted on request"))
+        }
+        request.rejections.sort { $0.index < $1.index }
+        deletions.countRefused(refused.count)
+        return request
+    }
+
+    private func store(_ request: DecodedRequest, source: String, endpoint: IngestEndpoint) async throws
+        -> IngestOutcome
+    {
+        let request = refusingSuppressed(request, source: source, endpoint: endpoint)
         let start = ContinuousClock.now
         let stored: [Bool]
         do {

@@ -121,6 +121,11 @@ public final class ScenarioService: Sendable {
         }
     }
 
+    /// Where one user's documents begin among the stored namespaces: `@user/<length>/<id>/`.
+    static func userNamespacePrefix(_ userId: String) -> String {
+        "@user/\(userId.utf8.count)/\(userId)/"
+    }
+
     /// The storage key. A user's documents live under a namespace no request can name: `@user/`,
     /// the user id's length, the user id, then the namespace, so no two users' keys can meet and
     /// none meets a namespace's own (a namespace may not start with `@`).
@@ -146,7 +151,7 @@ public final class ScenarioService: Sendable {
             return ScenarioKey(source: source, namespace: namespace, scenarioId: scenarioId)
         case .user(let userId):
             return ScenarioKey(
-                source: source, namespace: "@user/\(userId.utf8.count)/\(userId)/\(namespace)", scenarioId: scenarioId)
+                source: source, namespace: userNamespacePrefix(userId) + namespace, scenarioId: scenarioId)
         }
     }
 }

@@ -71,6 +71,11 @@ final class CollectorRouteTable {
         _ path: String, access: RouteAccess,
         _ handler: @Sendable @escaping (Request, Context) async throws -> some ResponseGenerator
     ) { on(.post, path, access: access, handler) }
+
+    func delete(
+        _ path: String, access: RouteAccess,
+        _ handler: @Sendable @escaping (Request, Context) async throws -> some ResponseGenerator
+    ) { on(.delete, path, access: access, handler) }
 }
 
 /// The check in front of a route group's handlers.

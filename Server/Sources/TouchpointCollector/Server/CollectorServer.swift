@@ -102,6 +102,12 @@ public struct CollectorServer: Sendable {
         let services = CollectorServices(
             storage: storage, credentials: credentials, additionalSources: configuration.additionalSources,
             configuration: configuration)
+        do {
+            try await services.deletions.load()
+        } catch {
+            try? await storage.close()
+            throw error
+        }
         let router = CollectorRouter.make(services: services, extraRoutes: configuration.routes)
         let listening = ListeningSignal()
         let requestedPort = configuration.port

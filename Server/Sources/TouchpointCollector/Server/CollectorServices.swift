@@ -47,6 +47,8 @@ public final class CollectorServices: Sendable {
 
     /// Whether the collector itself serves HTTPS (`--tls-cert`).
     let servesHTTPS: Bool
+    /// Deletes a user's data on request and refuses suppressed ids at ingest.
+    public let deletions: DeletionService
     /// Deletes what is older than each source's retention.
     public let retention: RetentionService
     /// Wrong admin tokens and dashboard sign-ins, per client address.
@@ -83,9 +85,11 @@ public final class CollectorServices: Sendable {
         self.metricsToken = configuration.metricsToken
         self.servesHTTPS = configuration.tls != nil
         self.secretGuesses = FailedAttemptLimiter(clock: configuration.clock, logger: configuration.logger)
+        let deletions = DeletionService(storage: storage, clock: configuration.clock)
+        self.deletions = deletions
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
-            clock: configuration.clock, live: live)
+            clock: configuration.clock, live: live, deletions: deletions)
         configs = RemoteConfigService(
             storage: storage, validators: configuration.validators, clock: configuration.clock)
         scenarios = ScenarioService(

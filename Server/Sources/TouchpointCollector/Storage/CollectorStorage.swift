@@ -54,6 +54,22 @@ protocol CollectorStorage: Sendable {
     /// - Returns: how many it deleted.
     func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int
 
+    /// The anonymous ids the given user ids were seen with.
+    func anonymousIDs(source: String, ofUsers userIds: [String]) async throws -> [String]
+    /// Deletes the ids' events and sessions and the user ids' scenario documents, records the
+    /// request and the ids it suppresses, in one transaction.
+    func deleteUserData(
+        _ deletion: StoredDeletion, userIds: [String], anonymousIds: [String], suppress: [SuppressedID]
+    ) async throws -> DeletedData
+    /// Replaces a recorded deletion request's JSON.
+    func updateDeletion(id: String, body: String) async throws
+    /// Ends the suppression a request set; false when there is no such request.
+    func liftSuppression(requestId: String, at time: Int64) async throws -> Bool
+    /// Every suppressed id.
+    func suppressedIDs() async throws -> [SuppressedID]
+    /// A source's deletion requests, newest first (or the one with `id`).
+    func deletions(source: String, id: String?) async throws -> [StoredDeletion]
+
     /// Checks that the database answers.
     func ping() async throws
     /// The newest schema version the database records (the collector's own when it is current).

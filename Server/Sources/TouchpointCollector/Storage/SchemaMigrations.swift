@@ -122,6 +122,32 @@ enum SchemaMigrations {
                 """,
             ]
         },
+        Migration(version: 7, summary: "deletion requests and the ids they suppress") { dialect in
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            return [
+                """
+                CREATE TABLE deletion_requests (
+                    id TEXT PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    suppressing \(integer) NOT NULL,
+                    requested_at \(integer) NOT NULL,
+                    lifted_at \(integer)
+                )
+                """,
+                "CREATE INDEX deletion_requests_source ON deletion_requests (source, requested_at)",
+                """
+                CREATE TABLE suppressions (
+                    source TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    request_id TEXT NOT NULL,
+                    PRIMARY KEY (source, kind, id)
+                )
+                """,
+                "CREATE INDEX suppressions_request ON suppressions (request_id)",
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -1,0 +1,132 @@
+import Foundation
+import TouchpointCore
+
+/// Deleting a user's data on request, and refusing their events afterwards when asked.
+///
+/// A request names user ids and/or anonymous ids of one source. The anonymous ids the user ids
+/// were seen with are followed (the same person before signing in). Every event and session of
+/// those ids and every per-user scenario document of the user ids is deleted in one transaction,
+/// and the request is recorded with what it deleted. With `suppress`, later events of those ids
+/// are refused at ingest (listed as rejected, counted) until the suppression is lifted.
+public final class DeletionService: Sendable {
+    /// The most ids one request may name.
+    public static let maximumIDs = 100
+
+    let storage: any CollectorStorage
+    private let clock: any WallClock
+    private let suppressed = Locked(Set<SuppressedID>())
+    private let refusedCount = Locked(0)
+
+    init(storage: any CollectorStorage, clock: any WallClock) {
+        self.storage = storage
+        self.clock = clock
+    }
+
+    /// Loads the suppressed ids (at start).
+    func load() async throws {
+        let ids = try await storage.suppressedIDs()
+        suppressed.withLock { $0 = Set(ids) }
+    }
+
+    /// Events refused because their ids are suppressed, since start.
+    public var refusedEvents: Int { refusedCount.value }
+
+    /// Whether an event of `source` with these ids is refused.
+    func isSuppressed(source: String, userId: String?, anonymousId: String?) -> Bool {
+        suppressed.withLock { set in
+            guard !set.isEmpty else { return false }
+            if let userId, set.contains(SuppressedID(source: source, kind: .user, id: userId)) { return true }
+            if let anonymousId, set.contains(SuppressedID(source: source, kind: .anonymous, id: anonymousId)) {
+                return true
+            }
+            return false
+        }
+    }
+
+    func countRefused(_ count: Int) { refusedCount.withLock { $0 += count } }
+
+    /// Deletes the data of the ids now and records the request.
+    /// - Returns: the request as the API shows it.
+    /// - Throws: ``CollectorError`` `invalid_request` naming what is wrong with the ids.
+    public func delete(source: String, userIds: [String], anonymousIds: [String], suppress: Bool) async throws
+        -> JSONValue
+    {
+        let userIds = Array(Set(userIds)).sorted()
+        let given = Array(Set(anonymousIds)).sorted()
+        guard !userIds.isEmpty || !given.isEmpty else {
+            throw CollectorError(.invalidRequest, "userIds, anonymousIds: name at least one id", path: "userIds")
+        }
+        guard userIds.count + given.count <= Self.maximumIDs else {
+            throw CollectorError(
+                .invalidRequest, "userIds, anonymousIds: at most \(Self.maximumIDs) ids per request", path: "userIds")
+        }
+        for (field, ids) in [("userIds", userIds), ("anonymousIds", given)] {
+            if let bad = ids.firstIndex(where: { $0.isEmpty || $0.unicodeScalars.contains("\u{0}") }) {
+                throw CollectorError(.invalidRequest, "\(field)[\(bad)]: an empty id or one with U+0000", path: field)
+            }
+        }
+        let followed = try await storage.anonymousIDs(source: source, ofUsers: userIds).filter { !given.contains($0) }
+        let anonymous = (given + followed).sorted()
+        let id = "del_" + CollectorCredentials.randomHex(bytes: 12)
+        let now = Timestamp.milliseconds(clock.now())
+        let toSuppress: [SuppressedID] =
+            suppress
+            ? userIds.map { SuppressedID(source: source, kind: .user, id: $0) }
+                + anonymous.map { SuppressedID(source: source, kind: .anonymous, id: $0) } : []
+        var body: [String: JSONValue] = [
+            "id": .string(id), "source": .string(source), "userIds": .array(userIds.map(JSONValue.string)),
+            "anonymousIds": .array(given.map(JSONValue.string)),
+            "followedAnonymousIds": .array(followed.map(JSONValue.string)), "suppress": .bool(suppress),
+            "requestedAt": .string(Timestamp.format(Date(timeIntervalSince1970: Double(now) / 1000))),
+            "state": .string("deleting"),
+        ]
+        let record = StoredDeletion(
+            id: id, source: source, body: JSONValue.object(body).jsonString(sortedKeys: true), suppressing: suppress,
+            requestedAt: now)
+        let deleted = try await storage.deleteUserData(
+            record, userIds: userIds, anonymousIds: anonymous, suppress: toSuppress)
+        body["state"] = .string(suppress ? "deleted, suppressing" : "deleted")
+        body["deleted"] = .object([
+            "events": .int(deleted.events), "sessions": .int(deleted.sessions), "documents": .int(deleted.documents),
+        ])
+        let final = JSONValue.object(body)
+        try await storage.updateDeletion(id: id, body: final.jsonString(sortedKeys: true))
+        suppressed.withLock { $0.formUnion(toSuppress) }
+        return final
+    }
+
+    /// Ends the suppression of request `id`; its ids' events are stored again.
+    /// - Throws: ``CollectorError`` `not_found` for an unknown request.
+    public func lift(source: String, id: String) async throws -> JSONValue {
+        guard try await !storage.deletions(source: source, id: id).isEmpty,
+            try await storage.liftSuppression(requestId: id, at: Timestamp.milliseconds(clock.now()))
+        else {
+            throw CollectorError(.notFound, "no deletion request \(id) for this source", path: "id")
+        }
+        try await load()
+        return try await request(source: source, id: id)
+    }
+
+    /// The source's requests, newest first.
+    public func list(source: String) async throws -> [JSONValue] {
+        try await storage.deletions(source: source, id: nil).map(Self.json)
+    }
+
+    /// One request.
+    /// - Throws: ``CollectorError`` `not_found` for an unknown request.
+    public func request(source: String, id: String) async throws -> JSONValue {
+        guard let stored = try await storage.deletions(source: source, id: id).first else {
+            throw CollectorError(.notFound, "no deletion request \(id) for this source", path: "id")
+        }
+        return Self.json(stored)
+    }
+
+    private static func json(_ stored: StoredDeletion) -> JSONValue {
+        var body = (try? JSONParser.parse(Array(stored.body.utf8)))?.objectValue ?? [:]
+        if let lifted = stored.liftedAt {
+            body["state"] = .string("deleted, suppression lifted")
+            body["liftedAt"] = .string(Timestamp.format(Date(timeIntervalSince1970: Double(lifted) / 1000)))
+        }
+        return .object(body)
+    }
+}

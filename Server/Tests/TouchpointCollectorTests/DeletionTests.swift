@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+/// Deleting a user's data on request (both databases), and refusing their events afterwards.
+struct DeletionTests {
+    /// u1 (seen before sign-in as a1), u2 (as a2), and a3 who never signed in.
+    static func seed(_ storage: SQLCollectorStorage) async throws {
+        let messages = [
+            TestMessages.ingest("browse", id: "e1", session: "s0", user: nil, anonymous: "a1"),
+            TestMessages.ingest("sign_in", id: "e2", session: "s1", user: "u1", anonymous: "a1"),
+            TestMessages.ingest("buy", id: "e3", session: "s1", user: "u1", anonymous: "a1"),
+            TestMessages.ingest("browse", id: "e4", session: "s2", user: "u2", anonymous: "a2"),
+            TestMessages.ingest("browse", id: "e5", session: "s3", user: nil, anonymous: "a3"),
+            TestMessages.ingest("server_side", id: "e6", session: nil, user: "u1", anonymous: nil),
+        ]
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        let scenarios = ScenarioService(storage: storage, clock: ManualClock(), maximumBodyBytes: 10_000)
+        for user in ["u1", "u2"] {
+            _ = try await scenarios.write(
+                source: "default", owner: .user(user), namespace: "prefs", scenarioId: "theme",
+                body: Array(#"{"dark":true}"#.utf8), precondition: .absent)
+        }
+    }
+
+    static func count(_ storage: SQLCollectorStorage, _ sql: String) async throws -> Int64 {
+        try await storage.backend.query(sql, []).first?.first?.int ?? -1
+    }
+
+    @Test(arguments: StorageKind.available)
+    func aDeletionLeavesNoRowOfTheIdsAndSuppressesThem(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            try await Self.seed(storage)
+            let service = DeletionService(storage: storage, clock: ManualClock())
+            let result = try await service.delete(
+                source: "default", userIds: ["u1"], anonymousIds: ["a3"], suppress: true)
+            #expect(result["followedAnonymousIds"] == ["a1"])
+            #expect(result["deleted"] == ["events": 5, "sessions": 3, "documents": 1])
+            #expect(result["state"] == "deleted, suppressing")
+
+            // Every table that holds data: nothing of u1, a1 or a3 is left; u2 is untouched.
+            #expect(
+                try await Self.count(
+                    storage,
+                    "SELECT COUNT(*) FROM events WHERE user_id = 'u1' OR anonymous_id IN ('a1', 'a3') OR payload LIKE '%\"u1\"%' OR payload LIKE '%\"a1\"%' OR payload LIKE '%\"a3\"%'"
+                ) == 0)
+            #expect(
+                try await Self.count(
+                    storage, "SELECT COUNT(*) FROM sessions WHERE user_id = 'u1' OR anonymous_id IN ('a1', 'a3')") == 0)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM scenarios WHERE namespace LIKE '%u1%'") == 0)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM events WHERE user_id = 'u2'") == 1)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM scenarios WHERE namespace LIKE '%u2%'") == 1)
+            #expect(try await Self.count(storage, "SELECT documents FROM scenario_usage WHERE source = 'default'") == 1)
+
+            #expect(service.isSuppressed(source: "default", userId: "u1", anonymousId: nil))
+            #expect(service.isSuppressed(source: "default", userId: nil, anonymousId: "a1"))
+            #expect(!service.isSuppressed(source: "default", userId: "u2", anonymousId: "a2"))
+            #expect(!service.isSuppressed(source: "web", userId: "u1", anonymousId: nil))
+
+            // A new service (a restart) loads the suppressions; lifting ends them.
+            let restarted = DeletionService(storage: storage, clock: ManualClock())
+            try await restarted.load()
+            #expect(restarted.isSuppressed(source: "default", userId: "u1", anonymousId: nil))
+            let id = try #require(result["id"]?.stringValue)
+            let lifted = try await restarted.lift(source: "default", id: id)
+            #expect(lifted["state"] == "deleted, suppression lifted")
+            #expect(!restarted.isSuppressed(source: "default", userId: "u1", anonymousId: nil))
+            #expect(try await restarted.list(source: "default").count == 1)
+        }
+    }
+
+    @Test func theAPIDeletesSuppressesAndLifts() async throws {
+        try await RouterHarness.run { client, services async throws in
+            let batch = TestMessages.batch([
+                TestMessages.track("a", id: "m1", user: "u9", anonymous: "a9"),
+                TestMessages.track("b", id: "m2", user: "u8", anonymous: "a8"),
+            ])
+            _ = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: ByteBuffer(json: batch))
+            var headers = HTTPFields.bearer(RouterHarness.adminToken)
+            headers[.contentType] = "application/json"
+            let created = try await client.execute(
+                uri: "/v1/admin/deletions", method: .post, headers: headers,
+                body: ByteBuffer(string: #"{"userIds":["u9"],"suppress":true}"#))
+            #expect(created.status == .created)
+            #expect(try created.json["deleted"]?["events"] == 1)
+            let id = try #require(try created.json["id"]?.stringValue)
+
+            // u9's next events are refused, named by their place in the batch; u8's are stored.
+            let later = TestMessages.batch([
+                TestMessages.track("c", id: "m3", user: "u8", anonymous: "a8"),
+                TestMessages.track("d", id: "m4", user: "u9", anonymous: "a9"),
+            ])
+            let refused = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: ByteBuffer(json: later))
+            #expect(refused.status == .ok)
+            #expect(try refused.json["accepted"] == 1)
+            #expect(try refused.json["rejected"]?[0]?["path"] == "batch[1].userId")
+            #expect(services.deletions.refusedEvents == 1)
+
+            let listed = try await client.execute(uri: "/v1/admin/deletions", method: .get, headers: headers)
+            #expect(try listed.json["items"]?[0]?["id"]?.stringValue == id)
+            let lifted = try await client.execute(uri: "/v1/admin/deletions/\(id)", method: .delete, headers: headers)
+            #expect(lifted.status == .ok)
+            let again = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey), body: ByteBuffer(json: later))
+            #expect(try again.json["accepted"] == 1)  // m4 now; m3 is a duplicate
+
+            // Bad requests name what is wrong.
+            for (body, path) in [
+                (#"{}"#, "userIds"), (#"{"userIds":"u1"}"#, "userIds"), (#"{"userIds":[1]}"#, "userIds[0]"),
+                (#"{"userIds":["u1"],"suppress":"yes"}"#, "suppress"),
+            ] {
+                let bad = try await client.execute(
+                    uri: "/v1/admin/deletions", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(bad.status == .badRequest, "\(body)")
+                #expect(try bad.json["path"]?.stringValue == path, "\(body)")
+            }
+            let unknown = try await client.execute(uri: "/v1/admin/deletions/del_x", method: .delete, headers: headers)
+            #expect(unknown.status == .notFound)
+        }
+    }
+}
