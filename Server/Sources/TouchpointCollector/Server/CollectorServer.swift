@@ -130,6 +130,7 @@ public struct CollectorServer: Sendable {
                     StorageCloser(storage: storage),
                     RetentionRunner(
                         retention: services.retention, interval: configuration.retentionInterval, logger: logger),
+                    SuppressionRefresher(deletions: services.deletions, interval: .seconds(30), logger: logger),
                     application,
                 ], gracefulShutdownSignals: signals,
                 logger: logger))
