@@ -425,6 +425,40 @@ struct StorageSuiteTests {
     }
 
     @Test(arguments: StorageKind.available)
+    func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
+            for statement in [
+                "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
+                "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
+                "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
+                    + "('default', 'n', 'a', '{\"k\":\"ü\"}', 1, 0), ('default', 'n', 'b', '{}', 3, 0), "
+                    + "('web', 'n', 'a', '{\"x\":1}', 1, 0)",
+            ] {
+                _ = try await storage.backend.writeStatement(statement, [])
+            }
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7])
+            // Sizes in bytes (ü is two), totals per source, and the documents as they were.
+            let sizes = try await storage.backend.query(
+                "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
+            #expect(
+                sizes.map { "\($0[0].text ?? "")/\($0[1].text ?? ""):\($0[2].int ?? -1)" } == [
+                    "default/a:10", "default/b:2", "web/a:7",
+                ])
+            let usage = try await storage.backend.query(
+                "SELECT source, documents, bytes FROM scenario_usage ORDER BY source", [])
+            #expect(
+                usage.map { "\($0[0].text ?? ""):\($0[1].int ?? -1):\($0[2].int ?? -1)" } == [
+                    "default:2:12", "web:1:7",
+                ])
+            #expect(
+                try await storage.scenario(ScenarioKey(source: "default", namespace: "n", scenarioId: "b"))
+                    == StoredScenario(body: "{}", version: 3))
+            #expect(try await storage.suppressedIDs().isEmpty)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
     func migrationsRunOnceAndAreRecorded(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             #expect(try await SchemaMigrations.migrate(storage.backend) == [])
