@@ -1,8 +1,11 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 import TouchpointCore
+import TouchpointTesting
 
 @testable import TouchpointCollector
 
@@ -48,5 +51,35 @@ struct HealthProbeTests {
             let live = try await client.execute(uri: "/health/live", method: .get)
             #expect(live.status == .ok)
         }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func aRunningCollectorAnswersTheProbesAsItsDatabaseDoes(kind: StorageKind) async throws {
+        let directory = try TemporaryDirectory(prefix: "probes")
+        var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
+        configuration.logger.logLevel = .critical
+        var database: String?
+        if kind == .postgres {
+            let created = try await PostgresTestEnvironment.createDatabase()
+            configuration.databaseURL = created.url
+            database = created.name
+        }
+        let collector = try await CollectorServer(configuration: configuration).start()
+        let client = LiveClient(port: collector.port)
+        do {
+            #expect(try await client.send(method: "GET", path: "/health/ready").status == 200)
+            // The database goes away under the running collector.
+            try await collector.services.storage.close()
+            let ready = try await client.send(method: "GET", path: "/health/ready")
+            #expect(ready.status == 503)
+            #expect(ready.text.contains("the database does not answer"))
+            #expect(try await client.send(method: "GET", path: "/health/live").status == 200)
+        } catch {
+            try? await collector.shutdown()
+            if let database { await PostgresTestEnvironment.drop(database) }
+            throw error
+        }
+        try? await collector.shutdown()
+        if let database { await PostgresTestEnvironment.drop(database) }
     }
 }
