@@ -36,6 +36,18 @@ struct GuessLimitTests {
         #expect(try limiter.attempt("token", from: "10.0.0.1") { true })
     }
 
+    @Test func addressesWhoseWindowPassedAreForgotten() throws {
+        let clock = ManualClock()
+        let limiter = Self.limiter(clock)
+        for index in 0..<FailedAttemptLimiter.pruneThreshold {
+            _ = try limiter.attempt("token", from: "10.1.\(index / 256).\(index % 256)") { false }
+        }
+        #expect(limiter.trackedAddresses == FailedAttemptLimiter.pruneThreshold)
+        clock.advance(by: 61)
+        _ = try limiter.attempt("token", from: "10.9.9.9") { false }
+        #expect(limiter.trackedAddresses == 1)
+    }
+
     @Test func rightAttemptsAreNotCounted() throws {
         let limiter = Self.limiter(ManualClock())
         for _ in 0..<10 { #expect(try limiter.attempt("token", from: "10.0.0.1") { true }) }

@@ -40,6 +40,11 @@ final class FailedAttemptLimiter: Sendable {
     func attempt(_ secret: String, from address: String, _ attempt: () -> Bool) throws(CollectorError) -> Bool {
         let now = clock.now()
         let wait = entries.withLock { entries -> Int? in
+            // Many addresses (an attacker's, say): forget the ones whose window has passed, so
+            // the table never holds more than the addresses of the last window.
+            if entries.count >= Self.pruneThreshold {
+                entries = entries.filter { now.timeIntervalSince($0.value.windowStart) < window }
+            }
             var entry =
                 entries[address].flatMap { now.timeIntervalSince($0.windowStart) < window ? $0 : nil }
                 ?? Entry(windowStart: now)
@@ -69,10 +74,9 @@ final class FailedAttemptLimiter: Sendable {
         return succeeded
     }
 
-    /// Forgets addresses whose window has passed (called now and then so the table stays small).
-    func prune() {
-        let now = clock.now()
-        entries.withLock { entries in entries = entries.filter { now.timeIntervalSince($0.value.windowStart) < window }
-        }
-    }
+    /// The table size at which an attempt first forgets the expired addresses.
+    static let pruneThreshold = 4_096
+
+    /// Addresses with a count in the table (for tests).
+    var trackedAddresses: Int { entries.withLock { $0.count } }
 }
