@@ -406,6 +406,29 @@ struct StorageSuiteTests {
     }
 
     @Test(arguments: StorageKind.available)
+    func concurrentCreatesNeverPassTheQuota(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let quota = ScenarioQuota(maximumDocuments: 4, maximumBytes: 1_000)
+            let first = ScenarioKey(source: "default", namespace: "n", scenarioId: "first")
+            #expect(
+                try await storage.putScenario(first, body: "{}", condition: .create, quota: quota, at: 0)
+                    == .written(version: 1))
+            let results = try await withThrowingTaskGroup(of: ScenarioWriteResult.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await storage.putScenario(
+                            ScenarioKey(source: "default", namespace: "n", scenarioId: "doc-\(index)"), body: "{}",
+                            condition: .create, quota: quota, at: 0)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.filter { $0 == .written(version: 1) }.count == 3)
+            #expect(try await storage.backend.query("SELECT COUNT(*) FROM scenarios", []).first?.first?.int == 4)
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
     func concurrentScenarioWritersOneWins(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             let key = ScenarioKey(source: "default", namespace: "n", scenarioId: "race")
