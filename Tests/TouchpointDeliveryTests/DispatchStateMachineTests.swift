@@ -591,6 +591,64 @@ struct DispatchStateMachineTests {
         #expect(read.from == .start)
     }
 
+    @Test func aClearDuringAnUploadDiscardsItsAnswerAndStartsNothingBeforeIt() throws {
+        var machine = machine()
+        let order = try #require(readAndSend(&machine, count: 3, now: start))
+        _ = machine.cleared()
+        #expect(machine.phase == .discarding(token: order.token))
+        #expect(!machine.hasBatchInFlight)
+        // Until the stale answer arrives nothing new goes out (the old upload still holds the
+        // connection), and an answer with another token does not end the wait.
+        #expect(machine.nextAction(now: start) == .wait(until: nil, reason: .busy))
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: order.token + 1, now: start)
+        #expect(machine.phase == .discarding(token: order.token))
+        let stale = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: order.token, now: start)
+        #expect(stale == Machine.Effects())
+        #expect(machine.phase == .idle)
+        #expect(machine.statistics.deliveredEvents == 0)
+    }
+
+    @Test func aClearDuringAReadDiscardsTheBatchItFinds() throws {
+        var machine = machine()
+        let read = try #require(expectRead(&machine, start))
+        #expect(machine.phase == .reading(.init(token: read.token, sequence: 1, signals: 0)))
+        _ = machine.cleared()
+        let effects = machine.readFinished(batch(from: read.from, count: 2), token: read.token)
+        #expect(effects == Machine.Effects())
+        #expect(machine.phase == .idle)
+        #expect(try #require(expectRead(&machine, start)).from == .start)
+    }
+
+    @Test func eachAnswerLeavesThePhaseItDocuments() throws {
+        var machine = machine()
+        let first = try #require(readAndSend(&machine, count: 2, now: start))
+        guard case .uploading(let flight, let token) = machine.phase else {
+            Issue.record("expected an upload, got \(machine.phase)")
+            return
+        }
+        #expect(token == first.token)
+        #expect(flight.attempts == 1)
+        // A failure holds the batch for its next attempt, with the attempt counted.
+        _ = machine.uploadFinished(
+            .failed(reason: "503", retryAfter: nil, network: false), compressed: false, token: token, now: start)
+        #expect(machine.phase == .holding(Machine.InFlight(batch: first.batch, attempts: 1)))
+        let retryAt = try #require(machine.backoff.nextAttempt)
+        let retry = try #require(expectSend(&machine, retryAt))
+        #expect(retry.attempt == 2)
+        // A cancelled upload holds it too; a gzip refusal holds it marked plain.
+        _ = machine.uploadFinished(.cancelled, compressed: false, token: retry.token, now: retryAt)
+        #expect(machine.phase == .holding(Machine.InFlight(batch: first.batch, attempts: 2)))
+        let third = try #require(expectSend(&machine, retryAt))
+        _ = machine.uploadFinished(
+            .refused(status: 415, reason: "gzip"), compressed: true, token: third.token, now: retryAt)
+        #expect(machine.phase == .holding(Machine.InFlight(batch: first.batch, attempts: 3, plainOnly: true)))
+        // An acknowledgement settles it.
+        let fourth = try #require(expectSend(&machine, retryAt))
+        _ = machine.uploadFinished(.accepted(rejected: []), compressed: false, token: fourth.token, now: retryAt)
+        #expect(machine.phase == .idle)
+        #expect(machine.cursor == first.batch.end)
+    }
+
     @Test func oversizedEventsAreDroppedAndTheCursorMovesPastThem() throws {
         var machine = machine()
         let read = try #require(expectRead(&machine, start))

@@ -104,20 +104,59 @@ extension DispatchStateMachine {
         var droppedBefore: Int
     }
 
+    /// Where the pipeline is. At most one read or upload is out at a time (the read ahead of the
+    /// batch in flight aside, which belongs to that batch).
+    ///
+    /// ```
+    /// idle ──read──▶ reading ──a batch──▶ holding ──send──▶ uploading ──2xx, 413, 4xx──▶ idle
+    ///   ▲               │ nothing to send     ▲                  │            (or holding the
+    ///   └───────────────┘                     └── failed, ───────┘             batch read ahead)
+    ///                                             cancelled, 400/415 gzip
+    /// reading, uploading ──clear──▶ discarding(token) ──its result──▶ idle
+    /// ```
+    enum Phase: Sendable, Equatable {
+        /// No batch is held and no read is out.
+        case idle
+        /// A read of the next batch is out.
+        case reading(PendingRead)
+        /// A batch is held until its next attempt may go (offline, backing off, rate limited,
+        /// or not yet wanted).
+        case holding(InFlight)
+        /// The held batch's upload is out; its answer is reported with `token`.
+        case uploading(InFlight, token: Int)
+        /// The log was cleared while the read or upload `token` was out: its result is ignored,
+        /// and nothing new starts before it arrives.
+        case discarding(token: Int)
+    }
+
     /// A read in progress.
     struct PendingRead: Sendable, Equatable {
         var token: Int
+        /// Which read this is: `dispatch()` calls made before it began are complete when it
+        /// finds nothing left.
         var sequence: Int
+        /// The count of new-data signals when it began: a signal since then means it may have
+        /// missed an event.
         var signals: Int
-        var epoch: Int
     }
 
     /// The batch waiting to be acknowledged.
     struct InFlight: Sendable, Equatable {
         var batch: OutboxBatch
+        /// Requests made for it so far.
         var attempts = 0
         /// Send it uncompressed (the collector refused a compressed request).
         var plainOnly = false
+        /// The batch after it, read while its upload waits for an answer.
+        var readAhead: ReadAhead?
+    }
+
+    /// The read of the batch after the one in flight.
+    enum ReadAhead: Sendable, Equatable {
+        /// Out, reported with `token`.
+        case reading(token: Int)
+        /// Read, and not empty: sent next if the batch in flight is settled and nothing moved.
+        case ready(OutboxBatch)
     }
 
     /// After a 413: batches hold at most `maximumEvents` until the cursor reaches `until`.

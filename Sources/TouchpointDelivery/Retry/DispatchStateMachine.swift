@@ -14,6 +14,13 @@ import TouchpointCore
 ///   more uncompressed, and compression stays off for this run.
 /// - Interval `< 0`: sends only for `dispatch()`; `0`: sends whenever events are pending;
 ///   `> 0`: every interval, everything pending.
+///
+/// Where the pipeline is lives in one value, ``Phase``: no read, a read out, a batch held, its
+/// upload out, or a stale read or upload to ignore after the log was cleared. The batch being
+/// delivered, its attempts and the batch read ahead of it are data of the cases that have them,
+/// so a combination such as "an upload out and no batch" cannot be written. What stays outside
+/// the phase holds in every phase: the cursor, the backoff, the switches (enabled, online,
+/// interval, compression), a pending 413 split, and the waiting `dispatch()` calls.
 struct DispatchStateMachine: Sendable {
     /// The acknowledged position in the log.
     private(set) var cursor: DeliveryCursor
@@ -31,21 +38,18 @@ struct DispatchStateMachine: Sendable {
     private(set) var compressionAllowed: Bool
     let limits: BatchLimits
 
+    /// What the pipeline is doing.
+    private(set) var phase = Phase.idle
+
     private var rateLimiter: RequestRateLimiter?
     private var random: SeededRandomNumberGenerator
     private var dataAvailable = true
     private var signals = 0
-    private var reading: PendingRead?
-    private var inFlight: InFlight?
-    private var uploading: (token: Int, epoch: Int)?
-    /// The batch after the one in flight, read while the upload waits for its answer.
-    private var prefetch: (token: Int, epoch: Int, batch: OutboxBatch?)?
     private var flushing = false
     private var split: Split?
     private var waiters: [Int: Waiter] = [:]
     private var readSequence = 0
     private var nextToken = 0
-    private var epoch = 0
 
     /// Creates a machine, fresh or restored from the state file.
     /// - Parameters:
@@ -94,10 +98,20 @@ struct DispatchStateMachine: Sendable {
     }
 
     /// Whether a read or an upload is under way.
-    var isBusy: Bool { reading != nil || uploading != nil }
+    var isBusy: Bool {
+        switch phase {
+        case .idle, .holding: false
+        case .reading, .uploading, .discarding: true
+        }
+    }
 
     /// Whether a batch is waiting to be acknowledged.
-    var hasBatchInFlight: Bool { inFlight != nil }
+    var hasBatchInFlight: Bool {
+        switch phase {
+        case .holding, .uploading: true
+        case .idle, .reading, .discarding: false
+        }
+    }
 
     /// How many `dispatch()` calls are waiting.
     var waiterCount: Int { waiters.count }
@@ -113,51 +127,55 @@ struct DispatchStateMachine: Sendable {
             flushing = true
             nextTimer = now.addingTimeInterval(interval)
         }
-        let wanted = !waiters.isEmpty || flushing || (interval == 0 && (dataAvailable || inFlight != nil))
+        let wanted = !waiters.isEmpty || flushing || (interval == 0 && (dataAvailable || hasBatchInFlight))
         guard wanted else {
             if interval > 0 { return .wait(until: nextTimer, reason: .timer) }
             return .wait(until: nil, reason: interval < 0 ? .manual : .nothingPending)
         }
-        guard let flight = inFlight else {
+        guard case .holding(var flight) = phase else {
+            // Not busy and holding nothing: read the next batch.
             nextToken += 1
             readSequence += 1
-            reading = PendingRead(token: nextToken, sequence: readSequence, signals: signals, epoch: epoch)
+            phase = .reading(PendingRead(token: nextToken, sequence: readSequence, signals: signals))
             var readLimits = limits
             if let split { readLimits.maximumEvents = min(readLimits.maximumEvents, split.maximumEvents) }
             return .read(ReadOrder(from: cursor, limits: readLimits, token: nextToken))
         }
         guard isOnline else { return .wait(until: nil, reason: .offline) }
         if !backoff.canAttempt(at: now) { return .wait(until: backoff.nextAttempt, reason: .backoff) }
-        if rateLimiter != nil, !rateLimiter!.take(at: now) {
-            return .wait(until: rateLimiter!.nextToken(at: now), reason: .rateLimit)
+        if var limiter = rateLimiter {
+            let allowed = limiter.take(at: now)
+            rateLimiter = limiter
+            if !allowed { return .wait(until: limiter.nextToken(at: now), reason: .rateLimit) }
         }
         nextToken += 1
-        uploading = (nextToken, epoch)
-        inFlight!.attempts += 1
+        flight.attempts += 1
+        phase = .uploading(flight, token: nextToken)
         statistics.requests += 1
         return .send(
             SendOrder(
                 batch: flight.batch, mayCompress: compressionAllowed && !flight.plainOnly,
-                attempt: flight.attempts + 1, token: nextToken))
+                attempt: flight.attempts, token: nextToken))
     }
 
     /// While an upload is in flight: the read of the batch after it, if one is worth doing now.
     mutating func prefetchOrder() -> ReadOrder? {
-        guard uploading != nil, let flight = inFlight, prefetch == nil, split == nil, isEnabled else { return nil }
+        guard case .uploading(var flight, let upload) = phase, flight.readAhead == nil, split == nil, isEnabled
+        else { return nil }
         nextToken += 1
-        prefetch = (nextToken, epoch, nil)
+        flight.readAhead = .reading(token: nextToken)
+        phase = .uploading(flight, token: upload)
         return ReadOrder(from: flight.batch.end, limits: limits, token: nextToken)
     }
 
     /// A read ahead finished; the batch waits until the one in flight is answered.
     mutating func prefetchFinished(_ batch: OutboxBatch, token: Int) {
-        guard let pending = prefetch, pending.token == token, pending.batch == nil else { return }
-        // Only a batch with messages is kept: anything else is read again in its turn.
-        if pending.epoch == epoch, batch.count > 0 {
-            prefetch = (token, pending.epoch, batch)
-        } else {
-            prefetch = nil
+        guard case .uploading(var flight, let upload) = phase, flight.readAhead == .reading(token: token) else {
+            return  // the batch in flight is gone (answered, split, or the log was cleared)
         }
+        // Only a batch with messages is kept: anything else is read again in its turn.
+        flight.readAhead = batch.count > 0 ? .ready(batch) : nil
+        phase = .uploading(flight, token: upload)
     }
 
     // MARK: Inputs
@@ -174,9 +192,11 @@ struct DispatchStateMachine: Sendable {
     /// A read finished.
     mutating func readFinished(_ batch: OutboxBatch, token: Int) -> Effects {
         var effects = Effects()
-        guard let read = reading, read.token == token else { return effects }
-        reading = nil
-        guard read.epoch == epoch else { return effects }  // the log was cleared meanwhile
+        guard case .reading(let read) = phase, read.token == token else {
+            if phase == .discarding(token: token) { phase = .idle }  // the log was cleared meanwhile
+            return effects
+        }
+        phase = .idle
         if batch.start == .start, cursor != .start {
             // The reader found the journal changed under the cursor and started over: the saved
             // position means nothing in the new journal, and retention must not take it as
@@ -187,7 +207,7 @@ struct DispatchStateMachine: Sendable {
         noteOversized(batch, &effects)
         if let reason = batch.readError { effects.notes.append(.readFailed(reason: reason)) }
         if batch.count > 0 {
-            inFlight = InFlight(batch: batch)
+            phase = .holding(InFlight(batch: batch))
             return effects
         }
         if batch.end != cursor {
@@ -210,14 +230,17 @@ struct DispatchStateMachine: Sendable {
     /// An upload finished with `result`; `compressed` says whether its body was gzip.
     mutating func uploadFinished(_ result: UploadResult, compressed: Bool, token: Int, now: Date) -> Effects {
         var effects = Effects()
-        guard let upload = uploading, upload.token == token else { return effects }
-        uploading = nil
-        guard upload.epoch == epoch, var flight = inFlight else { return effects }
+        guard case .uploading(var flight, let upload) = phase, upload == token else {
+            if phase == .discarding(token: token) { phase = .idle }  // the log was cleared meanwhile
+            return effects
+        }
+        // The batch is held again unless the answer settles it.
+        phase = .holding(flight)
         switch result {
         case .cancelled:
             break
         case .accepted(let rejected):
-            inFlight = nil
+            phase = .idle
             // Each rejected message once, and only indexes of this batch: a collector's answer
             // cannot make the counts negative.
             var seen = Set<Int>()
@@ -226,7 +249,7 @@ struct DispatchStateMachine: Sendable {
             }
             statistics.deliveredEvents += flight.batch.count - valid.count
             statistics.rejectedEvents += valid.count
-            advance(to: flight.batch.end, &effects)
+            advance(to: flight.batch.end, readAhead: flight.readAhead, &effects)
             effects.notes.append(.delivered(count: flight.batch.count, attempt: flight.attempts))
             if !valid.isEmpty {
                 effects.notes.append(
@@ -244,26 +267,28 @@ struct DispatchStateMachine: Sendable {
             failFastWaiters(
                 DeliveryError(code: .collectorUnavailable, reason: "\(reason); next attempt at \(retryAt)"), &effects)
         case .tooLarge(let reason):
-            inFlight = nil
+            phase = .idle
             if flight.batch.count > 1 {
-                prefetch = nil  // the split re-reads from the batch's start
+                // The split re-reads from the batch's start; the batch read ahead is let go.
                 let half = max(1, flight.batch.count / 2)
                 let until = split.map { $0.until.hasReached(flight.batch.end) ? $0.until : flight.batch.end }
                 split = Split(maximumEvents: half, until: until ?? flight.batch.end)
                 effects.notes.append(.splitting(count: flight.batch.count, into: half))
             } else {
-                drop(flight.batch, reason: reason + " (a single event is too large for the collector)", &effects)
+                drop(
+                    flight.batch, reason: reason + " (a single event is too large for the collector)",
+                    readAhead: flight.readAhead, &effects)
             }
             succeeded(&effects)
         case .refused(let status, let reason):
             if compressed, status == 400 || status == 415, compressionAllowed {
                 compressionAllowed = false
                 flight.plainOnly = true
-                inFlight = flight
+                phase = .holding(flight)
                 effects.notes.append(.compressionRefused(reason: reason))
             } else {
-                inFlight = nil
-                drop(flight.batch, reason: reason, &effects)
+                phase = .idle
+                drop(flight.batch, reason: reason, readAhead: flight.readAhead, &effects)
             }
             succeeded(&effects)
         }
@@ -357,34 +382,32 @@ struct DispatchStateMachine: Sendable {
     /// What was pending is gone, so waiting `dispatch()` calls complete.
     mutating func cleared() -> Effects {
         var effects = Effects()
-        epoch += 1
+        switch phase {
+        case .reading(let read): phase = .discarding(token: read.token)
+        case .uploading(_, let upload): phase = .discarding(token: upload)
+        case .idle, .holding: phase = .idle
+        case .discarding: break
+        }
         cursor = .start
-        inFlight = nil
-        prefetch = nil
         split = nil
         dataAvailable = true
         effects.persist = true
-        for id in waiters.keys.sorted() { complete(id, waiters[id]!, &effects) }
+        for (id, waiter) in waiters.sorted(by: { $0.key < $1.key }) { complete(id, waiter, &effects) }
         return effects
     }
 
     // MARK: Helpers
 
-    private mutating func advance(to end: DeliveryCursor, _ effects: inout Effects) {
+    /// The batch that ended at `end` is settled (delivered or dropped); the phase is idle.
+    /// The batch read ahead of it becomes the one in flight when it starts where the cursor now is.
+    private mutating func advance(to end: DeliveryCursor, readAhead: ReadAhead?, _ effects: inout Effects) {
         cursor = end
         effects.persist = true
         if let current = split, cursor.hasReached(current.until) { split = nil }
         completeReachedWaiters(&effects)
-        promotePrefetch(&effects)
-    }
-
-    /// Makes the batch read ahead the one in flight, when it starts where the cursor now is.
-    private mutating func promotePrefetch(_ effects: inout Effects) {
-        guard let ready = prefetch?.batch else { return }
-        prefetch = nil
-        guard inFlight == nil, split == nil, ready.start == cursor else { return }
-        noteOversized(ready, &effects)
-        inFlight = InFlight(batch: ready)
+        guard case .ready(let next) = readAhead, phase == .idle, split == nil, next.start == cursor else { return }
+        noteOversized(next, &effects)
+        phase = .holding(InFlight(batch: next))
     }
 
     private mutating func noteOversized(_ batch: OutboxBatch, _ effects: inout Effects) {
@@ -395,11 +418,13 @@ struct DispatchStateMachine: Sendable {
         statistics.droppedEvents += batch.oversized.count
     }
 
-    private mutating func drop(_ batch: OutboxBatch, reason: String, _ effects: inout Effects) {
+    private mutating func drop(
+        _ batch: OutboxBatch, reason: String, readAhead: ReadAhead?, _ effects: inout Effects
+    ) {
         statistics.droppedEvents += batch.count
         effects.notes.append(
             .dropped(count: batch.count, first: batch.messageIds.first, last: batch.messageIds.last, reason: reason))
-        advance(to: batch.end, &effects)
+        advance(to: batch.end, readAhead: readAhead, &effects)
     }
 
     /// The collector answered (whatever it said): the failure streak is over.
