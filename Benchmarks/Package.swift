@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "Touchpoint", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         .executableTarget(
@@ -33,7 +34,10 @@ let package = Package(
         ),
         .target(
             name: "StoreWorkloads",
-            dependencies: [.product(name: "Touchpoint", package: "Touchpoint")],
+            dependencies: [
+                .product(name: "Touchpoint", package: "Touchpoint"),
+                .product(name: "OpenCombineShim", package: "OpenCombine", condition: .when(platforms: [.linux])),
+            ],
             path: "Benchmarks/StoreWorkloads"
         ),
         .executableTarget(

@@ -12,7 +12,5 @@
 @_exported import TouchpointUI
 #endif
 
-#if !canImport(Combine)
-// On Linux the Combine-style APIs (`AnyPublisher`, `sink`) come from OpenCombine.
-@_exported import OpenCombineShim
-#endif
+// Only Touchpoint's own modules are re-exported (`ReexportTests`). The publishers are Combine's
+// (OpenCombine's where Combine is missing: `import OpenCombineShim` there to `sink`).

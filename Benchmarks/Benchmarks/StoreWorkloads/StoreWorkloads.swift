@@ -1,5 +1,11 @@
 import Touchpoint
 
+#if canImport(Combine)
+import Combine
+#else
+import OpenCombineShim
+#endif
+
 /// A store where `n1 = n0 + 1`, `n2 = n1 + 1`, … up to `n<depth>` (live expressions).
 public func chainStore(depth: Int) -> ScopedStore {
     let store = DefaultStore(appID: "bench").scoped(.appMemory)
