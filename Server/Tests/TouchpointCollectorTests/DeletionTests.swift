@@ -20,6 +20,9 @@ struct DeletionTests {
             TestMessages.ingest("browse", id: "e4", session: "s2", user: "u2", anonymous: "a2"),
             TestMessages.ingest("browse", id: "e5", session: "s3", user: nil, anonymous: "a3"),
             TestMessages.ingest("server_side", id: "e6", session: nil, user: "u1", anonymous: nil),
+            // Sign-ins that merge a1 into u1 and a2 into u2 (profiles and identities hold them too).
+            AnalyticsTests.call(.identify, id: "i1", user: "u1", anonymous: "a1"),
+            AnalyticsTests.call(.identify, id: "i2", user: "u2", anonymous: "a2"),
         ]
         #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
         let scenarios = ScenarioService(storage: storage, clock: ManualClock(), maximumBodyBytes: 10_000)
@@ -42,7 +45,7 @@ struct DeletionTests {
             let result = try await service.delete(
                 source: "default", userIds: ["u1"], anonymousIds: ["a3"], suppress: true)
             #expect(result["followedAnonymousIds"] == ["a1"])
-            #expect(result["deleted"] == ["events": 5, "sessions": 3, "documents": 1])
+            #expect(result["deleted"] == ["events": 6, "sessions": 3, "documents": 1])
             #expect(result["state"] == "deleted, suppressing")
 
             // Every table that holds data: nothing of u1, a1 or a3 is left; u2 is untouched.
@@ -55,7 +58,14 @@ struct DeletionTests {
                 try await Self.count(
                     storage, "SELECT COUNT(*) FROM sessions WHERE user_id = 'u1' OR anonymous_id IN ('a1', 'a3')") == 0)
             #expect(try await Self.count(storage, "SELECT COUNT(*) FROM scenarios WHERE namespace LIKE '%u1%'") == 0)
-            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM events WHERE user_id = 'u2'") == 1)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM profiles WHERE user_id = 'u1'") == 0)
+            #expect(
+                try await Self.count(
+                    storage, "SELECT COUNT(*) FROM identities WHERE user_id = 'u1' OR anonymous_id IN ('a1', 'a3')")
+                    == 0)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM profiles WHERE user_id = 'u2'") == 1)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM identities WHERE user_id = 'u2'") == 1)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM events WHERE user_id = 'u2'") == 2)
             #expect(try await Self.count(storage, "SELECT COUNT(*) FROM scenarios WHERE namespace LIKE '%u2%'") == 1)
             #expect(try await Self.count(storage, "SELECT documents FROM scenario_usage WHERE source = 'default'") == 1)
 

@@ -451,7 +451,7 @@ struct StorageSuiteTests {
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in [
+            for statement in Self.schemaEightUndone + [
                 "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
                 "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
                 "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
@@ -460,7 +460,7 @@ struct StorageSuiteTests {
             ] {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -478,6 +478,48 @@ struct StorageSuiteTests {
                 try await storage.scenario(ScenarioKey(source: "default", namespace: "n", scenarioId: "b"))
                     == StoredScenario(body: "{}", version: 3))
             #expect(try await storage.suppressedIDs().isEmpty)
+        }
+    }
+
+    /// What schema 8 added, removed again (and its record), to test upgrades from schema 7.
+    static let schemaEightUndone = [
+        "DROP INDEX events_identify", "DROP INDEX events_group", "DROP TABLE identities", "DROP TABLE profiles",
+        "DELETE FROM schema_migrations WHERE version >= 8",
+    ]
+
+    @Test(arguments: StorageKind.available)
+    func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            for statement in Self.schemaEightUndone {
+                _ = try await storage.backend.writeStatement(statement, [])
+            }
+            // Stored under schema 7: rows written straight into events, as its ingest wrote them.
+            let rows: [(String, String, String?, String?, Int64, String)] = [
+                ("e1", "track", nil, "a1", 1000, #"{"type":"track","event":"browse"}"#),
+                ("i1", "identify", "u1", "a1", 2000, #"{"type":"identify","traits":{"plan":"pro"}}"#),
+                ("i2", "identify", "u2", "a1", 2500, #"{"type":"identify"}"#),  // a1 merged already
+                ("e2", "track", "u1", "a1", 3000, #"{"type":"track","event":"buy"}"#),
+                ("l1", "alias", "u2", nil, 4000, #"{"type":"alias","previousId":"a9","userId":"u2"}"#),
+            ]
+            for (id, type, user, anonymous, time, payload) in rows {
+                var insert = SQLStatement(
+                    storage.dialect,
+                    "INSERT INTO events (source, message_id, type, user_id, anonymous_id, timestamp, received_at, payload) VALUES "
+                )
+                insert.bindTuple([
+                    .text("default"), .text(id), .text(type), user.map(SQLValue.text) ?? .null,
+                    anonymous.map(SQLValue.text) ?? .null, .int(time), .int(time), .text(payload),
+                ])
+                _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
+            }
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8])
+            #expect(
+                try await storage.profile(source: "default", userId: "u1")
+                    == ProfileRow(
+                        userId: "u1", firstSeen: 2000, lastSeen: 3000, eventCount: 2))
+            #expect(try await storage.profile(source: "default", userId: "u2")?.eventCount == 2)
+            #expect(try await storage.mergedAnonymousIDs(source: "default", userId: "u1") == ["a1"])
+            #expect(try await storage.mergedAnonymousIDs(source: "default", userId: "u2") == ["a9"])
         }
     }
 

@@ -120,3 +120,88 @@ public final class CollectorQuery: Sendable {
         return Page(items: kept, nextCursor: kept.last.map(key))
     }
 }
+
+// MARK: People and analytics
+
+extension CollectorQuery {
+    /// Users, most recently seen first, with their merged identify traits; only those whose id,
+    /// merged anonymous id or traits contain `search`, when given.
+    public func people(source: String, search: String? = nil, page: PageRequest = PageRequest()) async throws
+        -> Page<Person>
+    {
+        let rows = try await storage.profiles(source: source, search: search, page: page)
+        let payloads = try await storage.callPayloads(
+            source: source, userIds: rows.items.map(\.userId), type: .identify)
+        var byUser: [String: [String]] = [:]
+        for entry in payloads { byUser[entry.userId, default: []].append(entry.payload) }
+        let people = rows.items.map { row in
+            Person(
+                userId: row.userId, firstSeen: TrendResult.date(row.firstSeen),
+                lastSeen: TrendResult.date(row.lastSeen),
+                eventCount: row.eventCount, traits: TraitMerge.merged(byUser[row.userId] ?? []), anonymousIds: [],
+                groups: [:])
+        }
+        return Page(items: people, nextCursor: rows.nextCursor)
+    }
+
+    /// One user: traits, merged anonymous ids, groups, newest sessions (theirs and their anonymous
+    /// ids') and the newest events of those sessions; nil when the user id never sent anything.
+    public func person(source: String, userId: String, sessionLimit: Int = 20, eventLimit: Int = 50) async throws
+        -> (person: Person, sessions: [SessionSummary], events: [StoredEvent])?
+    {
+        guard let row = try await storage.profile(source: source, userId: userId) else { return nil }
+        let anonymousIds = try await storage.mergedAnonymousIDs(source: source, userId: userId)
+        let identify = try await storage.callPayloads(source: source, userIds: [userId], type: .identify)
+        let groups = try await storage.callPayloads(source: source, userIds: [userId], type: .group)
+        let sessions = try await storage.personSessions(
+            source: source, userId: userId, anonymousIds: anonymousIds, limit: sessionLimit)
+        let events = try await storage.recentEvents(
+            source: source, sessionIds: sessions.prefix(10).map(\.sessionId), limit: eventLimit)
+        // Seen as an anonymous visitor before signing in counts too.
+        let firstSeen = sessions.map(\.firstTimestamp).reduce(TrendResult.date(row.firstSeen), min)
+        let lastSeen = sessions.map(\.lastTimestamp).reduce(TrendResult.date(row.lastSeen), max)
+        let person = Person(
+            userId: row.userId, firstSeen: firstSeen, lastSeen: lastSeen, eventCount: row.eventCount,
+            traits: TraitMerge.merged(identify.map(\.payload)), anonymousIds: anonymousIds,
+            groups: TraitMerge.groups(groups.map(\.payload)))
+        return (person, sessions, events)
+    }
+
+    /// Counts per interval, optionally broken down by a property's top values.
+    public func trend(source: String, _ query: TrendQuery) async throws -> TrendResult {
+        let totals = try await storage.trendTotals(source: source, query: query)
+        guard let property = query.breakdown else {
+            return TrendResult.assemble(query, totals: totals, rows: [])
+        }
+        let top = try await storage.trendTopValues(
+            source: source, query: query, property: property, limit: query.topValues)
+        let rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
+        return TrendResult.assemble(query, totals: totals, rows: rows)
+    }
+
+    /// How many people went through the funnel's steps in order.
+    public func funnel(source: String, _ query: FunnelQuery) async throws -> FunnelResult {
+        FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
+    }
+
+    /// The retention triangle, periods that have not begun by `now` left out.
+    public func retention(source: String, _ query: RetentionQuery, now: Date) async throws -> RetentionResult {
+        let firstStarts = try await storage.firstOccurrences(
+            source: source, event: query.startEvent, from: query.range.from, to: query.range.to)
+        let interval = query.interval
+        let end = interval.start(of: interval.index(of: query.range.to - 1) + Int64(query.periods) + 1)
+        let returns = try await storage.activeIntervals(
+            source: source, event: query.returnEvent, interval: interval,
+            from: interval.start(of: interval.index(of: query.range.from)), to: end)
+        return RetentionResult.compute(
+            query, firstStarts: firstStarts, returns: returns,
+            now: Int64((now.timeIntervalSince1970 * 1000).rounded()))
+    }
+}
+
+extension CollectorQuery {
+    /// One page of the NDJSON export (see `GET /v1/query/export`).
+    func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String> {
+        try await storage.exportPage(source: source, range: range, page: page)
+    }
+}

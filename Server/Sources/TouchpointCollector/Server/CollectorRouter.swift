@@ -21,6 +21,7 @@ enum CollectorRouter {
         ConfigRoutes.register(on: table, services: services)
         ScenarioRoutes.register(on: table, services: services)
         QueryRoutes.register(on: table, services: services)
+        AnalyticsRoutes.register(on: table, services: services)
         DeletionRoutes.register(on: table, services: services)
         OperationsRoutes.register(on: table, services: services)
         DashboardRoutes.register(on: table, services: services)

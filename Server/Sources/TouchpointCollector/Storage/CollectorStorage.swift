@@ -70,6 +70,28 @@ protocol CollectorStorage: Sendable {
     /// A source's deletion requests, newest first (or the one with `id`).
     func deletions(source: String, id: String?) async throws -> [StoredDeletion]
 
+    // People (SQLCollectorStorage+People.swift)
+    func profiles(source: String, search: String?, page: PageRequest) async throws -> Page<ProfileRow>
+    func profile(source: String, userId: String) async throws -> ProfileRow?
+    func callPayloads(source: String, userIds: [String], type: MessageType) async throws
+        -> [(userId: String, payload: String)]
+    func mergedAnonymousIDs(source: String, userId: String) async throws -> [String]
+    func personSessions(source: String, userId: String, anonymousIds: [String], limit: Int) async throws
+        -> [SessionSummary]
+    func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent]
+
+    // Analytics (SQLCollectorStorage+Analytics.swift)
+    func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String]
+    func trendTotals(source: String, query: TrendQuery) async throws -> [Int64: (count: Int, users: Int)]
+    func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
+    func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
+    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [String: Int64]
+    func activeIntervals(source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64)
+        async throws -> [(person: String, index: Int64)]
+
+    /// One page of `GET /v1/query/export`: NDJSON lines, in the events list's order.
+    func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String>
+
     /// Checks that the database answers.
     func ping() async throws
     /// The newest schema version the database records (the collector's own when it is current).

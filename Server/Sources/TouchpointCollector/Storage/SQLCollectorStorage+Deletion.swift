@@ -38,7 +38,7 @@ extension SQLCollectorStorage {
     func anonymousIDs(source: String, ofUsers userIds: [String]) async throws -> [String] {
         guard !userIds.isEmpty else { return [] }
         var found = Set<String>()
-        for table in ["sessions", "events"] {
+        for table in ["sessions", "events", "identities"] {
             var statement = SQLStatement(dialect, "SELECT DISTINCT anonymous_id FROM \(table) WHERE source = ")
             statement.bind(.text(source))
             statement.append(" AND anonymous_id IS NOT NULL AND user_id IN ")
@@ -56,8 +56,10 @@ extension SQLCollectorStorage {
         _ deletion: StoredDeletion, userIds: [String], anonymousIds: [String], suppress: [SuppressedID]
     ) async throws -> DeletedData {
         let source = deletion.source
-        var statements: [(SQLStatement, isEvents: Bool)] = []
-        for table in ["events", "sessions"] {
+        var statements: [(SQLStatement, table: String)] = []
+        // A profile is a user's; an identity link names both ids (either one deleted takes it).
+        for table in ["events", "sessions", "identities", "profiles"] {
+            if table == "profiles" && userIds.isEmpty { continue }
             var statement = SQLStatement(dialect, "DELETE FROM \(table) WHERE source = ")
             statement.bind(.text(source))
             statement.append(" AND (")
@@ -67,13 +69,13 @@ extension SQLCollectorStorage {
                 statement.bindTuple(userIds.map { .text($0) })
                 clauses += 1
             }
-            if !anonymousIds.isEmpty {
+            if !anonymousIds.isEmpty && table != "profiles" {
                 if clauses > 0 { statement.append(" OR ") }
                 statement.append("anonymous_id IN ")
                 statement.bindTuple(anonymousIds.map { .text($0) })
             }
             statement.append(") RETURNING source")
-            statements.append((statement, table == "events"))
+            statements.append((statement, table))
         }
         var documents: [(count: SQLStatement, delete: SQLStatement)] = []
         for userId in userIds {
@@ -106,9 +108,9 @@ extension SQLCollectorStorage {
         )
         return try await backend.write { transaction in
             var deleted = DeletedData()
-            for (statement, isEvents) in plan.statements {
+            for (statement, table) in plan.statements {
                 let rows = try await transaction.query(statement).count
-                if isEvents { deleted.events += rows } else { deleted.sessions += rows }
+                if table == "events" { deleted.events += rows } else if table == "sessions" { deleted.sessions += rows }
             }
             for (index, document) in plan.documents.enumerated() {
                 let row = try await transaction.query(document.count.sql, plan.binds[index]).first

@@ -51,8 +51,46 @@ extension SQLCollectorStorage {
                 try statement.bind(6, session.lastTimestamp)
                 try statement.bind(7, session.eventCount)
             }
+            let profiles = ProfileRollup.rollups(of: rows, stored: inserted)
+            _ = try connection.executeEach(sqliteProfileUpsert, profiles) { profile, statement in
+                try statement.bind(1, profile.source)
+                try statement.bind(2, profile.userId)
+                try statement.bind(3, profile.firstTimestamp)
+                try statement.bind(4, profile.lastTimestamp)
+                try statement.bind(5, profile.eventCount)
+            }
+            let links = IdentityLink.links(of: rows, stored: inserted)
+            if !links.isEmpty {
+                _ = try connection.executeEach(sqliteIdentityInsert, links) { link, statement in
+                    try statement.bind(1, link.source)
+                    try statement.bind(2, link.anonymousId)
+                    try statement.bind(3, link.userId)
+                    try statement.bind(4, link.mergedAt)
+                }
+            }
             return inserted
         }
+    }
+
+    /// Adds one user's share of a write to their profile row, creating it for a new user.
+    private static let sqliteProfileUpsert = """
+        INSERT INTO profiles (source, user_id, first_seen, last_seen, event_count) VALUES (?, ?, ?, ?, ?) \
+        ON CONFLICT (source, user_id) DO UPDATE SET \(profileMerge(.sqlite))
+        """
+
+    /// Records that an anonymous id is a user's, unless it was merged before (the first merge wins).
+    private static let sqliteIdentityInsert = """
+        INSERT INTO identities (source, anonymous_id, user_id, merged_at) VALUES (?, ?, ?, ?) \
+        ON CONFLICT (source, anonymous_id) DO NOTHING
+        """
+
+    /// How a profile row takes in a rollup (`excluded`). The same for both dialects.
+    static func profileMerge(_ dialect: SQLDialect) -> String {
+        """
+        first_seen = \(dialect.least)(profiles.first_seen, excluded.first_seen), \
+        last_seen = \(dialect.greatest)(profiles.last_seen, excluded.last_seen), \
+        event_count = profiles.event_count + excluded.event_count
+        """
     }
 
     private static let sqliteInsertRow =
@@ -126,7 +164,10 @@ extension SQLCollectorStorage {
     ///
     /// Sessions: one row per session among the events stored now, in session order (lock order);
     /// the user id of its last event to carry one, the anonymous id of its first (arrival order,
-    /// as `SessionRollup` picks them for SQLite).
+    /// as `SessionRollup` picks them for SQLite). Profiles likewise, per user (`ProfileRollup`).
+    /// Identity links come from the request's identify and alias calls whether or not they were
+    /// stored now: a link is kept only the first time, so one made again by a resent call changes
+    /// nothing (`IdentityLink`).
     private static let postgresInsertSQL = """
         WITH inserted AS (INSERT INTO events (\(insertColumns)) \
         SELECT src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), \
@@ -142,7 +183,18 @@ extension SQLCollectorStorage {
         (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
         MIN(timestamp), MAX(timestamp), COUNT(*) \
         FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
-        ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))) \
+        ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))), \
+        profiled AS (INSERT INTO profiles (source, user_id, first_seen, last_seen, event_count) \
+        SELECT source, user_id, MIN(timestamp), MAX(timestamp), COUNT(*) \
+        FROM inserted WHERE user_id IS NOT NULL GROUP BY source, user_id ORDER BY source, user_id \
+        ON CONFLICT (source, user_id) DO UPDATE SET \(profileMerge(.postgres))), \
+        linked AS (INSERT INTO identities (source, anonymous_id, user_id, merged_at) \
+        SELECT src, anon, u, r FROM (SELECT src, u, r, \
+        CASE WHEN t = 'alias' THEN p::jsonb ->> 'previousId' ELSE a END AS anon \
+        FROM unnest($1, $3, $5, $6, $11, $12) AS links(src, t, u, a, r, p) \
+        WHERE u <> '' AND t IN ('identify', 'alias')) AS candidates \
+        WHERE anon IS NOT NULL AND anon <> '' AND anon <> u \
+        ON CONFLICT (source, anonymous_id) DO NOTHING) \
         SELECT source, message_id FROM inserted
         """
 }

@@ -148,6 +148,59 @@ enum SchemaMigrations {
                 "CREATE INDEX suppressions_request ON suppressions (request_id)",
             ]
         },
+        Migration(version: 8, summary: "people: per-user rollups, merged identities, identify and group calls by user")
+        {
+            dialect in
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let previousId = dialect.jsonText("payload", ["previousId"])
+            return [
+                """
+                CREATE TABLE profiles (
+                    source TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    first_seen \(integer) NOT NULL,
+                    last_seen \(integer) NOT NULL,
+                    event_count \(integer) NOT NULL,
+                    PRIMARY KEY (source, user_id)
+                )
+                """,
+                "CREATE INDEX profiles_recent ON profiles (source, last_seen)",
+                """
+                CREATE TABLE identities (
+                    source TEXT NOT NULL,
+                    anonymous_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    merged_at \(integer) NOT NULL,
+                    PRIMARY KEY (source, anonymous_id)
+                )
+                """,
+                "CREATE INDEX identities_user ON identities (source, user_id)",
+                // Small partial indexes: identify, group and alias calls are a sliver of the traffic.
+                "CREATE INDEX events_identify ON events (source, user_id, seq) WHERE type = 'identify'",
+                "CREATE INDEX events_group ON events (source, user_id, seq) WHERE type = 'group'",
+                """
+                INSERT INTO profiles (source, user_id, first_seen, last_seen, event_count)
+                    SELECT source, user_id, MIN(timestamp), MAX(timestamp), COUNT(*) FROM events
+                    WHERE user_id IS NOT NULL GROUP BY source, user_id
+                """,
+                // The first merge of an anonymous id wins (arrival order), as at ingest. (SQLite needs
+                // the WHERE of an upsert's SELECT to parse its ON CONFLICT.)
+                """
+                INSERT INTO identities (source, anonymous_id, user_id, merged_at)
+                    SELECT source, anonymous_id, user_id, received_at FROM events
+                    WHERE type = 'identify' AND user_id IS NOT NULL AND anonymous_id IS NOT NULL
+                    AND anonymous_id <> user_id ORDER BY seq
+                    ON CONFLICT (source, anonymous_id) DO NOTHING
+                """,
+                """
+                INSERT INTO identities (source, anonymous_id, user_id, merged_at)
+                    SELECT source, \(previousId), user_id, received_at FROM events
+                    WHERE type = 'alias' AND user_id IS NOT NULL AND \(previousId) IS NOT NULL
+                    AND \(previousId) <> '' AND \(previousId) <> user_id ORDER BY seq
+                    ON CONFLICT (source, anonymous_id) DO NOTHING
+                """,
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -1,0 +1,164 @@
+import Foundation
+import TouchpointCore
+
+/// Reads the analytics queries' parameters and refuses bad ones with a 400 that names the
+/// parameter and what was expected. Shared by the query API and the dashboard's forms.
+struct AnalyticsParameters {
+    /// The query's parameters, by name (nil when absent; an empty value counts as absent).
+    let value: (String) -> String?
+    /// The current time, in ms since 1970.
+    let now: Int64
+
+    init(now: Date, _ value: @escaping (String) -> String?) {
+        self.value = { name in value(name).flatMap { $0.isEmpty ? nil : $0 } }
+        self.now = Int64((now.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    static let maximumIntervals = 1000
+
+    func trend() throws(CollectorError) -> TrendQuery {
+        let event = try required("event")
+        let interval = try self.interval(allowed: AnalyticsInterval.allCases, default: .day)
+        let range = try self.range(defaultSpan: 30 * 86_400_000, interval: interval)
+        var breakdown: String?
+        if let property = value("breakdown") {
+            guard PropertyName.isValid(property) else {
+                throw invalid(
+                    "breakdown", "expected a property name (letters, digits and _, at most 64), got \"\(property)\"")
+            }
+            breakdown = property
+        }
+        return TrendQuery(event: event, interval: interval, range: range, breakdown: breakdown)
+    }
+
+    func funnel() throws(CollectorError) -> FunnelQuery {
+        let text = try required("steps")
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard (2...10).contains(parts.count) else {
+            throw invalid("steps", "expected 2 to 10 comma-separated steps, got \(parts.count)")
+        }
+        var steps: [FunnelStep] = []
+        for (index, part) in parts.enumerated() {
+            guard let step = Self.step(part) else {
+                throw invalid(
+                    "steps",
+                    "step \(index + 1): expected an event name, or event[property=value], got \"\(part)\"")
+            }
+            steps.append(step)
+        }
+        var window: Int64 = 86_400_000
+        if let text = value("window") {
+            guard let parsed = Self.duration(text), parsed > 0, parsed <= 90 * 86_400_000 else {
+                throw invalid("window", "expected a duration such as 30m, 12h or 7d (at most 90d), got \"\(text)\"")
+            }
+            window = parsed
+        }
+        let range = try self.range(defaultSpan: 30 * 86_400_000, interval: nil)
+        return FunnelQuery(steps: steps, window: window, range: range)
+    }
+
+    func retention() throws(CollectorError) -> RetentionQuery {
+        let interval = try self.interval(allowed: [.day, .week], default: .day)
+        let start = try required("start")
+        let returnEvent = value("return") ?? start
+        var periods = interval == .day ? 14 : 12
+        if let text = value("periods") {
+            guard let parsed = Int(text), (1...60).contains(parsed) else {
+                throw invalid("periods", "expected 1 to 60, got \"\(text)\"")
+            }
+            periods = parsed
+        }
+        let range = try self.range(
+            defaultSpan: Int64(periods) * interval.milliseconds, interval: interval)
+        return RetentionQuery(
+            interval: interval, startEvent: start, returnEvent: returnEvent, range: range, periods: periods)
+    }
+
+    /// An optional range for the export: both ends optional.
+    func exportRange() throws(CollectorError) -> TimeRange {
+        var range = TimeRange()
+        if let from = try time("from") { range.from = TrendResult.date(from) }
+        if let to = try time("to") { range.to = TrendResult.date(to) }
+        if let from = range.from, let to = range.to, from >= to {
+            throw invalid("from", "must be before to")
+        }
+        return range
+    }
+
+    // MARK: Pieces
+
+    func required(_ name: String) throws(CollectorError) -> String {
+        guard let text = value(name) else { throw invalid(name, "missing") }
+        guard text.utf8.count <= 200 else { throw invalid(name, "longer than 200 bytes") }
+        return text
+    }
+
+    func interval(allowed: [AnalyticsInterval], default fallback: AnalyticsInterval)
+        throws(CollectorError) -> AnalyticsInterval
+    {
+        guard let text = value("interval") else { return fallback }
+        guard let interval = AnalyticsInterval(rawValue: text), allowed.contains(interval) else {
+            throw invalid(
+                "interval", "expected \(allowed.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+        }
+        return interval
+    }
+
+    func time(_ name: String) throws(CollectorError) -> Int64? {
+        guard let text = value(name) else { return nil }
+        guard let date = Timestamp.parse(text) else {
+            throw invalid(name, "not an ISO-8601 timestamp: \"\(text)\"")
+        }
+        let milliseconds = Timestamp.milliseconds(date)
+        guard milliseconds >= 0 else { throw invalid(name, "before 1970") }
+        return milliseconds
+    }
+
+    /// `from` and `to` (default: the `defaultSpan` before now), `from` before `to`, and at most
+    /// ``maximumIntervals`` intervals of `interval`.
+    func range(defaultSpan: Int64, interval: AnalyticsInterval?) throws(CollectorError) -> AnalyticsRange {
+        let to = try time("to") ?? now
+        let from = try time("from") ?? max(0, to - defaultSpan)
+        guard from < to else { throw invalid("from", "must be before to") }
+        if let interval, (to - from) / interval.milliseconds >= Int64(Self.maximumIntervals) {
+            throw invalid(
+                "from", "the range holds more than \(Self.maximumIntervals) intervals of a \(interval.rawValue)")
+        }
+        return AnalyticsRange(from: from, to: to)
+    }
+
+    func invalid(_ name: String, _ message: String) -> CollectorError {
+        CollectorError(.invalidParameter, "\(name): \(message)", path: name)
+    }
+
+    /// `event` or `event[property=value]`.
+    static func step(_ text: String) -> FunnelStep? {
+        guard let open = text.firstIndex(of: "[") else {
+            return text.isEmpty || text.contains("]") ? nil : FunnelStep(event: text)
+        }
+        let event = String(text[..<open])
+        guard !event.isEmpty, text.hasSuffix("]") else { return nil }
+        let filter = text[text.index(after: open)..<text.index(before: text.endIndex)]
+        guard let equals = filter.firstIndex(of: "=") else { return nil }
+        let property = String(filter[..<equals])
+        guard PropertyName.isValid(property) else { return nil }
+        return FunnelStep(event: event, property: property, value: String(filter[filter.index(after: equals)...]))
+    }
+
+    /// `90s`, `30m`, `12h`, `7d`, `2w` in milliseconds.
+    static func duration(_ text: String) -> Int64? {
+        guard let unit = text.last, let amount = Int64(text.dropLast()), amount >= 0, amount <= 1_000_000 else {
+            return nil
+        }
+        let scale: Int64
+        switch unit {
+        case "s": scale = 1000
+        case "m": scale = 60_000
+        case "h": scale = 3_600_000
+        case "d": scale = 86_400_000
+        case "w": scale = 604_800_000
+        default: return nil
+        }
+        return amount * scale
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import TouchpointCore
+
+/// `GET /v1/query/trends`: how often an event happened per interval (and how many people did it),
+/// optionally broken down by one property's most frequent values plus "other".
+public struct TrendQuery: Sendable, Hashable {
+    public var event: String
+    public var interval: AnalyticsInterval
+    var range: AnalyticsRange
+    /// The property to break down by, if any.
+    public var breakdown: String?
+    /// How many of the property's values get a series of their own (the rest are "other").
+    public var topValues = 10
+}
+
+/// One series of a trend: a property value (or everything), its points, its total.
+public struct TrendSeries: Sendable, Hashable {
+    /// The breakdown value; nil for events without the property.
+    public var value: String?
+    /// Whether this series holds every value outside the top ones.
+    public var isOther = false
+    /// Counts per interval, every interval of the range (zeros included).
+    public var points: [TrendPoint]
+    public var total: Int { points.reduce(0) { $0 + $1.count } }
+
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "value": value.map(JSONValue.string) ?? .null, "total": .int(total),
+            "points": .array(points.map(\.json)),
+        ]
+        if isOther { members["other"] = true }
+        return .object(members)
+    }
+}
+
+/// One interval of a trend.
+public struct TrendPoint: Sendable, Hashable {
+    public var start: Date
+    public var count: Int
+    /// Distinct people (a user id, or an anonymous id not merged into one).
+    public var users: Int
+
+    var json: JSONValue {
+        .object(["start": .string(Timestamp.format(start)), "count": .int(count), "users": .int(users)])
+    }
+}
+
+/// A trend's answer: every interval's totals and, with a breakdown, a series per value.
+public struct TrendResult: Sendable, Hashable {
+    public var query: TrendQuery
+    public var totals: [TrendPoint]
+    public var series: [TrendSeries]
+
+    var json: JSONValue {
+        .object([
+            "event": .string(query.event), "interval": .string(query.interval.rawValue),
+            "from": .string(Timestamp.format(Self.date(query.range.from))),
+            "to": .string(Timestamp.format(Self.date(query.range.to))),
+            "breakdown": query.breakdown.map(JSONValue.string) ?? .null,
+            "totals": .array(totals.map(\.json)), "series": .array(series.map(\.json)),
+        ])
+    }
+
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    /// Builds the answer from grouped counts: `rows` per (interval, value) and `totals` per
+    /// interval, every interval of the range present.
+    static func assemble(
+        _ query: TrendQuery, totals: [Int64: (count: Int, users: Int)], rows: [TrendRow]
+    ) -> TrendResult {
+        let first = query.interval.index(of: query.range.from)
+        let last = query.interval.index(of: query.range.to - 1)
+        let indexes = first <= last ? Array(first...last) : []
+        func point(_ index: Int64, _ value: (count: Int, users: Int)?) -> TrendPoint {
+            TrendPoint(
+                start: date(query.interval.start(of: index)), count: value?.count ?? 0, users: value?.users ?? 0)
+        }
+        let totalPoints = indexes.map { point($0, totals[$0]) }
+        guard query.breakdown != nil else {
+            return TrendResult(query: query, totals: totalPoints, series: [])
+        }
+        var byValue: [SeriesKey: [Int64: (count: Int, users: Int)]] = [:]
+        for row in rows {
+            byValue[SeriesKey(value: row.value, isOther: row.isOther), default: [:]][row.index] = (row.count, row.users)
+        }
+        var series = byValue.map { key, counts in
+            TrendSeries(value: key.value, isOther: key.isOther, points: indexes.map { point($0, counts[$0]) })
+        }
+        // Largest first; "other" last; ties by value.
+        series.sort { a, b in
+            if a.isOther != b.isOther { return !a.isOther }
+            if a.total != b.total { return a.total > b.total }
+            return (a.value ?? "") < (b.value ?? "")
+        }
+        return TrendResult(query: query, totals: totalPoints, series: series)
+    }
+
+    private struct SeriesKey: Hashable {
+        var value: String?
+        var isOther: Bool
+    }
+}
+
+/// One grouped row of a trend query: an interval, a breakdown value (or "other"), its counts.
+struct TrendRow: Sendable, Hashable {
+    var index: Int64
+    var value: String?
+    var isOther: Bool
+    var count: Int
+    var users: Int
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TouchpointCore
+
+/// People, trends, funnels, retention and the export under `/v1/query` (admin token).
+enum AnalyticsRoutes {
+    static func register(on routes: CollectorRouteTable, services: CollectorServices) {
+        let query = services.query
+
+        routes.get("/v1/query/users", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let search = request.uri.queryParameters.get("search")
+            if let search, search.utf8.count > 200 {
+                throw CollectorError(.invalidParameter, "search: longer than 200 bytes", path: "search")
+            }
+            let page = try await query.people(
+                source: source, search: search, page: try QueryRoutes.pageRequest(request))
+            return Response.json(page.json(\.json))
+        }
+
+        routes.get("/v1/query/users/:userId", access: .admin) { request, context in
+            let source = try services.adminSource(request)
+            let userId = try context.pathParameter("userId")
+            guard let found = try await query.person(source: source, userId: userId) else {
+                throw CollectorError(.notFound, "no events of user \"\(userId)\" in source \"\(source)\"")
+            }
+            var members = found.person.jsonMembers
+            members["sessions"] = .array(found.sessions.map(\.json))
+            members["recentEvents"] = .array(found.events.map(\.json))
+            return Response.json(.object(members))
+        }
+
+        routes.get("/v1/query/trends", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let trend = try parameters(request, services).trend()
+            return Response.json(try await query.trend(source: source, trend).json)
+        }
+
+        routes.get("/v1/query/funnel", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let funnel = try parameters(request, services).funnel()
+            return Response.json(try await query.funnel(source: source, funnel).json)
+        }
+
+        routes.get("/v1/query/retention", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let retention = try parameters(request, services).retention()
+            return Response.json(
+                try await query.retention(source: source, retention, now: services.clock.now()).json)
+        }
+
+        routes.get("/v1/query/export", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let range = try parameters(request, services).exportRange()
+            // The first page is read before the answer starts, so a database that is down is a
+            // 503, not a 200 that stops.
+            let first = try await query.exportPage(source: source, range: range, page: PageRequest(limit: 1000))
+            var headers = HTTPFields()
+            headers[.contentType] = "application/x-ndjson; charset=utf-8"
+            let body = ResponseBody { writer in
+                var page = first
+                while true {
+                    if !page.items.isEmpty { try await writer.write(ByteBuffer(string: page.items.joined())) }
+                    guard let cursor = page.nextCursor else { break }
+                    page = try await query.exportPage(
+                        source: source, range: range, page: PageRequest(limit: 1000, cursor: cursor))
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: headers, body: body)
+        }
+    }
+
+    static func parameters(_ request: Request, _ services: CollectorServices) -> AnalyticsParameters {
+        let parameters = request.uri.queryParameters
+        return AnalyticsParameters(now: services.clock.now()) { name in parameters.get(name) }
+    }
+}

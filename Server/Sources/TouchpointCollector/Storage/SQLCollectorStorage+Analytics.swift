@@ -1,0 +1,167 @@
+import Foundation
+import TouchpointCore
+
+extension SQLCollectorStorage {
+    /// A property of the event's `properties` as text (`true`/`false` for booleans in both
+    /// dialects), or NULL when absent or null. `property` must be a ``PropertyName``.
+    func propertyText(_ property: String) -> String {
+        switch dialect {
+        case .sqlite:
+            let path = "'$.properties.\(property)'"
+            return
+                "(CASE json_type(payload, \(path)) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(payload, \(path)) AS TEXT) END)"
+        case .postgres:
+            return dialect.jsonText("payload", ["properties", property])
+        }
+    }
+
+    /// `WHERE` for one event name of `source` in `from ..< to`, through the name-and-minute index.
+    private func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
+        var statement = SQLStatement(dialect, " FROM events WHERE source = ")
+        statement.bind(.text(source))
+        if names.count == 1 {
+            statement.append(" AND event = ")
+            statement.bind(.text(names[0]))
+        } else {
+            statement.append(" AND event IN ")
+            statement.bindTuple(names.map { .text($0) })
+        }
+        appendRange(
+            TimeRange(from: TrendResult.date(from), to: TrendResult.date(to)), to: &statement)
+        return statement
+    }
+
+    /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
+    /// (`select` binds nothing, so the placeholders keep their numbers).
+    private func select(_ select: String, _ rest: SQLStatement, suffix: String = "") -> (String, [SQLValue]) {
+        (select + rest.sql + suffix, rest.binds)
+    }
+
+    // MARK: Trends
+
+    /// The `limit` most frequent values of `property` among the trend's events (absent ones
+    /// left out: they always have a series of their own).
+    func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let (sql, binds) = select(
+            "SELECT val, COUNT(*) FROM (SELECT \(propertyText(property)) AS val", rest,
+            suffix: ") q WHERE val IS NOT NULL GROUP BY val ORDER BY 2 DESC, val LIMIT \(limit)")
+        return try await backend.query(sql, binds).compactMap { $0[0].text }
+    }
+
+    /// Counts and distinct people per interval of the trend's events.
+    func trendTotals(source: String, query: TrendQuery) async throws -> [Int64: (count: Int, users: Int)] {
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let (sql, binds) = select(
+            "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(Self.personExpression) AS person",
+            rest, suffix: ") q GROUP BY idx")
+        var totals: [Int64: (count: Int, users: Int)] = [:]
+        for row in try await backend.query(sql, binds) {
+            guard let index = row[0].int, let count = row[1].int, let users = row[2].int else { continue }
+            totals[index] = (Int(count), Int(users))
+        }
+        return totals
+    }
+
+    /// Counts and distinct people per interval and breakdown value: each of the `top` values on
+    /// its own, absent values together, every other value as "other".
+    func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws
+        -> [TrendRow]
+    {
+        // kind 0: a top value; 1: absent; 2: other.
+        var statement = SQLStatement(
+            dialect,
+            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(Self.personExpression) AS person"
+        )
+        let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        statement.append(events.sql)
+        // The top values are bound (they are what clients sent), in a list joined after the
+        // events' subquery, so the placeholders appear in the order they are bound.
+        var binds = events.binds
+        statement.append(") q LEFT JOIN (")
+        if top.isEmpty {
+            statement.append("SELECT NULL AS v WHERE 1 = 0")
+        }
+        for (offset, value) in top.enumerated() {
+            statement.append(offset == 0 ? "SELECT " : " UNION ALL SELECT ")
+            binds.append(.text(value))
+            statement.append(dialect.placeholder(binds.count))
+            statement.append(" AS v")
+        }
+        statement.append(") tops ON q.val = tops.v GROUP BY 1, 2, 3")
+        return try await backend.query(statement.sql, binds).compactMap { row in
+            guard let index = row[0].int, let kind = row[1].int, let count = row[3].int, let users = row[4].int else {
+                return nil
+            }
+            return TrendRow(index: index, value: row[2].text, isOther: kind == 2, count: Int(count), users: Int(users))
+        }
+    }
+
+    // MARK: Funnels and retention
+
+    /// Every event of the funnel's step names from its start to `window` after its end, with the
+    /// person and the filter properties' values.
+    func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow] {
+        let names = Array(Set(query.steps.map(\.event))).sorted()
+        let properties = query.properties
+        let rest = eventsNamed(
+            names, source: source, from: query.range.from, to: query.range.to + query.window)
+        let values = properties.map { ", \(propertyText($0))" }.joined()
+        let (sql, binds) = select(
+            "SELECT \(Self.personExpression), event, timestamp\(values)", rest)
+        return try await backend.query(sql, binds).compactMap { row in
+            guard let person = row[0].text, let event = row[1].text, let timestamp = row[2].int else { return nil }
+            var found: [String: String] = [:]
+            for (offset, property) in properties.enumerated() {
+                if let value = row[3 + offset].text { found[property] = value }
+            }
+            return FunnelRow(person: person, event: event, timestamp: timestamp, values: found)
+        }
+    }
+
+    /// Each person's first `event` in `from ..< to`.
+    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [String: Int64] {
+        let rest = eventsNamed([event], source: source, from: from, to: to)
+        let (sql, binds) = select(
+            "SELECT person, MIN(timestamp) FROM (SELECT \(Self.personExpression) AS person, timestamp", rest,
+            suffix: ") q GROUP BY person")
+        var first: [String: Int64] = [:]
+        for row in try await backend.query(sql, binds) {
+            if let person = row[0].text, let time = row[1].int { first[person] = time }
+        }
+        return first
+    }
+
+    /// The intervals in which each person did `event` in `from ..< to`.
+    func activeIntervals(
+        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
+    ) async throws -> [(person: String, index: Int64)] {
+        let rest = eventsNamed([event], source: source, from: from, to: to)
+        let (sql, binds) = select(
+            "SELECT DISTINCT person, idx FROM (SELECT \(Self.personExpression) AS person, \(interval.sqlIndex) AS idx",
+            rest, suffix: ") q")
+        return try await backend.query(sql, binds).compactMap { row in
+            guard let person = row[0].text, let index = row[1].int else { return nil }
+            return (person, index)
+        }
+    }
+}
+
+extension SQLCollectorStorage {
+    /// One page of the export: each event as a line of NDJSON holding the message as it was
+    /// received (its stored payload, not parsed again), its corrected time and when it arrived.
+    func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String> {
+        let statement = try eventsStatement(source: source, filter: EventFilter(range: range), page: page)
+        let rows = try await backend.query(statement)
+        let lines = try rows.map { row -> (Int64, Int64, String) in
+            guard let sequence = row[0].int, let timestamp = row[7].int, let receivedAt = row[10].int,
+                let payload = row[11].text
+            else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
+            let line =
+                "{\"timestamp\":\"\(Timestamp.format(Self.date(timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Self.date(receivedAt)))\",\"message\":\(payload)}\n"
+            return (sequence, timestamp, line)
+        }
+        let paged = Self.page(lines, limit: page.limit) { Self.keysetCursor(timestamp: $0.1, sequence: $0.0) }
+        return Page(items: paged.items.map(\.2), nextCursor: paged.nextCursor)
+    }
+}
