@@ -18,6 +18,8 @@ struct DashboardBrowserTests {
         var firstSession: String
         var firstSessionEvents: Int
         var surveys: [String: JSONValue]
+        /// How many checkout_success events the events list holds.
+        var checkouts: Int
     }
 
     static func expected(_ client: LiveClient, adminToken: String) async throws -> Expected {
@@ -33,13 +35,18 @@ struct DashboardBrowserTests {
                 .body)
         let surveys = try JSONParser.parse(
             try await client.send(method: "GET", path: "/v1/query/surveys", headers: admin).body)
+        let checkouts = try JSONParser.parse(
+            try await client.send(
+                method: "GET", path: "/v1/query/events?name=checkout_success&limit=1000", headers: admin
+            ).body)
         var bySurvey: [String: JSONValue] = [:]
         for survey in surveys["items"]?.arrayValue ?? [] {
             if let id = survey["surveyId"]?.stringValue { bySurvey[id] = survey }
         }
         return Expected(
             events: counts["events"]?.intValue ?? -1, users: Set(items.compactMap { $0["userId"]?.stringValue }),
-            firstSession: first, firstSessionEvents: timeline["items"]?.arrayValue?.count ?? -1, surveys: bySurvey)
+            firstSession: first, firstSessionEvents: timeline["items"]?.arrayValue?.count ?? -1, surveys: bySurvey,
+            checkouts: checkouts["items"]?.arrayValue?.count ?? -1)
     }
 
     @Test(.enabled(if: HeadlessChromium.testsRun, "needs Chromium (CHROMIUM or /usr/bin/chromium)"))
@@ -100,6 +107,11 @@ struct DashboardBrowserTests {
         #expect(seen.surveyShot.width == 1280 && seen.surveyShot.height == 900)
         #expect(seen.surveyShot.inkedFraction > 0.01, "the survey page screenshot is blank")
         #expect(seen.surveyShot.distinctColors() > 8)
+        #expect(seen.people == expected.users.count)
+        #expect(expected.checkouts > 0)
+        #expect(seen.trendTotal == expected.checkouts)
+        #expect(seen.trendBars > 0)
+        #expect(seen.trendShot.inkedFraction > 0.01, "the trends page screenshot is blank")
         #expect(seen.liveUser == "live-user")
         #expect(seen.liveShot.inkedFraction > 0.01)
         #expect(seen.phoneFits, "the page scrolls sideways at 375 px")
@@ -121,6 +133,10 @@ struct DashboardBrowserTests {
         var tallies: JSONValue = .null
         var choiceBars = 0
         var surveyShot: PNGImage
+        var people = 0
+        var trendTotal = 0
+        var trendBars = 0
+        var trendShot: PNGImage
         var liveUser: JSONValue = .null
         var liveShot: PNGImage
         var phoneFits = false
@@ -182,6 +198,19 @@ struct DashboardBrowserTests {
         let surveyPNG = try browser.screenshot()
         try Data(surveyPNG).write(to: screenshots.appendingPathComponent("survey.png"))
 
+        // People: one row per demo user; a trend of checkouts whose table adds up to the events list.
+        try browser.open(base + "/dashboard/people")
+        let people = try browser.evaluate("document.querySelectorAll('#people tbody tr').length")
+        try browser.open(base + "/dashboard/trends?event=checkout_success&interval=hour")
+        let trendTotal = try browser.evaluate(
+            "[...document.querySelectorAll('#trend tbody tr')].reduce((sum, row) => sum + Number(row.cells[1].textContent), 0)"
+        )
+        let trendBars = try browser.evaluate(
+            "[...document.querySelectorAll('#trend-chart rect.bar')].filter(bar => Number(bar.getAttribute('height')) > 0).length"
+        )
+        let trendPNG = try browser.screenshot()
+        try Data(trendPNG).write(to: screenshots.appendingPathComponent("trends.png"))
+
         // Live: an event posted now appears without a reload.
         try browser.open(base + "/dashboard/live")
         try browser.waitUntil("document.getElementById('live-status').dataset.state === 'open'")
@@ -214,7 +243,9 @@ struct DashboardBrowserTests {
             timelineEvents: timelineEvents.intValue ?? -1, timelineProperties: timelineProperties.intValue ?? -1,
             totalEvents: total.stringValue ?? "", chartBars: bars.intValue ?? -1, surveyCounts: counts,
             configValid: configValid == .bool(true), tallies: tallies, choiceBars: choiceBars.intValue ?? -1,
-            surveyShot: try PNGImage(surveyPNG), liveUser: liveUser, liveShot: try PNGImage(livePNG),
+            surveyShot: try PNGImage(surveyPNG), people: people.intValue ?? -1, trendTotal: trendTotal.intValue ?? -1,
+            trendBars: trendBars.intValue ?? -1, trendShot: try PNGImage(trendPNG), liveUser: liveUser,
+            liveShot: try PNGImage(livePNG),
             phoneFits: fits == .bool(true), phoneShot: try PNGImage(phonePNG))
     }
 }

@@ -14,7 +14,8 @@ struct DashboardRouteTests {
     static var protectedPages: [String] {
         DashboardRoutes.pages.map { page in
             page.path.replacingOccurrences(of: ":sessionId", with: "s1").replacingOccurrences(
-                of: ":surveyId", with: "rate")
+                of: ":surveyId", with: "rate"
+            ).replacingOccurrences(of: ":userId", with: "u1")
         }
     }
 
@@ -63,7 +64,7 @@ struct DashboardRouteTests {
                     DashboardClient.cookie("touchpoint_dashboard=" + RouterHarness.adminToken)
                 ),
             ]
-            #expect(Self.protectedPages.count == 7)
+            #expect(Self.protectedPages.count == 12)
             for page in Self.protectedPages {
                 for (attempt, headers) in attempts {
                     let response = try await client.execute(

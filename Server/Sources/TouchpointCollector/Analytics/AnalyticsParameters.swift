@@ -19,7 +19,9 @@ struct AnalyticsParameters {
     func trend() throws(CollectorError) -> TrendQuery {
         let event = try required("event")
         let interval = try self.interval(allowed: AnalyticsInterval.allCases, default: .day)
-        let range = try self.range(defaultSpan: 30 * 86_400_000, interval: interval)
+        // By default: the last 48 hours, 30 days or 12 weeks.
+        let span: Int64 = interval == .hour ? 48 * 3_600_000 : interval == .week ? 12 * 604_800_000 : 30 * 86_400_000
+        let range = try self.range(defaultSpan: span, interval: interval)
         var breakdown: String?
         if let property = value("breakdown") {
             guard PropertyName.isValid(property) else {

@@ -6,6 +6,10 @@ enum DashboardLayout {
         ("/dashboard/sessions", "Sessions"),
         ("/dashboard/surveys", "Surveys"),
         ("/dashboard/promotion", "Promotion"),
+        ("/dashboard/people", "People"),
+        ("/dashboard/trends", "Trends"),
+        ("/dashboard/funnels", "Funnels"),
+        ("/dashboard/retention", "Retention"),
         ("/dashboard/live", "Live"),
     ]
 
@@ -78,6 +82,15 @@ enum DashboardLayout {
     static func nextPage(_ link: String?, label: String) -> HTML {
         guard let link else { return .empty }
         return "<p class=\"pager\"><a href=\"\(link)\" rel=\"next\">\(label) →</a></p>"
+    }
+
+    /// A link to the same page as CSV, keeping its parameters.
+    static func csvLink(_ context: DashboardPageContext, path: String) -> HTML {
+        var query = context.parameters.filter { $0.key != "source" && $0.key != "format" && $0.key != "cursor" }
+            .sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
+        query.append(("format", "csv"))
+        return
+            "<p class=\"download\"><a href=\"\(context.link(path, query))\" download>Download this table as CSV</a></p>"
     }
 
     /// A problem with the request, shown above the content.

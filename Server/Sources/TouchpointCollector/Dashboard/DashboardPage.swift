@@ -11,4 +11,6 @@ struct DashboardPage: Sendable {
     /// The response status (400 when a filter could not be used, 404 for an unknown session; an
     /// unknown survey shows zero counts).
     var status: HTTPTypes.HTTPResponse.Status = .ok
+    /// The page's main table as CSV (served for `?format=csv`), when it has one.
+    var csv: DashboardCSV?
 }

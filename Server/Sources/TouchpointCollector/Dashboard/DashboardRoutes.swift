@@ -22,6 +22,11 @@ enum DashboardRoutes {
         ("/dashboard/surveys", SurveysPage.render),
         ("/dashboard/surveys/:surveyId", SurveyDetailPage.render),
         ("/dashboard/promotion", PromotionPage.render),
+        ("/dashboard/people", PeoplePage.render),
+        ("/dashboard/people/:userId", PersonPage.render),
+        ("/dashboard/trends", TrendsPage.render),
+        ("/dashboard/funnels", FunnelsPage.render),
+        ("/dashboard/retention", RetentionPage.render),
         ("/dashboard/live", LivePage.render),
     ]
 
@@ -110,6 +115,15 @@ enum DashboardRoutes {
                         title: "Cannot show this page", section: page.path,
                         body: DashboardLayout.problem("\(error.parameter): \(error.message)"), status: .badRequest)
                 }
+                if pageContext.parameter("format") == "csv" {
+                    guard let csv = rendered.csv, rendered.status == .ok else {
+                        throw CollectorError(.notFound, "this page has no table to download with these parameters")
+                    }
+                    var headers = securityHeaders(contentType: "text/csv; charset=utf-8")
+                    headers[.contentDisposition] = "attachment; filename=\"\(csv.name).csv\""
+                    return Response(
+                        status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: csv.text)))
+                }
                 return html(
                     DashboardLayout.page(
                         title: rendered.title, section: rendered.section, context: pageContext, body: rendered.body),
@@ -179,7 +193,7 @@ enum DashboardRoutes {
 
     static func pathParameters(_ context: CollectorRequestContext) -> [String: String] {
         var parameters: [String: String] = [:]
-        for name in ["sessionId", "surveyId"] {
+        for name in ["sessionId", "surveyId", "userId"] {
             if let value = try? context.pathParameter(name) { parameters[name] = value }
         }
         return parameters

@@ -43,11 +43,12 @@ enum DashboardStylesheet {
         align-items: end; }
         .filters p { margin: 0; }
         .filters label, .sign-in label { display: block; font-size: .9rem; color: var(--muted); }
-        .filters input { width: 100%; }
+        .filters input, .filters select { width: 100%; }
+        .filters small { display: block; font-size: .8rem; color: var(--muted); }
         .inline { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .5rem; }
-        .summary { display: flex; flex-wrap: wrap; gap: .5rem 2rem; margin: 0 0 1rem; }
-        .summary dt { font-size: .85rem; color: var(--muted); }
-        .summary dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+        .summary, .facts { display: flex; flex-wrap: wrap; gap: .5rem 2rem; margin: 0 0 1rem; }
+        .summary dt, .facts dt { font-size: .85rem; color: var(--muted); }
+        .summary dd, .facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
         .timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--line); }
         .timeline .event { padding: .25rem 0 .75rem 1rem; }
         .timeline .event p { margin: 0; }

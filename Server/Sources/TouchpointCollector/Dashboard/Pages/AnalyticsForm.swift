@@ -1,0 +1,85 @@
+import Foundation
+import TouchpointCore
+
+/// What the analytics pages share: their parameters read as the query API reads them (the form's
+/// `datetime-local` times accepted too), and their forms' fields.
+enum AnalyticsForm {
+    /// The page's parameters for ``AnalyticsParameters``: `from` and `to` as RFC 3339.
+    /// - Throws: ``DashboardInputError`` for a time that does not read.
+    static func parameters(_ context: DashboardPageContext) throws -> AnalyticsParameters {
+        var values = context.parameters
+        for name in ["from", "to"] {
+            if let date = try context.time(name) { values[name] = Timestamp.format(date) }
+        }
+        return AnalyticsParameters(now: context.now) { values[$0] }
+    }
+
+    /// Runs `read`, turning a refused parameter into the page's input error.
+    static func read<Value>(_ read: () throws(CollectorError) -> Value) throws -> Value {
+        do {
+            return try read()
+        } catch {
+            throw DashboardInputError(
+                parameter: error.path ?? "query", message: String(error.message.drop(while: { $0 != ":" }).dropFirst(2))
+            )
+        }
+    }
+
+    /// A text field.
+    static func field(_ context: DashboardPageContext, _ name: String, _ label: String, hint: String? = nil) -> HTML {
+        var described = HTML.empty
+        var hintText = HTML.empty
+        if let hint {
+            described = " aria-describedby=\"\(name)-hint\""
+            hintText = "<small id=\"\(name)-hint\">\(hint)</small>"
+        }
+        return """
+            <p><label for="\(name)">\(label)</label><input id="\(name)" name="\(name)" value="\(context.parameter(name) ?? "")" autocomplete="off"\(described)>\(hintText)</p>
+            """
+    }
+
+    /// A choice of values.
+    static func select(
+        _ context: DashboardPageContext, _ name: String, _ label: String, _ options: [String], default fallback: String
+    ) -> HTML {
+        let current = context.parameter(name) ?? fallback
+        let choices = options.map { option -> HTML in
+            let selected: HTML = option == current ? " selected" : ""
+            return "<option value=\"\(option)\"\(selected)>\(option)</option>"
+        }
+        return
+            "<p><label for=\"\(name)\">\(label)</label><select id=\"\(name)\" name=\"\(name)\">\(choices)</select></p>"
+    }
+
+    /// The range fields.
+    static func range(_ context: DashboardPageContext) -> HTML {
+        """
+        <p><label for="from">From (UTC)</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
+        <p><label for="to">Until (UTC)</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
+        """
+    }
+
+    /// A GET form to `path` around `fields`.
+    static func form(_ context: DashboardPageContext, path: String, label: String, fields: HTML, submit: String) -> HTML
+    {
+        let sourceField: HTML =
+            context.source == CollectorSource.defaultID
+            ? "" : "<input type=\"hidden\" name=\"source\" value=\"\(context.source)\">"
+        return """
+            <form method="get" action="\(path)" class="filters" aria-label="\(label)">\(sourceField)
+            \(fields)
+            <p class="actions"><button type="submit">\(submit)</button></p>
+            </form>
+            """
+    }
+
+    /// A number of seconds as `2 h 5 min`, `4 min 30 s` or `12 s`.
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite else { return "–" }
+        let whole = Int(seconds.rounded())
+        if whole >= 86_400 { return "\(whole / 86_400) d \(whole % 86_400 / 3600) h" }
+        if whole >= 3600 { return "\(whole / 3600) h \(whole % 3600 / 60) min" }
+        if whole >= 60 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(whole) s"
+    }
+}
