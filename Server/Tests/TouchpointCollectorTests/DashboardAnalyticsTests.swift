@@ -114,6 +114,41 @@ struct DashboardAnalyticsTests {
         }
     }
 
+    @Test func everyPageWithATableDownloadsItAsCSV() async throws {
+        try await RouterHarness.run(configure: Self.configure) { client, _ async throws in
+            try await Self.seed(client)
+            try await QueryRouteTests.seed(client)
+            let cookie = try await DashboardClient.signIn(client)
+            let pages: [(String, String)] = [
+                ("/dashboard?", "minute,events"),
+                ("/dashboard/sessions?", "sessionId,userId,anonymousId,firstEvent,lastEvent,events"),
+                ("/dashboard/surveys?", "surveyId,presented,responded,dismissed,responseRate"),
+                ("/dashboard/surveys/rate?", "option,answers"),
+                ("/dashboard/promotion?", "promotedApp,promotingApp,impressions,taps,clickThrough"),
+                ("/dashboard/people?", "userId,name,email,firstSeen,lastSeen,events,traits"),
+                ("/dashboard/people/u1?", "trait,value"),
+                ("/dashboard/trends?event=buy&", "start,events,people"),
+                ("/dashboard/funnels?steps=open,buy&", "step,people,conversionFromFirst"),
+                ("/dashboard/retention?start=open&", "cohort,people,day0"),
+            ]
+            for (page, header) in pages {
+                let response = try await client.execute(
+                    uri: page + "format=csv", method: .get, headers: DashboardClient.cookie(cookie))
+                #expect(response.status == .ok, "\(page)")
+                #expect(response.headers[.contentType] == "text/csv; charset=utf-8", "\(page)")
+                #expect(
+                    String(buffer: response.body).hasPrefix(header),
+                    "\(page): \(String(buffer: response.body).prefix(80))")
+                // The page links to its CSV.
+                let html = try await DashboardClient.page(client, String(page.dropLast()), cookie: cookie)
+                #expect(html.contains("format=csv"), "\(page)")
+            }
+            let promotion = try await client.execute(
+                uri: "/dashboard/promotion?format=csv", method: .get, headers: DashboardClient.cookie(cookie))
+            #expect(String(buffer: promotion.body).contains("notes,mail,2,1,0.5"))
+        }
+    }
+
     @Test func csvCells() {
         #expect(DashboardCSV.cell("plain") == "plain")
         #expect(DashboardCSV.cell("a,b") == "\"a,b\"")

@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointCore
 
 /// `/dashboard`: events per minute over the last hours, active sessions, and the sources.
 enum OverviewPage {
@@ -77,12 +78,21 @@ enum OverviewPage {
             <button type="submit">Show</button>
             </form>
             \(chart)
+            \(DashboardLayout.csvLink(context, path: "/dashboard"))
             </section>
             <section aria-labelledby="sources-heading">
             <h2 id="sources-heading">Sources</h2>
             \(sourcesTable)
             </section>
             """
-        return DashboardPage(title: "Overview", section: "/dashboard", body: body)
+        let csv = DashboardCSV(
+            name: "events-per-minute", header: ["minute", "events"],
+            rows: bars.indices.map { offset in
+                [
+                    Timestamp.format(Date(timeIntervalSince1970: Double(firstMinute + offset) * 60)),
+                    String(bars[offset].value),
+                ]
+            })
+        return DashboardPage(title: "Overview", section: "/dashboard", body: body, csv: csv)
     }
 }

@@ -109,6 +109,7 @@ enum PersonPage {
             </dl>
             \(ids)
             \(traits)
+            \(DashboardLayout.csvLink(context, path: "/dashboard/people/" + DashboardFormat.percentEncoded(userId)))
             \(groups)
             \(sessions)
             \(events)

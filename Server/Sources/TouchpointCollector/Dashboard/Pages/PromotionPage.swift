@@ -52,8 +52,21 @@ enum PromotionPage {
             \(chart)
             \(promotedTable)
             \(promotingTable)
+            \(DashboardLayout.csvLink(context, path: "/dashboard/promotion"))
             """
-        return DashboardPage(title: "Promotion", section: "/dashboard/promotion", body: body)
+        var csvRows: [[String]] = []
+        for result in results {
+            for (promoting, counts) in result.byPromotingApp.sorted(by: { $0.key < $1.key }) {
+                csvRows.append([
+                    result.appID, promoting, String(counts.impressions), String(counts.taps),
+                    counts.clickThrough.map { String($0) } ?? "",
+                ])
+            }
+        }
+        let csv = DashboardCSV(
+            name: "promotion", header: ["promotedApp", "promotingApp", "impressions", "taps", "clickThrough"],
+            rows: csvRows)
+        return DashboardPage(title: "Promotion", section: "/dashboard/promotion", body: body, csv: csv)
     }
 
     private static func name(_ app: String) -> String { app.isEmpty ? "(not given)" : app }

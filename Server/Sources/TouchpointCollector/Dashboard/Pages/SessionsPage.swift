@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import TouchpointCore
 
 /// `/dashboard/sessions`: sessions newest first, filtered by user, time and event name.
 enum SessionsPage {
@@ -53,9 +54,19 @@ enum SessionsPage {
             \(problem)
             \(table)
             \(DashboardLayout.nextPage(next, label: "Older sessions"))
+            \(DashboardLayout.csvLink(context, path: "/dashboard/sessions"))
             """
         return DashboardPage(
             title: "Sessions", section: "/dashboard/sessions", body: body,
-            status: problem == .empty ? .ok : .badRequest)
+            status: problem == .empty ? .ok : .badRequest,
+            csv: DashboardCSV(
+                name: "sessions", header: ["sessionId", "userId", "anonymousId", "firstEvent", "lastEvent", "events"],
+                rows: page.items.map { session in
+                    [
+                        session.sessionId, session.userId ?? "", session.anonymousId ?? "",
+                        Timestamp.format(session.firstTimestamp), Timestamp.format(session.lastTimestamp),
+                        String(session.eventCount),
+                    ]
+                }))
     }
 }

@@ -69,6 +69,7 @@ enum SurveyDetailPage {
             <h2 id="choices-heading">Choices</h2>
             \(chart)
             \(choiceTable)
+            \(DashboardLayout.csvLink(context, path: "/dashboard/surveys/" + DashboardFormat.percentEncoded(id)))
             </section>
             <section aria-labelledby="answers-heading">
             <h2 id="answers-heading">Text answers <small>(newest first)</small></h2>
@@ -77,6 +78,8 @@ enum SurveyDetailPage {
             </section>
             <p><a href="\(context.link("/dashboard/surveys"))">← All surveys</a></p>
             """
-        return DashboardPage(title: "Survey \(id)", section: "/dashboard/surveys", body: body)
+        let csv = DashboardCSV(
+            name: "survey-choices", header: ["option", "answers"], rows: bars.map { [$0.label, String($0.value)] })
+        return DashboardPage(title: "Survey \(id)", section: "/dashboard/surveys", body: body, csv: csv)
     }
 }

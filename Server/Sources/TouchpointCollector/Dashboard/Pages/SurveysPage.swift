@@ -23,12 +23,22 @@ enum SurveysPage {
             rows: rows, id: "survey-results", empty: "")
         let body: HTML = """
             \(table)
+            \(DashboardLayout.csvLink(context, path: "/dashboard/surveys"))
             <section aria-labelledby="config-heading">
             <h2 id="config-heading">Live survey config</h2>
             \(config.html)
             </section>
             """
-        return DashboardPage(title: "Surveys", section: "/dashboard/surveys", body: body)
+        let csv = DashboardCSV(
+            name: "surveys", header: ["surveyId", "presented", "responded", "dismissed", "responseRate"],
+            rows: ids.map { id in
+                let result = byID[id] ?? SurveyResult(surveyId: id)
+                return [
+                    id, String(result.presented), String(result.responded), String(result.dismissed),
+                    result.responseRate.map { String($0) } ?? "",
+                ]
+            })
+        return DashboardPage(title: "Surveys", section: "/dashboard/surveys", body: body, csv: csv)
     }
 }
 
