@@ -25,6 +25,12 @@ public struct LoadGenConfiguration: Sendable {
     /// Random (v4) message ids, as Segment's libraries send; otherwise time-ordered (v7) ids, as
     /// the Touchpoint SDK sends.
     public var randomIds: Bool
+    /// Past traffic instead of live traffic: this many users over ``historyDays`` days before
+    /// now, with sessions, sign-ins and a product → cart → checkout funnel (``HistoryBatches``;
+    /// always random ids). Nil sends live traffic.
+    public var historyUsers: Int?
+    /// The days of past traffic (with ``historyUsers``).
+    public var historyDays = 90
 
     /// Creates a configuration.
     public init(
@@ -188,11 +194,17 @@ public struct LoadGenerator: Sendable {
         ]
         var batches = SyntheticBatches(
             seed: configuration.seed &* 1000 &+ UInt64(index), randomIds: configuration.randomIds)
+        // Each client its own share of the users.
+        var history = configuration.historyUsers.map { users in
+            HistoryBatches(
+                seed: configuration.seed, client: index, users: max(1, users / configuration.clients),
+                days: configuration.historyDays)
+        }
         var random = SeededRandomNumberGenerator(seed: configuration.seed &+ UInt64(index) &* 7919)
         var remaining = events
         while remaining > 0 {
             let count = min(configuration.batchSize, remaining)
-            let body = batches.batch(count: count, at: Date())
+            let body = history?.batch(count: count) ?? batches.batch(count: count, at: Date())
             remaining -= count
             result.eventsSent += count
             let resend = Double(random.next() % 1_000_000) / 1_000_000 < configuration.resendRate

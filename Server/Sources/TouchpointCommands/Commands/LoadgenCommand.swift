@@ -40,6 +40,12 @@ struct LoadgenCommand: AsyncParsableCommand {
     @Flag(help: "Send random (v4) message ids, as Segment's libraries do, instead of the SDK's time-ordered (v7) ids.")
     var randomIds = false
 
+    @Option(help: "Send past traffic of this many users instead (sessions, sign-ins, a funnel; random ids).")
+    var historyUsers: Int?
+
+    @Option(help: "With --history-users: the days of past traffic, ending now.")
+    var historyDays: Int = 90
+
     @Flag(help: "Exit with status 1 when any event was lost or stored twice.")
     var strict = false
 
@@ -51,10 +57,17 @@ struct LoadgenCommand: AsyncParsableCommand {
         guard let writeKey = writeKey ?? environment["TOUCHPOINT_WRITE_KEY"] else {
             throw ValidationError("--write-key (or TOUCHPOINT_WRITE_KEY) is required; `touchpoint serve` prints it")
         }
-        let configuration = LoadGenConfiguration(
+        var configuration = LoadGenConfiguration(
             host: host, port: url.port ?? 80, writeKey: writeKey,
             adminToken: adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"], clients: clients, events: events,
             batchSize: batch, resendRate: resend, seed: seed, randomIds: randomIds)
+        if let historyUsers {
+            guard historyUsers > 0, (1...3650).contains(historyDays) else {
+                throw ValidationError("--history-users must be positive and --history-days 1 to 3650")
+            }
+            configuration.historyUsers = historyUsers
+            configuration.historyDays = historyDays
+        }
         print("sending \(events) events in batches of \(batch) from \(clients) clients to \(collector) …")
         let report = try await LoadGenerator(configuration: configuration).run()
         print(report.summary)
