@@ -36,4 +36,40 @@ struct QueryPlanTests {
             #expect(!perMinute.contains("TEMP B-TREE"), "\(perMinute)")
         }
     }
+
+    /// The analytics queries read an event name's minutes through the name-and-minute index, and
+    /// find a person's merged user through the identities' primary key (one lookup per event,
+    /// only for events without a user id); the people queries use their own small indexes.
+    @Test func analyticsQueriesUseTheIndexes() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let from = Timestamp.milliseconds(TestMessages.base)
+            let rest = storage.eventsNamed(["buy"], source: "default", from: from, to: from + 30 * 86_400_000)
+            var person = SQLStatement(storage.dialect, "SELECT \(SQLCollectorStorage.personExpression)")
+            person.append(rest.sql)
+            let personPlan = try await Self.plan(
+                SQLStatement(storage.dialect, person.sql).withBinds(rest.binds), on: storage)
+            #expect(personPlan.contains("events_name_minute"), "\(personPlan)")
+            #expect(personPlan.contains("sqlite_autoindex_identities_1"), "\(personPlan)")
+            let steps = storage.eventsNamed(["a", "b", "c"], source: "default", from: from, to: from + 86_400_000)
+            let stepsPlan = try await Self.plan(
+                SQLStatement(storage.dialect, "SELECT event" + steps.sql).withBinds(steps.binds), on: storage)
+            #expect(stepsPlan.contains("events_name_minute"), "\(stepsPlan)")
+
+            let identify = try await storage.backend.query(
+                "EXPLAIN QUERY PLAN SELECT user_id, payload FROM events WHERE type = 'identify' AND source = ? AND user_id IN (?, ?) ORDER BY seq",
+                [.text("default"), .text("u1"), .text("u2")])
+            let identifyPlan = identify.compactMap { $0.last?.text }.joined(separator: "\n")
+            #expect(identifyPlan.contains("events_identify"), "\(identifyPlan)")
+            let merged = try await storage.backend.query(
+                "EXPLAIN QUERY PLAN SELECT anonymous_id FROM identities WHERE source = ? AND user_id = ? ORDER BY merged_at, anonymous_id",
+                [.text("default"), .text("u1")])
+            let mergedPlan = merged.compactMap { $0.last?.text }.joined(separator: "\n")
+            #expect(mergedPlan.contains("identities_user"), "\(mergedPlan)")
+            let recent = try await storage.backend.query(
+                "EXPLAIN QUERY PLAN SELECT user_id FROM profiles WHERE source = ? ORDER BY last_seen DESC, user_id DESC LIMIT 51",
+                [.text("default")])
+            let recentPlan = recent.compactMap { $0.last?.text }.joined(separator: "\n")
+            #expect(recentPlan.contains("profiles_recent"), "\(recentPlan)")
+        }
+    }
 }

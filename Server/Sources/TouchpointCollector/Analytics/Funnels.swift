@@ -4,10 +4,14 @@ import TouchpointCore
 /// One step of a funnel: an event, optionally only when one property has one value
 /// (`checkout[plan=pro]`).
 public struct FunnelStep: Sendable, Hashable, CustomStringConvertible {
+    /// The event name.
     public var event: String
+    /// The property the step filters on, if any.
     public var property: String?
+    /// The value the property must have (compared as text: `true`, `3`, `pro`).
     public var value: String?
 
+    /// `event` or `event[property=value]`, as the `steps` parameter spells it.
     public var description: String {
         guard let property else { return event }
         return "\(event)[\(property)=\(value ?? "")]"
@@ -23,6 +27,7 @@ public struct FunnelStep: Sendable, Hashable, CustomStringConvertible {
 /// `GET /v1/query/funnel`: of the people who did the first step in the range, how many did each
 /// later step in order, within `window` of their first step.
 public struct FunnelQuery: Sendable, Hashable {
+    /// The steps, in order (2 to 10).
     public var steps: [FunnelStep]
     /// The longest time from the first step to the last, in milliseconds.
     public var window: Int64
@@ -43,7 +48,9 @@ struct FunnelRow: Sendable, Hashable {
 
 /// How far people got, step by step.
 public struct FunnelResult: Sendable, Hashable {
+    /// One step's figures.
     public struct Step: Sendable, Hashable {
+        /// The step.
         public var step: FunnelStep
         /// People who reached this step in order within the window.
         public var users: Int
@@ -65,7 +72,9 @@ public struct FunnelResult: Sendable, Hashable {
         }
     }
 
+    /// What was asked.
     public var query: FunnelQuery
+    /// Each step's figures, in order.
     public var steps: [Step]
 
     var json: JSONValue {

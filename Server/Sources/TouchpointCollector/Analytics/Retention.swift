@@ -4,8 +4,11 @@ import TouchpointCore
 /// `GET /v1/query/retention`: people grouped by the interval of their first `start` event in the
 /// range (their cohort), and the share of each cohort that did `return` in each later interval.
 public struct RetentionQuery: Sendable, Hashable {
+    /// Days or weeks.
     public var interval: AnalyticsInterval
+    /// The event that puts a person in a cohort (their first one in the range).
     public var startEvent: String
+    /// The event that counts as coming back.
     public var returnEvent: String
     /// Cohorts are formed from first start events in this range.
     var range: AnalyticsRange
@@ -36,7 +39,9 @@ public struct RetentionCohort: Sendable, Hashable {
 
 /// The retention triangle.
 public struct RetentionResult: Sendable, Hashable {
+    /// What was asked.
     public var query: RetentionQuery
+    /// One row per interval of the range, oldest first.
     public var cohorts: [RetentionCohort]
 
     var json: JSONValue {

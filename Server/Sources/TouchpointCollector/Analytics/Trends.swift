@@ -4,7 +4,9 @@ import TouchpointCore
 /// `GET /v1/query/trends`: how often an event happened per interval (and how many people did it),
 /// optionally broken down by one property's most frequent values plus "other".
 public struct TrendQuery: Sendable, Hashable {
+    /// The event counted.
     public var event: String
+    /// Hours, days or weeks.
     public var interval: AnalyticsInterval
     var range: AnalyticsRange
     /// The property to break down by, if any.
@@ -21,6 +23,7 @@ public struct TrendSeries: Sendable, Hashable {
     public var isOther = false
     /// Counts per interval, every interval of the range (zeros included).
     public var points: [TrendPoint]
+    /// The events of the whole range.
     public var total: Int { points.reduce(0) { $0 + $1.count } }
 
     var json: JSONValue {
@@ -35,7 +38,9 @@ public struct TrendSeries: Sendable, Hashable {
 
 /// One interval of a trend.
 public struct TrendPoint: Sendable, Hashable {
+    /// The start of the interval.
     public var start: Date
+    /// Events in it.
     public var count: Int
     /// Distinct people (a user id, or an anonymous id not merged into one).
     public var users: Int
@@ -47,8 +52,11 @@ public struct TrendPoint: Sendable, Hashable {
 
 /// A trend's answer: every interval's totals and, with a breakdown, a series per value.
 public struct TrendResult: Sendable, Hashable {
+    /// What was asked.
     public var query: TrendQuery
+    /// Every interval's events and people, whatever the breakdown.
     public var totals: [TrendPoint]
+    /// With a breakdown: a series per top value, absent values, and "other"; largest first.
     public var series: [TrendSeries]
 
     var json: JSONValue {

@@ -16,7 +16,7 @@ extension SQLCollectorStorage {
     }
 
     /// `WHERE` for one event name of `source` in `from ..< to`, through the name-and-minute index.
-    private func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
+    func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
         var statement = SQLStatement(dialect, " FROM events WHERE source = ")
         statement.bind(.text(source))
         if names.count == 1 {

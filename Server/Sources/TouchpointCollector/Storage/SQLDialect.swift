@@ -63,3 +63,12 @@ struct SQLStatement {
         sql += ")"
     }
 }
+
+extension SQLStatement {
+    /// The statement with `binds` as its bound values (its text already numbers their placeholders).
+    func withBinds(_ binds: [SQLValue]) -> SQLStatement {
+        var copy = self
+        copy.binds = binds
+        return copy
+    }
+}
