@@ -2,10 +2,14 @@ import Foundation
 import TouchpointCore
 
 /// Batches of past traffic for analytics benchmarks: `users` people over `days` days before now,
-/// each joining on a day of their own (`signup`) and coming back on later days with a chance that
-/// fades, each visit a session: `app_opened`, screens, and a share going
-/// `product_viewed` → `cart_added` → `checkout_completed`; about one visitor in ten signs in with
-/// an `identify` that carries both ids. Random (v4) message ids, as Segment's libraries send.
+/// sent day by day in time order as a collector receives them (so a store filled with it is laid
+/// out as a real one is). Users join over the whole period, one a little after another, each with
+/// a `signup` on their first visit; on any day half the visits come from users who joined in the
+/// last week and half from anyone who has joined, so returns fade with age. Each visit is a
+/// session: `app_opened`, screens, and a share going `product_viewed` → `cart_added` →
+/// `checkout_completed`. One user in ten signs in (an `identify` carrying both ids on their first
+/// visit, their user id on every later event). Random (v4) message ids, as Segment's libraries
+/// send.
 ///
 /// Each client generates its own users (`user-<client>-<n>`), so clients never share a person.
 struct HistoryBatches {
@@ -14,6 +18,11 @@ struct HistoryBatches {
     private let users: Int
     private let days: Int
     private let now: Date
+    /// Events per day, so the client's share of the events covers the days.
+    private let perDay: Int
+    private var day = 0
+    private var sentToday = 0
+    private var signedUp = Set<Int>()
     private var writer = JSONWriter(capacity: 128 * 1024)
     /// The events of the visit being sent, oldest first.
     private var pending: [(time: Date, user: Int, session: String, kind: Kind)] = []
@@ -22,12 +31,14 @@ struct HistoryBatches {
         case signup, identify, opened, screen(Int), product, cart, checkout
     }
 
-    init(seed: UInt64, client: Int, users: Int, days: Int, now: Date = Date()) {
+    /// - Parameter events: how many events this client will send in all (spread over the days).
+    init(seed: UInt64, client: Int, users: Int, days: Int, events: Int, now: Date = Date()) {
         random = SeededRandomNumberGenerator(seed: seed &* 31 &+ UInt64(client))
         self.client = client
         self.users = max(1, users)
         self.days = max(1, days)
         self.now = now
+        perDay = max(1, events / max(1, days))
     }
 
     /// A `/v1/batch` body with `count` events, stamped `sentAt` now (so the collector keeps their
@@ -48,26 +59,37 @@ struct HistoryBatches {
         return writer.bytes
     }
 
-    private mutating func uniform(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+    private mutating func uniform(_ bound: Int) -> Int { Int(random.next() % UInt64(max(1, bound))) }
     private mutating func chance(_ percent: Int) -> Bool { uniform(100) < percent }
 
-    /// One session of one user: on their first day a signup; later, returns that fade over the weeks.
+    /// The day user `user` joins (users join one after another over the period).
+    private func firstDay(of user: Int) -> Int { user * days / users }
+
+    /// One session of one user who has joined by the current day.
     private mutating func planVisit() {
-        let user = uniform(users)
-        // Each user's first day is fixed by their number; a visit is on it or on a later day.
-        var userRandom = SeededRandomNumberGenerator(seed: UInt64(client) &* 1_000_003 &+ UInt64(user))
-        let firstDay = Int(userRandom.next() % UInt64(days))
-        let remaining = days - firstDay
-        // Half the visits on the first week of a user's life, the rest spread after it.
-        let offset = chance(50) ? uniform(min(7, remaining)) : uniform(remaining)
-        let dayStart = now.addingTimeInterval(-Double(days - firstDay - offset) * 86_400)
-        var time = dayStart.addingTimeInterval(Double(uniform(86_000)))
+        if sentToday >= perDay, day < days - 1 {
+            day += 1
+            sentToday = 0
+        }
+        // Users who have joined by the end of today: 0 ..< joined.
+        let joined = max(1, min(users, (day + 1) * users / days))
+        let recent = max(0, min(joined - 1, day >= 7 ? (day - 6) * users / days : 0))
+        var user = chance(50) ? recent + uniform(joined - recent) : uniform(joined)
+        // A user who has not signed up yet does so now, on their first day at the earliest.
+        if !signedUp.contains(user), firstDay(of: user) > day { user = joined - 1 }
+        // Through the day in order; the last visits may run a little past midnight.
+        let dayStart = now.addingTimeInterval(-Double(days - day) * 86_400)
+        var time = dayStart.addingTimeInterval(Double(sentToday) / Double(perDay) * 86_400 + Double(uniform(60)))
         let session = UUID().uuidString
+        var planned = 0
         func add(_ kind: Kind, after seconds: Int) {
             time = time.addingTimeInterval(Double(seconds))
-            if time < now { pending.append((time, user, session, kind)) }
+            if time < now {
+                pending.append((time, user, session, kind))
+                planned += 1
+            }
         }
-        if offset == 0 {
+        if signedUp.insert(user).inserted {
             add(.signup, after: 0)
             if user % 10 == 0 { add(.identify, after: 5) }
         }
@@ -80,7 +102,8 @@ struct HistoryBatches {
                 if chance(50) { add(.checkout, after: 60 + uniform(1200)) }
             }
         }
-        if pending.isEmpty { add(.opened, after: 0) }
+        if planned == 0 { pending.append((now.addingTimeInterval(-1), user, session, .opened)) }
+        sentToday += max(1, planned)
     }
 
     private static let screens = ["Home", "Search", "Product", "Cart", "Settings", "Profile"]

@@ -198,7 +198,7 @@ public struct LoadGenerator: Sendable {
         var history = configuration.historyUsers.map { users in
             HistoryBatches(
                 seed: configuration.seed, client: index, users: max(1, users / configuration.clients),
-                days: configuration.historyDays)
+                days: configuration.historyDays, events: events)
         }
         var random = SeededRandomNumberGenerator(seed: configuration.seed &+ UInt64(index) &* 7919)
         var remaining = events

@@ -96,30 +96,34 @@ extension SQLCollectorStorage {
     }
 
     /// The newest sessions of a user or of the anonymous ids merged into them.
+    ///
+    /// Each id is looked up through its own index (user, anonymous id) and the few newest of each
+    /// merged here: one query with `OR` would walk every session of the source newest first.
     func personSessions(source: String, userId: String, anonymousIds: [String], limit: Int) async throws
         -> [SessionSummary]
     {
-        var statement = SQLStatement(
-            dialect,
-            "SELECT session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count FROM sessions WHERE source = "
-        )
-        statement.bind(.text(source))
-        statement.append(" AND (user_id = ")
-        statement.bind(.text(userId))
-        if !anonymousIds.isEmpty {
-            statement.append(" OR anonymous_id IN ")
-            statement.bindTuple(anonymousIds.map { .text($0) })
-        }
-        statement.append(") ORDER BY last_timestamp DESC, session_id DESC LIMIT ")
-        statement.bind(.int(Int64(limit)))
-        return try await backend.query(statement).compactMap { row in
-            guard let id = row[0].text, let first = row[3].int, let last = row[4].int, let count = row[5].int else {
-                return nil
+        var found: [String: SessionSummary] = [:]
+        for (column, id) in [("user_id", userId)] + anonymousIds.prefix(50).map({ ("anonymous_id", $0) }) {
+            var statement = SQLStatement(
+                dialect,
+                "SELECT session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count FROM sessions WHERE source = "
+            )
+            statement.bind(.text(source))
+            statement.append(" AND \(column) = ")
+            statement.bind(.text(id))
+            statement.append(" ORDER BY last_timestamp DESC LIMIT ")
+            statement.bind(.int(Int64(limit)))
+            for row in try await backend.query(statement) {
+                guard let id = row[0].text, let first = row[3].int, let last = row[4].int, let count = row[5].int else {
+                    continue
+                }
+                found[id] = SessionSummary(
+                    sessionId: id, userId: row[1].text, anonymousId: row[2].text, firstTimestamp: Self.date(first),
+                    lastTimestamp: Self.date(last), eventCount: Int(count))
             }
-            return SessionSummary(
-                sessionId: id, userId: row[1].text, anonymousId: row[2].text, firstTimestamp: Self.date(first),
-                lastTimestamp: Self.date(last), eventCount: Int(count))
         }
+        let newest = found.values.sorted { ($0.lastTimestamp, $0.sessionId) > ($1.lastTimestamp, $1.sessionId) }
+        return Array(newest.prefix(limit))
     }
 
     /// The newest events of the given sessions, newest first.
