@@ -158,6 +158,22 @@ struct AnalyticsTests {
                 result.totals.map(\.start)
                     == (0..<3).map { TestMessages.base.addingTimeInterval(Double($0) * Self.day) })
 
+            // The three ways to the same answer: one pass (no more values than series), one pass
+            // and a count of "other", and the top values first (too many values for one pass).
+            let onePass = try await Self.query(storage).trend(source: "default", trend, groupLimit: 1000)
+            let byTopValues = try await Self.query(storage).trend(source: "default", trend, groupLimit: 1)
+            #expect(onePass == result)
+            #expect(byTopValues == result)
+            var wide = trend
+            wide.topValues = 10
+            let everyValue = try await Self.query(storage).trend(source: "default", wide)
+            #expect(everyValue.series.map(\.value) == ["pro", "free", nil, "team"])
+            let hasOther = everyValue.series.contains { $0.isOther }
+            #expect(!hasOther)
+            #expect(everyValue.series[3].points.map(\.users) == [0, 0, 1])
+            let everyValueByTop = try await Self.query(storage).trend(source: "default", wide, groupLimit: 1)
+            #expect(everyValueByTop.series == everyValue.series)
+
             let hourly = try Self.parameters([
                 "event": "buy", "interval": "hour", "from": Self.at(0), "to": Self.at(2 * 3600),
             ]).trend()

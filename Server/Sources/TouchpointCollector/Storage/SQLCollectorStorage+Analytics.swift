@@ -63,6 +63,22 @@ extension SQLCollectorStorage {
         return totals
     }
 
+    /// Counts and distinct people per interval and value of `property` (nil: absent), in one
+    /// pass; nil when there are more than `limit` (interval, value) pairs (a property with very
+    /// many values, which ``trendBreakdown(source:query:property:top:)`` handles instead).
+    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]? {
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let (sql, binds) = select(
+            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(Self.personExpression) AS person",
+            rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
+        let rows = try await backend.query(sql, binds)
+        guard rows.count <= limit else { return nil }
+        return rows.compactMap { row in
+            guard let index = row[0].int, let count = row[2].int, let users = row[3].int else { return nil }
+            return TrendRow(index: index, value: row[1].text, isOther: false, count: Int(count), users: Int(users))
+        }
+    }
+
     /// Counts and distinct people per interval and breakdown value: each of the `top` values on
     /// its own, absent values together, every other value as "other".
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws
