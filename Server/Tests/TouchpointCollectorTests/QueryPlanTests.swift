@@ -38,8 +38,8 @@ struct QueryPlanTests {
     }
 
     /// The analytics queries read an event name's minutes through the name-and-minute index, and
-    /// find a person's merged user through the identities' primary key (one lookup per event,
-    /// only for events without a user id); the people queries use their own small indexes.
+    /// find a person's merged user through the identities' primary key; the people queries use
+    /// their own small indexes.
     @Test func analyticsQueriesUseTheIndexes() async throws {
         try await withStorage(.sqlite) { storage async throws in
             let from = Timestamp.milliseconds(TestMessages.base)

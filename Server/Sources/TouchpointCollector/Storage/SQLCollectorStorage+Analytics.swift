@@ -15,9 +15,10 @@ extension SQLCollectorStorage {
         }
     }
 
-    /// `WHERE` for one event name of `source` in `from ..< to`, through the name-and-minute index.
+    /// `FROM … WHERE` for some event names of `source` in `from ..< to`, through the
+    /// name-and-minute index, with each event's merge joined (for ``personExpression``).
     func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
-        var statement = SQLStatement(dialect, " FROM events WHERE source = ")
+        var statement = SQLStatement(dialect, " FROM events\(Self.personJoin) WHERE events.source = ")
         statement.bind(.text(source))
         if names.count == 1 {
             statement.append(" AND event = ")

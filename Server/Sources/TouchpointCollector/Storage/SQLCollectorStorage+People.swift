@@ -11,10 +11,14 @@ struct ProfileRow: Sendable, Hashable {
 
 extension SQLCollectorStorage {
     /// The person an event belongs to: its user id; else the user its anonymous id was merged
-    /// into (looked up only for events without a user id); else its anonymous id.
-    static let personExpression = """
-        COALESCE(user_id, (SELECT identities.user_id FROM identities WHERE identities.source = events.source \
-        AND identities.anonymous_id = events.anonymous_id), anonymous_id)
+    /// into; else its anonymous id. Needs ``personJoin`` after `FROM events`.
+    static let personExpression = "COALESCE(events.user_id, identities.user_id, events.anonymous_id)"
+
+    /// The merges of events without a user id: a lookup by the identities' key in SQLite, a hash
+    /// join of the (small) identities table in PostgreSQL.
+    static let personJoin = """
+         LEFT JOIN identities ON identities.source = events.source \
+        AND identities.anonymous_id = events.anonymous_id AND events.user_id IS NULL
         """
 
     /// Users, most recently seen first, optionally only those whose id, merged anonymous id or
