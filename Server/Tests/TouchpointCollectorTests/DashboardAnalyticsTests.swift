@@ -111,6 +111,10 @@ struct DashboardAnalyticsTests {
             let noTable = try await client.execute(
                 uri: "/dashboard/trends?format=csv", method: .get, headers: DashboardClient.cookie(cookie))
             #expect(noTable.status == .notFound)
+            let badParameters = try await client.execute(
+                uri: "/dashboard/trends?event=buy&interval=month&format=csv", method: .get,
+                headers: DashboardClient.cookie(cookie))
+            #expect(badParameters.status == .badRequest)
         }
     }
 

@@ -113,12 +113,16 @@ public struct FunnelResult: Sendable, Hashable {
                 var position = start
                 while times.count < count {
                     let step = times.count
-                    guard
-                        let next = sorted.indices.first(where: { index in
-                            index > position && matches[index].contains(step)
-                                && sorted[index].timestamp - startTime <= query.window
-                        })
-                    else { break }
+                    // The earliest later event that is this step, while still within the window.
+                    var next: Int?
+                    for index in (position + 1)..<sorted.count {
+                        if sorted[index].timestamp - startTime > query.window { break }
+                        if matches[index].contains(step) {
+                            next = index
+                            break
+                        }
+                    }
+                    guard let next else { break }
                     times.append(sorted[next].timestamp)
                     position = next
                 }

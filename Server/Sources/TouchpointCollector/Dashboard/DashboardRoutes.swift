@@ -116,7 +116,13 @@ enum DashboardRoutes {
                         body: DashboardLayout.problem("\(error.parameter): \(error.message)"), status: .badRequest)
                 }
                 if pageContext.parameter("format") == "csv" {
-                    guard let csv = rendered.csv, rendered.status == .ok else {
+                    guard rendered.status == .ok else {
+                        throw CollectorError(
+                            .invalidParameter,
+                            "the page cannot show its table with these parameters; open it without format=csv to see why"
+                        )
+                    }
+                    guard let csv = rendered.csv else {
                         throw CollectorError(.notFound, "this page has no table to download with these parameters")
                     }
                     var headers = securityHeaders(contentType: "text/csv; charset=utf-8")
