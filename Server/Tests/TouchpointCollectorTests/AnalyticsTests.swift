@@ -187,7 +187,7 @@ struct AnalyticsTests {
         // 2026-01-01 was a Thursday; its week began on Monday 2025-12-29.
         let week = AnalyticsInterval.week
         let start = week.start(of: week.index(of: Timestamp.milliseconds(TestMessages.base)))
-        #expect(Timestamp.format(TrendResult.date(start)) == "2025-12-29T00:00:00.000Z")
+        #expect(Timestamp.format(Timestamp.date(milliseconds: start)) == "2025-12-29T00:00:00.000Z")
     }
 
     // MARK: Funnels

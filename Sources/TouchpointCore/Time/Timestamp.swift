@@ -6,12 +6,17 @@ public enum Timestamp {
     /// `date` rounded to the nearest millisecond: the precision a timestamp keeps on disk, so an
     /// event read back compares equal to the one recorded.
     public static func millisecondAligned(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
+        Self.date(milliseconds: milliseconds(date))
     }
 
     /// Milliseconds since 1970-01-01T00:00:00Z, rounded to the nearest.
     public static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The date `milliseconds` after 1970-01-01T00:00:00Z (the inverse of ``milliseconds(_:)``).
+    public static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// Formats `date` as `YYYY-MM-DDTHH:MM:SS.sssZ` (UTC, rounded to the nearest millisecond).

@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointCore
 
 /// The width of a trend or retention interval, and where intervals start: hours and days at UTC
 /// midnight's grid, weeks on Mondays (UTC).
@@ -40,8 +41,7 @@ struct AnalyticsRange: Sendable, Hashable {
     var to: Int64
 
     var timeRange: TimeRange {
-        TimeRange(
-            from: Date(timeIntervalSince1970: Double(from) / 1000), to: Date(timeIntervalSince1970: Double(to) / 1000))
+        TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to))
     }
 }
 

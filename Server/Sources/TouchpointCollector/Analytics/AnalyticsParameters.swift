@@ -11,7 +11,7 @@ struct AnalyticsParameters {
 
     init(now: Date, _ value: @escaping (String) -> String?) {
         self.value = { name in value(name).flatMap { $0.isEmpty ? nil : $0 } }
-        self.now = Int64((now.timeIntervalSince1970 * 1000).rounded())
+        self.now = Timestamp.milliseconds(now)
     }
 
     static let maximumIntervals = 1000
@@ -79,8 +79,8 @@ struct AnalyticsParameters {
     /// An optional range for the export: both ends optional.
     func exportRange() throws(CollectorError) -> TimeRange {
         var range = TimeRange()
-        if let from = try time("from") { range.from = TrendResult.date(from) }
-        if let to = try time("to") { range.to = TrendResult.date(to) }
+        if let from = try time("from") { range.from = Timestamp.date(milliseconds: from) }
+        if let to = try time("to") { range.to = Timestamp.date(milliseconds: to) }
         if let from = range.from, let to = range.to, from >= to {
             throw invalid("from", "must be before to")
         }

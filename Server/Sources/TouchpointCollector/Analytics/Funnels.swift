@@ -79,8 +79,8 @@ public struct FunnelResult: Sendable, Hashable {
 
     var json: JSONValue {
         .object([
-            "from": .string(Timestamp.format(TrendResult.date(query.range.from))),
-            "to": .string(Timestamp.format(TrendResult.date(query.range.to))),
+            "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
+            "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
             "windowSeconds": .int(Int(query.window / 1000)), "steps": .array(steps.map(\.json)),
         ])
     }

@@ -48,8 +48,9 @@ public struct RetentionResult: Sendable, Hashable {
         .object([
             "interval": .string(query.interval.rawValue), "start": .string(query.startEvent),
             "return": .string(query.returnEvent),
-            "from": .string(Timestamp.format(TrendResult.date(query.range.from))),
-            "to": .string(Timestamp.format(TrendResult.date(query.range.to))), "periods": .int(query.periods),
+            "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
+            "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
+            "periods": .int(query.periods),
             "cohorts": .array(cohorts.map(\.json)),
         ])
     }
@@ -86,7 +87,7 @@ public struct RetentionResult: Sendable, Hashable {
             let visible = max(0, min(query.periods, Int(nowIndex - cohort)) + 1)
             let counts = returned[cohort] ?? Array(repeating: 0, count: query.periods + 1)
             return RetentionCohort(
-                start: TrendResult.date(interval.start(of: cohort)), size: sizes[cohort] ?? 0,
+                start: Timestamp.date(milliseconds: interval.start(of: cohort)), size: sizes[cohort] ?? 0,
                 returned: Array(counts.prefix(visible)))
         }
         return RetentionResult(query: query, cohorts: cohorts)

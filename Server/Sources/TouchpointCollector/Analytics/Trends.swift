@@ -62,14 +62,12 @@ public struct TrendResult: Sendable, Hashable {
     var json: JSONValue {
         .object([
             "event": .string(query.event), "interval": .string(query.interval.rawValue),
-            "from": .string(Timestamp.format(Self.date(query.range.from))),
-            "to": .string(Timestamp.format(Self.date(query.range.to))),
+            "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
+            "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
             "breakdown": query.breakdown.map(JSONValue.string) ?? .null,
             "totals": .array(totals.map(\.json)), "series": .array(series.map(\.json)),
         ])
     }
-
-    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     /// Builds the answer from grouped counts: `rows` per (interval, value) and `totals` per
     /// interval, every interval of the range present.
@@ -81,7 +79,8 @@ public struct TrendResult: Sendable, Hashable {
         let indexes = first <= last ? Array(first...last) : []
         func point(_ index: Int64, _ value: (count: Int, users: Int)?) -> TrendPoint {
             TrendPoint(
-                start: date(query.interval.start(of: index)), count: value?.count ?? 0, users: value?.users ?? 0)
+                start: Timestamp.date(milliseconds: query.interval.start(of: index)), count: value?.count ?? 0,
+                users: value?.users ?? 0)
         }
         let totalPoints = indexes.map { point($0, totals[$0]) }
         guard query.breakdown != nil else {

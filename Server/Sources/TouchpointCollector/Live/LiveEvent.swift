@@ -49,7 +49,7 @@ public struct LiveEvent: Sendable, Hashable {
     }
 
     private static func storedEvent(_ message: IngestMessage) -> StoredEvent {
-        let date = SQLCollectorStorage.date
+        let date = Timestamp.date(milliseconds:)
         let payload = (try? JSONParser.parse(message.payload)) ?? .string(message.payload)
         return StoredEvent(
             sequence: 0, messageId: message.messageId, type: message.type.rawValue, name: message.name,

@@ -77,7 +77,7 @@ public final class DeletionService: Sendable {
             "id": .string(id), "source": .string(source), "userIds": .array(userIds.map(JSONValue.string)),
             "anonymousIds": .array(given.map(JSONValue.string)),
             "followedAnonymousIds": .array(followed.map(JSONValue.string)), "suppress": .bool(suppress),
-            "requestedAt": .string(Timestamp.format(Date(timeIntervalSince1970: Double(now) / 1000))),
+            "requestedAt": .string(Timestamp.format(Timestamp.date(milliseconds: now))),
             "state": .string("deleting"),
         ]
         let record = StoredDeletion(
@@ -125,7 +125,7 @@ public final class DeletionService: Sendable {
         var body = (try? JSONParser.parse(Array(stored.body.utf8)))?.objectValue ?? [:]
         if let lifted = stored.liftedAt {
             body["state"] = .string("deleted, suppression lifted")
-            body["liftedAt"] = .string(Timestamp.format(Date(timeIntervalSince1970: Double(lifted) / 1000)))
+            body["liftedAt"] = .string(Timestamp.format(Timestamp.date(milliseconds: lifted)))
         }
         return .object(body)
     }

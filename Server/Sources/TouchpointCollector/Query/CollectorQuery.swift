@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointCore
 
 /// The collector's read side, for the HTTP query API and for Swift callers such as a dashboard.
 ///
@@ -136,8 +137,8 @@ extension CollectorQuery {
         for entry in payloads { byUser[entry.userId, default: []].append(entry.payload) }
         let people = rows.items.map { row in
             Person(
-                userId: row.userId, firstSeen: TrendResult.date(row.firstSeen),
-                lastSeen: TrendResult.date(row.lastSeen),
+                userId: row.userId, firstSeen: Timestamp.date(milliseconds: row.firstSeen),
+                lastSeen: Timestamp.date(milliseconds: row.lastSeen),
                 eventCount: row.eventCount, traits: TraitMerge.merged(byUser[row.userId] ?? []), anonymousIds: [],
                 groups: [:])
         }
@@ -158,8 +159,8 @@ extension CollectorQuery {
         let events = try await storage.recentEvents(
             source: source, sessionIds: sessions.prefix(10).map(\.sessionId), limit: eventLimit)
         // Seen as an anonymous visitor before signing in counts too.
-        let firstSeen = sessions.map(\.firstTimestamp).reduce(TrendResult.date(row.firstSeen), min)
-        let lastSeen = sessions.map(\.lastTimestamp).reduce(TrendResult.date(row.lastSeen), max)
+        let firstSeen = sessions.map(\.firstTimestamp).reduce(Timestamp.date(milliseconds: row.firstSeen), min)
+        let lastSeen = sessions.map(\.lastTimestamp).reduce(Timestamp.date(milliseconds: row.lastSeen), max)
         let person = Person(
             userId: row.userId, firstSeen: firstSeen, lastSeen: lastSeen, eventCount: row.eventCount,
             traits: TraitMerge.merged(identify.map(\.payload)), anonymousIds: anonymousIds,
@@ -226,7 +227,7 @@ extension CollectorQuery {
             from: interval.start(of: interval.index(of: query.range.from)), to: end)
         return RetentionResult.compute(
             query, firstStarts: firstStarts, returns: returns,
-            now: Int64((now.timeIntervalSince1970 * 1000).rounded()))
+            now: Timestamp.milliseconds(now))
     }
 }
 

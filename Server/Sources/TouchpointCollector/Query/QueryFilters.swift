@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointCore
 
 /// A user, by the id the client sent: a `userId` or an `anonymousId`.
 public enum UserReference: Sendable, Hashable {
@@ -26,8 +27,8 @@ public struct TimeRange: Sendable, Hashable {
     /// All of time.
     public static let all = TimeRange()
 
-    var fromMilliseconds: Int64? { from.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } }
-    var toMilliseconds: Int64? { to.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } }
+    var fromMilliseconds: Int64? { from.map { Timestamp.milliseconds($0) } }
+    var toMilliseconds: Int64? { to.map { Timestamp.milliseconds($0) } }
 }
 
 /// Which events to list.

@@ -5,7 +5,7 @@ extension SQLCollectorStorage {
     func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount] {
         try await backend.query(eventsPerMinuteStatement(source: source, range: range)).compactMap { row in
             guard let minute = row[0].int, let count = row[1].int else { return nil }
-            return MinuteCount(minute: Self.date(minute * 60_000), count: Int(count))
+            return MinuteCount(minute: Timestamp.date(milliseconds: minute * 60_000), count: Int(count))
         }
     }
 

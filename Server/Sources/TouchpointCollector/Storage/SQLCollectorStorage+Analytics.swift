@@ -28,7 +28,7 @@ extension SQLCollectorStorage {
             statement.bindTuple(names.map { .text($0) })
         }
         appendRange(
-            TimeRange(from: TrendResult.date(from), to: TrendResult.date(to)), to: &statement)
+            TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to)), to: &statement)
         return statement
     }
 
@@ -175,7 +175,7 @@ extension SQLCollectorStorage {
                 let payload = row[11].text
             else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
             let line =
-                "{\"timestamp\":\"\(Timestamp.format(Self.date(timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Self.date(receivedAt)))\",\"message\":\(payload)}\n"
+                "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: receivedAt)))\",\"message\":\(payload)}\n"
             return (sequence, timestamp, line)
         }
         let paged = Self.page(lines, limit: page.limit) { Self.keysetCursor(timestamp: $0.1, sequence: $0.0) }

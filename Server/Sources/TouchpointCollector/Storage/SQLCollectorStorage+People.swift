@@ -122,8 +122,9 @@ extension SQLCollectorStorage {
                     continue
                 }
                 found[id] = SessionSummary(
-                    sessionId: id, userId: row[1].text, anonymousId: row[2].text, firstTimestamp: Self.date(first),
-                    lastTimestamp: Self.date(last), eventCount: Int(count))
+                    sessionId: id, userId: row[1].text, anonymousId: row[2].text,
+                    firstTimestamp: Timestamp.date(milliseconds: first),
+                    lastTimestamp: Timestamp.date(milliseconds: last), eventCount: Int(count))
             }
         }
         let newest = found.values.sorted { ($0.lastTimestamp, $0.sessionId) > ($1.lastTimestamp, $1.sessionId) }

@@ -61,8 +61,9 @@ extension SQLCollectorStorage {
                 throw StorageError(code: .corruptRow, message: "a sessions row does not have the expected columns")
             }
             return SessionSummary(
-                sessionId: id, userId: row[1].text, anonymousId: row[2].text, firstTimestamp: Self.date(first),
-                lastTimestamp: Self.date(last), eventCount: Int(count))
+                sessionId: id, userId: row[1].text, anonymousId: row[2].text,
+                firstTimestamp: Timestamp.date(milliseconds: first),
+                lastTimestamp: Timestamp.date(milliseconds: last), eventCount: Int(count))
         }
         return Self.page(sessions, limit: page.limit) { session in
             "\(Timestamp.milliseconds(session.lastTimestamp)):\(session.sessionId)"
@@ -206,7 +207,7 @@ extension SQLCollectorStorage {
                 return nil
             }
             let answer = SurveyTextAnswer(
-                text: row[6].text ?? "", timestamp: Self.date(timestamp), userId: row[2].text,
+                text: row[6].text ?? "", timestamp: Timestamp.date(milliseconds: timestamp), userId: row[2].text,
                 anonymousId: row[3].text, sessionId: row[4].text, messageId: messageId)
             return (sequence, answer)
         }

@@ -72,13 +72,10 @@ final class SQLCollectorStorage: CollectorStorage {
         let message = (try? JSONParser.parse(payload)) ?? .string(payload)
         return StoredEvent(
             sequence: sequence, messageId: messageId, type: type, name: row[3].text, userId: row[4].text,
-            anonymousId: row[5].text, sessionId: row[6].text, timestamp: date(timestamp),
-            originalTimestamp: row[8].text, sentAt: row[9].int.map(date), receivedAt: date(receivedAt),
+            anonymousId: row[5].text, sessionId: row[6].text, timestamp: Timestamp.date(milliseconds: timestamp),
+            originalTimestamp: row[8].text, sentAt: row[9].int.map(Timestamp.date(milliseconds:)),
+            receivedAt: Timestamp.date(milliseconds: receivedAt),
             message: message)
-    }
-
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// A keyset cursor `<a>:<b>` of two integers, or nil for the first page.

@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointCore
 
 /// The versioned schema: each migration runs once, in order, recorded in `schema_migrations`.
 ///
@@ -245,7 +246,7 @@ enum SchemaMigrations {
                     message: "the database has schema version \(newest); this collector knows up to \(latestVersion)")
             }
             var now: [Int] = []
-            let timestamp = Int64((Date.now.timeIntervalSince1970 * 1000).rounded())
+            let timestamp = Timestamp.milliseconds(Date.now)
             for migration in all where !applied.contains(migration.version) {
                 for statement in migration.statements(backend.dialect) {
                     _ = try await transaction.query(statement, [])
