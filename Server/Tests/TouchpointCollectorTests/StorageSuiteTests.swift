@@ -451,7 +451,7 @@ struct StorageSuiteTests {
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in Self.schemaEightUndone + [
+            for statement in Self.schemaNineUndone(storage.dialect) + Self.schemaEightUndone + [
                 "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
                 "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
                 "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
@@ -460,7 +460,7 @@ struct StorageSuiteTests {
             ] {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -481,6 +481,15 @@ struct StorageSuiteTests {
         }
     }
 
+    /// What schema 9 added, removed again (and its record), to test upgrades from schema 8.
+    static func schemaNineUndone(_ dialect: SQLDialect) -> [String] {
+        let sqlite = [
+            "DROP TRIGGER events_forget_key", "DROP TABLE message_keys", "DROP TABLE storage_settings",
+            "CREATE UNIQUE INDEX events_message ON events (source, message_id)",
+        ]
+        return (dialect == .sqlite ? sqlite : []) + ["DELETE FROM schema_migrations WHERE version >= 9"]
+    }
+
     /// What schema 8 added, removed again (and its record), to test upgrades from schema 7.
     static let schemaEightUndone = [
         "DROP INDEX events_identify", "DROP INDEX events_group", "DROP TABLE identities", "DROP TABLE profiles",
@@ -490,7 +499,7 @@ struct StorageSuiteTests {
     @Test(arguments: StorageKind.available)
     func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
-            for statement in Self.schemaEightUndone {
+            for statement in Self.schemaNineUndone(storage.dialect) + Self.schemaEightUndone {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
             // Stored under schema 7: rows written straight into events, as its ingest wrote them.
@@ -512,7 +521,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [8])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9])
             #expect(
                 try await storage.profile(source: "default", userId: "u1")
                     == ProfileRow(

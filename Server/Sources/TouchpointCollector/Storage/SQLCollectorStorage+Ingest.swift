@@ -9,7 +9,7 @@ extension SQLCollectorStorage {
         guard !messages.isEmpty else { return [] }
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
         switch ingest {
-        case .groupCommit(let coalescer):
+        case .groupCommit(let coalescer, _):
             return try await coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])
@@ -21,13 +21,19 @@ extension SQLCollectorStorage {
     // the sender's order.
 
     /// Stores rows with unique (source, messageId) and their sessions in one SQLite transaction, on
-    /// the writer's thread: one prepared insert run per row (its change count tells whether the row
-    /// was new), then each touched session updated once however many of its events the write holds.
+    /// the writer's thread: the rows' keys looked up (``MessageKeyIndex``), one prepared insert run
+    /// per new row, then each touched session updated once however many of its events the write
+    /// holds.
     /// - Returns: per row, whether it was stored now.
-    static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend) async throws -> [Bool] {
+    static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex) async throws
+        -> [Bool]
+    {
         guard !rows.isEmpty else { return [] }
         return try await sqlite.writeNow { connection in
-            let inserted = try connection.executeEach(sqliteInsertRow, rows) { row, statement in
+            let found = try keys.lookUp(rows, on: connection)
+            let new = rows.indices.filter { !found[$0].stored }
+            let rowids = try connection.insertEach(sqliteInsertRow, new) { index, statement in
+                let row = rows[index]
                 try statement.bind(1, row.source)
                 try statement.bind(2, row.message.messageId)
                 try statement.bind(3, row.message.type.rawValue)
@@ -40,6 +46,12 @@ extension SQLCollectorStorage {
                 try statement.bind(10, row.message.sentAt)
                 try statement.bind(11, row.message.receivedAt)
                 try statement.bind(12, row.message.payload)
+            }
+            var inserted = Array(repeating: false, count: rows.count)
+            for (index, rowid) in zip(new, rowids) {
+                guard let rowid else { continue }
+                inserted[index] = true
+                keys.record(found[index].key, seq: rowid)
             }
             let sessions = SessionRollup.rollups(of: rows, stored: inserted)
             _ = try connection.executeEach(sqliteSessionUpsert, sessions) { session, statement in
@@ -94,7 +106,7 @@ extension SQLCollectorStorage {
     }
 
     private static let sqliteInsertRow =
-        "INSERT INTO events (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, message_id) DO NOTHING"
+        "INSERT INTO events (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Adds one rollup to its session row, creating the row for a new session.
     private static let sqliteSessionUpsert = """

@@ -11,10 +11,17 @@ final class SQLCollectorStorage: CollectorStorage {
     let ingest: IngestPath
 
     enum IngestPath {
-        /// SQLite has one writer: requests waiting for it are written together (group commit).
-        case groupCommit(InsertCoalescer)
+        /// SQLite has one writer: requests waiting for it are written together (group commit),
+        /// deduplicated through the keys of ``MessageKeyIndex``.
+        case groupCommit(InsertCoalescer, MessageKeyIndex)
         /// PostgreSQL writes each request on its own, in parallel on several connections.
         case postgres(PostgresBackend)
+    }
+
+    /// SQLite's message keys (nil for PostgreSQL).
+    var messageKeys: MessageKeyIndex? {
+        guard case .groupCommit(_, let keys) = ingest else { return nil }
+        return keys
     }
 
     private init(backend: any SQLBackend, ingest: IngestPath) {
@@ -23,10 +30,35 @@ final class SQLCollectorStorage: CollectorStorage {
     }
 
     /// Opens the SQLite database file at `path` (creating it) and brings its schema up to date.
-    static func sqlite(path: String, logger: Logger) async throws -> SQLCollectorStorage {
+    /// - Parameters:
+    ///   - minimumMerge: message keys held in memory before they are merged, at least
+    ///     (``MessageKeyIndex``; tests make it small).
+    ///   - keyOverride: for tests, a message key function in place of the database's.
+    static func sqlite(
+        path: String, logger: Logger, minimumMerge: Int = 250_000, keyOverride: MessageKeyIndex.KeyFunction? = nil
+    ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger)
-        let coalescer = InsertCoalescer(maximumRows: 5000) { rows in try await Self.write(rows, sqlite: backend) }
-        return try await migrated(backend, ingest: .groupCommit(coalescer))
+        let storage = try await migrated(backend) { backend in
+            let keys = try await backend.writeNow {
+                try MessageKeyIndex.load($0, minimumMerge: minimumMerge, keyOverride: keyOverride)
+            }
+            let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
+                let stored = try await Self.write(rows, sqlite: backend, keys: keys)
+                if keys.claimMerge() {
+                    // Off the request: the merge's transactions take turns with the next writes.
+                    Task {
+                        do {
+                            try await keys.merge(into: backend)
+                        } catch {
+                            logger.warning("merging message keys failed", metadata: ["error": "\(error)"])
+                        }
+                    }
+                }
+                return stored
+            }
+            return .groupCommit(coalescer, keys)
+        }
+        return storage
     }
 
     /// Connects to PostgreSQL at `url` and brings its schema up to date.
@@ -34,17 +66,20 @@ final class SQLCollectorStorage: CollectorStorage {
         -> SQLCollectorStorage
     {
         let backend = try await PostgresBackend.open(url: url, maximumConnections: maximumConnections, logger: logger)
-        return try await migrated(backend, ingest: .postgres(backend))
+        return try await migrated(backend) { .postgres($0) }
     }
 
-    private static func migrated(_ backend: any SQLBackend, ingest: IngestPath) async throws -> SQLCollectorStorage {
+    /// Brings the schema up to date and sets up ingest; closes the backend when either fails.
+    private static func migrated<Backend: SQLBackend>(
+        _ backend: Backend, ingest: (Backend) async throws -> IngestPath
+    ) async throws -> SQLCollectorStorage {
         do {
             try await SchemaMigrations.migrate(backend)
+            return SQLCollectorStorage(backend: backend, ingest: try await ingest(backend))
         } catch {
             try? await backend.close()
             throw error
         }
-        return SQLCollectorStorage(backend: backend, ingest: ingest)
     }
 
     func ping() async throws {

@@ -37,7 +37,35 @@ final class SQLiteConnection: @unchecked Sendable {
             throw StorageError(code: .unavailable, message: "cannot open the SQLite database \(path): \(message)")
         }
         sqlite_nio_sqlite3_extended_result_codes(handle, 1)
+        registerMessageKeyFunction(handle)
         return SQLiteConnection(handle: handle)
+    }
+
+    /// Makes `touchpoint_message_key(secret, source, message_id)` (``MessageKey``) callable in SQL
+    /// on the connection: the migration that keys the stored events and the trigger that forgets a
+    /// deleted event's key compute it where they run. NULL when the secret is not 16 bytes.
+    private static func registerMessageKeyFunction(_ handle: OpaquePointer) {
+        sqlite_nio_sqlite3_create_function_v2(
+            handle, "touchpoint_message_key", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, count, arguments in
+                guard count == 3, let arguments, let secret = arguments[0], let source = arguments[1],
+                    let messageId = arguments[2]
+                else { return sqlite_nio_sqlite3_result_null(context) }
+                func bytes(_ value: OpaquePointer, text: Bool) -> UnsafeBufferPointer<UInt8> {
+                    let start =
+                        text
+                        ? sqlite_nio_sqlite3_value_text(value)
+                        : sqlite_nio_sqlite3_value_blob(value)
+                            .map { $0.assumingMemoryBound(to: UInt8.self) }
+                    return UnsafeBufferPointer(start: start, count: Int(sqlite_nio_sqlite3_value_bytes(value)))
+                }
+                guard let key = MessageKey(secret: bytes(secret, text: false)) else {
+                    return sqlite_nio_sqlite3_result_null(context)
+                }
+                let sourceBytes = bytes(source, text: true)
+                let messageIdBytes = bytes(messageId, text: true)
+                sqlite_nio_sqlite3_result_int64(context, key.key(source: sourceBytes, messageId: messageIdBytes))
+            }, nil, nil, nil)
     }
 
     /// Copies this connection's whole database into `destination`'s with SQLite's online backup
@@ -88,6 +116,39 @@ final class SQLiteConnection: @unchecked Sendable {
                 try statement.reset()
             }
             return changed
+        }
+    }
+
+    /// Runs an `INSERT` once per element of `rows`, bound by `bind`.
+    /// - Returns: per element, the new row's rowid, or nil when that run inserted nothing.
+    func insertEach<Element>(
+        _ sql: String, _ rows: some Sequence<Element>, bind: (Element, SQLiteStatement) throws -> Void
+    ) throws -> [Int64?] {
+        try withStatement(sql) { statement in
+            var rowids: [Int64?] = []
+            rowids.reserveCapacity(rows.underestimatedCount)
+            for element in rows {
+                try bind(element, statement)
+                while try statement.step() {}
+                rowids.append(
+                    sqlite_nio_sqlite3_changes(handle) > 0 ? sqlite_nio_sqlite3_last_insert_rowid(handle) : nil)
+                try statement.reset()
+            }
+            return rowids
+        }
+    }
+
+    /// Runs one query per element of `elements`, bound by `bind`, and hands each row to `row`.
+    func queryEach<Element>(
+        _ sql: String, _ elements: some Sequence<Element>, bind: (Element, SQLiteStatement) throws -> Void,
+        row: (Element, SQLiteStatement) throws -> Void
+    ) throws {
+        try withStatement(sql) { statement in
+            for element in elements {
+                try bind(element, statement)
+                while try statement.step() { try row(element, statement) }
+                try statement.reset()
+            }
         }
     }
 
@@ -192,6 +253,16 @@ struct SQLiteStatement {
         }
     }
 
+    /// Binds bytes as a blob to the parameter at `index` (from 1).
+    func bind(blob index: Int32, _ bytes: [UInt8]) throws {
+        try check(
+            bytes.withUnsafeBytes { buffer in
+                sqlite_nio_sqlite3_bind_blob64(
+                    pointer, index, buffer.baseAddress ?? UnsafeRawPointer(Self.empty), UInt64(buffer.count),
+                    Self.transient)
+            })
+    }
+
     /// Binds an integer (nil: NULL) to the parameter at `index` (from 1).
     func bind(_ index: Int32, _ integer: Int64?) throws {
         guard let integer else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
@@ -224,6 +295,18 @@ struct SQLiteStatement {
     /// Makes the statement ready to run again, reporting the error of its last run if it had one.
     func reset() throws {
         try check(sqlite_nio_sqlite3_reset(pointer))
+    }
+
+    /// The current row's column `index` (from 0) as an integer (0 for NULL).
+    func integer(_ index: Int32) -> Int64 {
+        sqlite_nio_sqlite3_column_int64(pointer, index)
+    }
+
+    /// The current row's column `index` (from 0) as bytes (empty for NULL).
+    func bytes(_ index: Int32) -> [UInt8] {
+        let count = Int(sqlite_nio_sqlite3_column_bytes(pointer, index))
+        guard count > 0, let bytes = sqlite_nio_sqlite3_column_blob(pointer, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     /// The current row's values.

@@ -202,6 +202,39 @@ enum SchemaMigrations {
                 """,
             ]
         },
+        Migration(version: 9, summary: "SQLite: deduplication by 64-bit keys merged in key order, not a unique index") {
+            dialect in
+            // See `MessageKeyIndex`. PostgreSQL keeps its unique index: its writers are many and
+            // concurrent, and the index is what makes them agree.
+            guard dialect == .sqlite else { return [] }
+            let secret = "(SELECT value FROM storage_settings WHERE name = 'message_key_secret')"
+            return [
+                "CREATE TABLE storage_settings (name TEXT PRIMARY KEY, value)",
+                "INSERT INTO storage_settings (name, value) VALUES ('message_key_secret', randomblob(16))",
+                """
+                CREATE TABLE message_keys (
+                    key INTEGER NOT NULL,
+                    seq INTEGER NOT NULL,
+                    PRIMARY KEY (key, seq)
+                ) WITHOUT ROWID
+                """,
+                """
+                INSERT INTO message_keys (key, seq)
+                    SELECT touchpoint_message_key(\(secret), source, message_id), seq FROM events ORDER BY 1, 2
+                """,
+                """
+                INSERT INTO storage_settings (name, value)
+                    VALUES ('message_keys_merged_through', (SELECT COALESCE(MAX(seq), 0) FROM events))
+                """,
+                "DROP INDEX events_message",
+                """
+                CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
+                    DELETE FROM message_keys
+                    WHERE key = touchpoint_message_key(\(secret), OLD.source, OLD.message_id) AND seq = OLD.seq;
+                END
+                """,
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -1,0 +1,245 @@
+import Logging
+import TouchpointCore
+
+/// How SQLite stores each (source, messageId) once without a random insert into an index per event.
+///
+/// A unique index on the ids themselves took each new event at a random place (most senders'
+/// message ids are random v4 UUIDs), so every commit rewrote a 4 KB index page per event it
+/// held: ingest with random ids ran at half the speed of time-ordered ones. Instead:
+///
+/// - Each event has a 64-bit key (``MessageKey``, keyed by a secret of the database's).
+/// - `message_keys (key, seq)`, ordered by key, holds the keys of all events up to a watermark
+///   (`storage_settings.message_keys_merged_through`). It is only read on the hot path.
+/// - The keys of the events after the watermark are held in memory here (the events table itself
+///   is their durable copy: they are read back from it when the collector starts).
+/// - Now and then the keys in memory are merged into `message_keys` in key order, a few thousand
+///   per transaction between ingest writes, so each page of the table is written once per merge
+///   rather than once per event; then the watermark moves and memory is freed.
+///
+/// A new event is looked up by key in memory and in `message_keys`; any event found with that key
+/// is compared on the full (source, messageId), so two ids that share a key are both stored. A
+/// trigger forgets the key of a deleted event.
+final class MessageKeyIndex: Sendable {
+    /// A key function: (source, messageId) → key.
+    typealias KeyFunction = @Sendable (_ source: String, _ messageId: String) -> Int64
+
+    /// The key function of this database (a test may give one that makes ids share keys).
+    let key: KeyFunction
+
+    private struct State {
+        /// Keys of the events after the watermark: the first such event with the key.
+        var recent: [Int64: Int64] = [:]
+        /// Further events with a key already in `recent` (two ids that share a key).
+        var shared: [Int64: [Int64]] = [:]
+        var count = 0
+        /// The last seq whose key is in `message_keys`.
+        var mergedThrough: Int64 = 0
+        var isMerging = false
+        /// Keys recorded while a merge runs (a deleted newest event's seq can be given again, so
+        /// one of them may fall at or below the merge's watermark).
+        var recordedWhileMerging: [(key: Int64, seq: Int64)] = []
+    }
+
+    private let state: Locked<State>
+    /// Keys in memory before a merge starts, at least.
+    let minimumMerge: Int
+    /// Keys in memory before a merge starts, at most (bounds the memory: about 40 bytes a key).
+    let maximumMerge: Int
+    /// Keys per merge transaction.
+    let mergeChunk: Int
+
+    init(key: @escaping KeyFunction, mergedThrough: Int64, minimumMerge: Int, maximumMerge: Int = 4_000_000) {
+        self.key = key
+        state = Locked(State(mergedThrough: mergedThrough))
+        self.minimumMerge = minimumMerge
+        self.maximumMerge = max(minimumMerge, maximumMerge)
+        mergeChunk = 4096
+    }
+
+    // MARK: Opening
+
+    static let secretName = "message_key_secret"
+    static let watermarkName = "message_keys_merged_through"
+
+    /// Reads the database's secret and watermark, and the keys of the events after the watermark.
+    /// - Parameters:
+    ///   - minimumMerge: keys in memory before a merge, at least.
+    ///   - keyOverride: for tests, a key function in place of the database's (keys of the events
+    ///     after the watermark are then computed with it too).
+    static func load(
+        _ connection: SQLiteConnection, minimumMerge: Int = 250_000, keyOverride: KeyFunction? = nil
+    ) throws -> MessageKeyIndex {
+        var secret: [UInt8] = []
+        var mergedThrough: Int64 = 0
+        try connection.queryEach(
+            "SELECT name, value FROM storage_settings WHERE name IN (?, ?)", [()],
+            bind: { _, statement in
+                try statement.bind(1, secretName)
+                try statement.bind(2, watermarkName)
+            },
+            row: { _, statement in
+                if statement.bytes(0) == Array(secretName.utf8) {
+                    secret = statement.bytes(1)
+                } else {
+                    mergedThrough = statement.integer(1)
+                }
+            })
+        guard let key = MessageKey(secret: secret) else {
+            throw StorageError(code: .corruptRow, message: "storage_settings has no 16-byte \(secretName)")
+        }
+        let function = keyOverride ?? { source, messageId in key(source: source, messageId: messageId) }
+        let index = MessageKeyIndex(key: function, mergedThrough: mergedThrough, minimumMerge: minimumMerge)
+        if keyOverride == nil {
+            try connection.queryEach(
+                "SELECT touchpoint_message_key(?, source, message_id), seq FROM events WHERE seq > ? ORDER BY seq",
+                [()],
+                bind: { _, statement in
+                    try statement.bind(blob: 1, secret)
+                    try statement.bind(2, mergedThrough)
+                },
+                row: { _, statement in index.record(statement.integer(0), seq: statement.integer(1)) })
+        } else {
+            try connection.queryEach(
+                "SELECT source, message_id, seq FROM events WHERE seq > ? ORDER BY seq", [()],
+                bind: { _, statement in try statement.bind(1, mergedThrough) },
+                row: { _, statement in
+                    let row = statement.row()
+                    index.record(function(row[0].text ?? "", row[1].text ?? ""), seq: statement.integer(2))
+                })
+        }
+        return index
+    }
+
+    // MARK: The hot path
+
+    /// The events stored before with each row's (source, messageId), on the writer's connection.
+    /// - Returns: per row, its key and whether an event with its (source, messageId) is stored.
+    func lookUp(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)] {
+        var keys = rows.map { (key: key($0.source, $0.message.messageId), stored: false) }
+        // Where to look: the events with the key, in memory and in the table.
+        var candidates: [(row: Int, seq: Int64)] = []
+        state.withLock { state in
+            for (row, entry) in keys.enumerated() {
+                guard let seq = state.recent[entry.key] else { continue }
+                candidates.append((row, seq))
+                for more in state.shared[entry.key] ?? [] { candidates.append((row, more)) }
+            }
+        }
+        try connection.queryEach(
+            "SELECT seq FROM message_keys WHERE key = ?", keys.indices,
+            bind: { row, statement in try statement.bind(1, keys[row].key) },
+            row: { row, statement in candidates.append((row, statement.integer(0))) })
+        guard !candidates.isEmpty else { return keys }
+        // Same key: the same message only when the full (source, messageId) is.
+        try connection.queryEach(
+            "SELECT 1 FROM events WHERE seq = ? AND source = ? AND message_id = ?", candidates,
+            bind: { candidate, statement in
+                try statement.bind(1, candidate.seq)
+                try statement.bind(2, rows[candidate.row].source)
+                try statement.bind(3, rows[candidate.row].message.messageId)
+            },
+            row: { candidate, _ in keys[candidate.row].stored = true })
+        return keys
+    }
+
+    /// Notes that the event `seq` has key `key` (called inside the transaction that stores it: a
+    /// key in memory whose event was rolled back is harmless, as each one found is compared).
+    func record(_ key: Int64, seq: Int64) {
+        state.withLock { state in
+            if state.recent[key] == nil {
+                state.recent[key] = seq
+            } else {
+                state.shared[key, default: []].append(seq)
+            }
+            state.count += 1
+            if state.isMerging { state.recordedWhileMerging.append((key, seq)) }
+        }
+    }
+
+    /// Keys held in memory (for tests and the merge's trigger).
+    var keysInMemory: Int { state.withLock { $0.count } }
+
+    /// The last seq whose key is in `message_keys`.
+    var mergedThrough: Int64 { state.withLock { $0.mergedThrough } }
+
+    // MARK: Merging
+
+    /// Whether enough keys are in memory to merge them, and no merge runs: then marks one as
+    /// running (the caller must run ``merge(into:)``).
+    func claimMerge() -> Bool {
+        state.withLock { state in
+            let due = min(maximumMerge, max(minimumMerge, Int(state.mergedThrough / 8)))
+            guard !state.isMerging, state.count >= due else { return false }
+            state.isMerging = true
+            return true
+        }
+    }
+
+    /// Moves the keys in memory into `message_keys`, in key order, `mergeChunk` per transaction,
+    /// then moves the watermark and frees them. Ingest writes go on between the transactions; a
+    /// key is in memory or in the table (or both) throughout. A crash part-way leaves the
+    /// watermark where it was: the next start reads those keys again, and the table ignores
+    /// the ones it has.
+    func merge(into backend: SQLiteBackend) async throws {
+        defer {
+            state.withLock { state in
+                state.isMerging = false
+                state.recordedWhileMerging = []
+            }
+        }
+        let entries = state.withLock { state -> [(key: Int64, seq: Int64)] in
+            state.recordedWhileMerging = []
+            var entries: [(key: Int64, seq: Int64)] = []
+            entries.reserveCapacity(state.count)
+            for (key, seq) in state.recent { entries.append((key, seq)) }
+            for (key, seqs) in state.shared { for seq in seqs { entries.append((key, seq)) } }
+            return entries
+        }
+        guard let through = entries.map(\.seq).max() else { return }
+        let sorted = entries.sorted { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
+        var start = 0
+        while start < sorted.count {
+            let chunk = sorted[start..<min(start + mergeChunk, sorted.count)]
+            start += chunk.count
+            try await backend.writeNow { connection in
+                // An event deleted since has no key to merge.
+                _ = try connection.executeEach(
+                    "INSERT OR IGNORE INTO message_keys (key, seq) SELECT ?, seq FROM events WHERE seq = ?", chunk
+                ) { entry, statement in
+                    try statement.bind(1, entry.key)
+                    try statement.bind(2, entry.seq)
+                }
+            }
+        }
+        try await backend.writeNow { [state] connection in
+            // Behind the writer's lock no event is being stored: the late keys are all recorded.
+            let late = state.withLock { $0.recordedWhileMerging.filter { $0.seq <= through } }
+            _ = try connection.executeEach("INSERT OR IGNORE INTO message_keys (key, seq) VALUES (?, ?)", late) {
+                entry, statement in
+                try statement.bind(1, entry.key)
+                try statement.bind(2, entry.seq)
+            }
+            try connection.execute(
+                "UPDATE storage_settings SET value = ? WHERE name = ?", [.int(through), .text(Self.watermarkName)])
+        }
+        state.withLock { state in
+            for entry in entries {
+                if state.recent[entry.key] == entry.seq {
+                    state.recent[entry.key] = nil
+                } else if var seqs = state.shared[entry.key], let position = seqs.firstIndex(of: entry.seq) {
+                    seqs.remove(at: position)
+                    state.shared[entry.key] = seqs.isEmpty ? nil : seqs
+                } else {
+                    continue
+                }
+                state.count -= 1
+            }
+            // A key whose first event was merged keeps any later events with it in memory.
+            for (key, seqs) in state.shared where state.recent[key] == nil {
+                state.recent[key] = seqs[0]
+                state.shared[key] = seqs.count > 1 ? Array(seqs.dropFirst()) : nil
+            }
+            state.mergedThrough = max(state.mergedThrough, through)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+/// Deduplication by message keys: SipHash as its reference defines it, random ids stored once
+/// across merges and restarts, ids that share a key both stored, the upgrade from schema 8.
+struct MessageKeyTests {
+    /// SipHash-2-4 of the bytes 0, 1, … (n of them) under the key 00 01 … 0f: values from the
+    /// reference implementation's test vectors.
+    @Test(
+        arguments: [
+            (0, 0x726f_db47_dd0e_0e31), (1, 0x74f8_39c5_93dc_67fd), (7, 0xab02_00f5_8b01_d137),
+            (8, 0x93f5_f579_9a93_2462), (15, 0xa129_ca61_49be_45e5), (16, 0x3f2a_cc7f_57c2_9bdb),
+            (63, 0x958a_324c_eb06_4572),
+        ] as [(Int, UInt64)])
+    func sipHashMatchesTheReferenceVectors(length: Int, expected: UInt64) {
+        let key = MessageKey(secret: (0..<16).map(UInt8.init))!
+        let message = (0..<length).map(UInt8.init)
+        var whole = SipHash24(k0: key.k0, k1: key.k1)
+        message.withUnsafeBufferPointer { whole.append($0) }
+        #expect(whole.finalize() == expected)
+        // Fed in uneven pieces, the same.
+        var pieces = SipHash24(k0: key.k0, k1: key.k1)
+        var rest = message[...]
+        for size in [3, 1, 9, 2] + Array(repeating: 5, count: 20) where !rest.isEmpty {
+            let piece = Array(rest.prefix(size))
+            rest = rest.dropFirst(piece.count)
+            piece.withUnsafeBufferPointer { pieces.append($0) }
+        }
+        #expect(pieces.finalize() == expected)
+    }
+
+    @Test func theKeyDependsOnTheSecretTheSourceAndTheId() {
+        let one = MessageKey(secret: [UInt8](repeating: 1, count: 16))!
+        let two = MessageKey(secret: [UInt8](repeating: 2, count: 16))!
+        #expect(one(source: "s", messageId: "m") == one(source: "s", messageId: "m"))
+        #expect(one(source: "s", messageId: "m") != two(source: "s", messageId: "m"))
+        #expect(one(source: "s", messageId: "m") != one(source: "t", messageId: "m"))
+        // The separator: ("ab", "c") is not ("a", "bc").
+        #expect(one(source: "ab", messageId: "c") != one(source: "a", messageId: "bc"))
+        #expect(MessageKey(secret: [UInt8](repeating: 1, count: 15)) == nil)
+    }
+
+    /// The key SQL computes (migration, trigger) is the key Swift computes (ingest).
+    @Test func sqlComputesTheSameKeyAsSwift() async throws {
+        try await withSQLite { storage, _ in
+            let rows = try await storage.backend.query(
+                "SELECT value, touchpoint_message_key(value, 'default', 'm-1') FROM storage_settings WHERE name = 'message_key_secret'",
+                [])
+            let secret = try await storage.backend.query(
+                "SELECT hex(value) FROM storage_settings WHERE name = 'message_key_secret'", [])
+            let hex = try #require(secret.first?.first?.text)
+            let bytes = stride(from: 0, to: hex.count, by: 2).map {
+                UInt8(
+                    hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)],
+                    radix: 16)!
+            }
+            let key = try #require(MessageKey(secret: bytes))
+            #expect(rows.first?[1].int == key(source: "default", messageId: "m-1"))
+        }
+    }
+
+    /// Random (v4) ids, resent while their keys are in memory, after they were merged into
+    /// `message_keys`, and after the collector restarted: stored once each time.
+    @Test func aResentBatchOfRandomIdsIsStoredOnceThroughMergesAndRestarts() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        let batches = (0..<6).map { batch in
+            (0..<50).map { _ in TestMessages.ingest("e\(batch)", id: UUID().uuidString, at: Double(batch)) }
+        }
+        var storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 120)
+        for batch in batches.prefix(3) {
+            #expect(try await storage.insert(batch, source: "default") == Array(repeating: true, count: 50))
+            #expect(try await storage.insert(batch, source: "default") == Array(repeating: false, count: 50))
+        }
+        // 150 keys: one merge is due.
+        let keys = try #require(storage.messageKeys)
+        try await waitUntil { keys.mergedThrough > 0 && keys.keysInMemory < 150 }
+        for batch in batches.prefix(3) {
+            #expect(try await storage.insert(batch, source: "default") == Array(repeating: false, count: 50))
+        }
+        // Some keys merged, some in memory, when the collector stops.
+        #expect(try await storage.insert(batches[3], source: "default") == Array(repeating: true, count: 50))
+        try await storage.close()
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 120)
+        for batch in batches.prefix(4) {
+            #expect(try await storage.insert(batch, source: "default") == Array(repeating: false, count: 50))
+        }
+        // The same ids from another source are other messages.
+        #expect(try await storage.insert(batches[0], source: "web") == Array(repeating: true, count: 50))
+        #expect(try await storage.insert(batches[4] + batches[5], source: "default").allSatisfy { $0 })
+        #expect(try await storage.counts(source: "default").events == 300)
+        try await storage.close()
+    }
+
+    /// Every id given one key: each is still stored once, and a resent one is still recognised,
+    /// in memory, after a merge, and after a restart.
+    @Test func idsThatShareAKeyAreAllStored() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        let messages = (0..<8).map { TestMessages.ingest("e", id: "id-\($0)") }
+        func open() async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 6, keyOverride: { _, _ in 42 })
+        }
+        var storage = try await open()
+        #expect(try await storage.insert(Array(messages.prefix(3)), source: "default") == [true, true, true])
+        #expect(try await storage.insert(Array(messages.prefix(4)), source: "default") == [false, false, false, true])
+        #expect(try await storage.insert(Array(messages[4..<6]), source: "default") == [true, true])
+        let keys = try #require(storage.messageKeys)
+        try await waitUntil { keys.mergedThrough >= 6 }
+        #expect(
+            try await storage.insert(messages, source: "default") == [
+                false, false, false, false, false, false, true, true,
+            ])
+        try await storage.close()
+        storage = try await open()
+        #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 8))
+        let stored = try await storage.backend.query("SELECT COUNT(*) FROM message_keys WHERE key = 42", [])
+        #expect(stored.first?.first?.int == 6)
+        #expect(try await storage.counts(source: "default").events == 8)
+        try await storage.close()
+    }
+
+    /// A deleted event's key goes with it (the trigger), so the table holds no key of an event
+    /// that is gone.
+    @Test func deletingEventsDeletesTheirKeys() async throws {
+        try await withSQLite(minimumMerge: 4) { storage, keys in
+            let messages = (0..<6).map {
+                TestMessages.ingest("e", id: UUID().uuidString, user: $0 < 3 ? "gone" : "kept")
+            }
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            try await waitUntil { keys.mergedThrough == 6 }
+            #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 6)
+            _ = try await storage.backend.writeStatement("DELETE FROM events WHERE user_id = 'gone'", [])
+            #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 3)
+            // A deleted message sent again is stored again, as before keys (nothing holds it).
+            #expect(try await storage.insert([messages[0], messages[4]], source: "default") == [true, false])
+        }
+    }
+
+    /// Schema 9 keys every event stored under schema 8, so those are still recognised.
+    @Test func theUpgradeKeepsEveryEventAndItsDeduplication() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        let messages = (0..<40).map { TestMessages.ingest("e\($0 % 3)", id: UUID().uuidString, at: Double($0)) }
+        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        let before = try await storage.backend.query("SELECT * FROM events ORDER BY seq", [])
+        // Back to schema 8, as a collector of that version left it.
+        for statement in StorageSuiteTests.schemaNineUndone(.sqlite) {
+            _ = try await storage.backend.writeStatement(statement, [])
+        }
+        try await storage.close()
+        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        #expect(try await storage.schemaVersion() == 9)
+        #expect(try await storage.backend.query("SELECT * FROM events ORDER BY seq", []) == before)
+        #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 40))
+        #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 40)
+        try await storage.close()
+    }
+
+    private func withSQLite(
+        minimumMerge: Int = 250_000, _ body: (SQLCollectorStorage, MessageKeyIndex) async throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
+            minimumMerge: minimumMerge)
+        do {
+            try await body(storage, try #require(storage.messageKeys))
+            try await storage.close()
+        } catch {
+            try? await storage.close()
+            throw error
+        }
+    }
+
+    /// Waits (yielding, a bounded number of times) for the background merge to reach `condition`.
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<10_000 where !condition() {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(condition())
+    }
+}
