@@ -56,3 +56,67 @@ struct HistoryBatchesTests {
         }
     }
 }
+
+/// The load generator's live traffic: what `touchpoint loadgen` sends by default.
+struct SyntheticBatchesTests {
+    @Test func liveTrafficIsWebTrafficWithRandomIdsAndManySessionsPerVisitor() async throws {
+        try await RouterHarness.run { client, services async throws in
+            var batches = SyntheticBatches(seed: 5)
+            var sessionsOf: [String: Set<String>] = [:]
+            var ids = Set<String>()
+            var bytes = 0
+            var events = 0
+            for _ in 0..<30 {
+                let body = batches.batch(count: 100, at: Date())
+                let batch = try JSONParser.parse(body)["batch"]?.arrayValue ?? []
+                bytes += body.count
+                events += batch.count
+                // Each batch interleaves the events of many visits.
+                let sessions = Set(batch.compactMap { $0["context"]?["sessionId"]?.stringValue })
+                #expect(sessions.count >= 20)
+                for message in batch {
+                    let id = try #require(message["messageId"]?.stringValue)
+                    let uuid = try #require(UUID(uuidString: id))
+                    #expect(uuid.uuid.6 >> 4 == 4, "\(id) is not a version 4 UUID")
+                    ids.insert(id)
+                    let visitor = try #require(message["anonymousId"]?.stringValue)
+                    sessionsOf[visitor, default: []].insert(message["context"]?["sessionId"]?.stringValue ?? "")
+                }
+                let response = try await client.execute(
+                    uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
+                    body: ByteBuffer(bytes: body))
+                #expect(try response.json["accepted"] == .int(batch.count))
+            }
+            #expect(ids.count == events)
+            // Visitors come back: some have several sessions.
+            #expect(sessionsOf.values.filter { $0.count > 1 }.count > 10)
+            // A web SDK's sizes: a few hundred bytes an event.
+            #expect((250...600).contains(bytes / events), "\(bytes / events) bytes an event")
+            #expect(try await services.query.counts(source: "default").events == events)
+            let sessions = try await services.query.counts(source: "default").sessions
+            #expect(sessions > 100)
+        }
+    }
+
+    @Test func timeOrderedIdsWhenAskedFor() throws {
+        var batches = SyntheticBatches(seed: 5, randomIds: false)
+        let batch = try JSONParser.parse(batches.batch(count: 50, at: Date()))["batch"]?.arrayValue ?? []
+        let versions = try batch.map { message in
+            try #require(UUID(uuidString: message["messageId"]?.stringValue ?? "")).uuid.6 >> 4
+        }
+        #expect(versions == Array(repeating: 7, count: 50))
+    }
+
+    /// Two runs with one seed send the same mix but different messages.
+    @Test func aSecondRunWithTheSameSeedSendsNewMessages() throws {
+        var first = SyntheticBatches(seed: 9)
+        var second = SyntheticBatches(seed: 9)
+        let date = Date()
+        let one = try JSONParser.parse(first.batch(count: 20, at: date))["batch"]?.arrayValue ?? []
+        let two = try JSONParser.parse(second.batch(count: 20, at: date))["batch"]?.arrayValue ?? []
+        #expect(one.map { $0["type"] } == two.map { $0["type"] })
+        let firstIds = Set(one.compactMap { $0["messageId"]?.stringValue })
+        let secondIds = two.compactMap { $0["messageId"]?.stringValue }
+        #expect(firstIds.count == 20 && firstIds.isDisjoint(with: secondIds))
+    }
+}

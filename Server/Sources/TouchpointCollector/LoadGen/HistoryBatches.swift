@@ -14,6 +14,8 @@ import TouchpointCore
 /// Each client generates its own users (`user-<client>-<n>`), so clients never share a person.
 struct HistoryBatches {
     private var random: SeededRandomNumberGenerator
+    /// Draws the message and session ids: seeded anew for every run (see ``SyntheticBatches``).
+    private var idRandom = SeededRandomNumberGenerator(seed: .random(in: 0...UInt64.max))
     private let client: Int
     private let users: Int
     private let days: Int
@@ -80,7 +82,7 @@ struct HistoryBatches {
         // Through the day in order; the last visits may run a little past midnight.
         let dayStart = now.addingTimeInterval(-Double(days - day) * 86_400)
         var time = dayStart.addingTimeInterval(Double(sentToday) / Double(perDay) * 86_400 + Double(uniform(60)))
-        let session = UUID().uuidString
+        let session = idRandom.uuid4().uuidString
         var planned = 0
         func add(_ kind: Kind, after seconds: Int) {
             time = time.addingTimeInterval(Double(seconds))
@@ -117,7 +119,7 @@ struct HistoryBatches {
         let plan = Self.plans[event.user % Self.plans.count]
         writer.beginObject()
         writer.key("messageId")
-        writer.uuid(UUID())
+        writer.uuid(idRandom.uuid4())
         writer.key("timestamp")
         writer.timestamp(event.time)
         writer.key("anonymousId")

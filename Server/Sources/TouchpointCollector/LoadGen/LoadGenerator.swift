@@ -35,7 +35,7 @@ public struct LoadGenConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         host: String, port: Int, writeKey: String, adminToken: String? = nil, clients: Int = 8, events: Int = 100_000,
-        batchSize: Int = 100, resendRate: Double = 0.01, seed: UInt64 = 1, randomIds: Bool = false
+        batchSize: Int = 100, resendRate: Double = 0.01, seed: UInt64 = 1, randomIds: Bool = true
     ) {
         self.host = host
         self.port = port

@@ -1,27 +1,46 @@
 import Foundation
 import TouchpointCore
 
-/// Realistic Segment batches for load generation: screens, taps, survey and promo events and the
-/// occasional identify, with the context the Touchpoint SDK sends.
+/// Live web traffic for load generation, as a collector behind a website receives it: many
+/// visitors at once, each visit a session of its own (a handful to a few dozen page views and
+/// clicks, the odd product → cart → checkout, a sign-in now and then), the events of the visits
+/// in progress interleaved in every batch, with the context and property sizes a web SDK sends
+/// (about 350 bytes of JSON an event). Message ids are random (v4) UUIDs, as Segment's libraries
+/// send them, unless time-ordered (v7) ones are asked for, as the Touchpoint SDK sends them.
 struct SyntheticBatches {
-    private var generator: SeededRandomNumberGenerator
-    private let anonymousId: String
-    private let userId: String?
-    private var sessionId: String
-    private var eventsInSession = 0
-    private var writer = JSONWriter(capacity: 128 * 1024)
+    private var random: SeededRandomNumberGenerator
+    /// Draws the message and session ids: seeded anew for every run, so a second run with the same
+    /// seed sends the same mix of events but new messages.
+    private var idRandom = SeededRandomNumberGenerator(seed: .random(in: 0...UInt64.max))
+    private let seed: UInt64
+    private var writer = JSONWriter(capacity: 256 * 1024)
     private var ids: UUIDv7Generator
     private let randomIds: Bool
+    /// The visits in progress.
+    private var visits: [Visit] = []
 
-    /// - Parameter randomIds: random (v4) message ids, as Segment's own libraries send, instead of
-    ///   the time-ordered (v7) ids the Touchpoint SDK sends.
-    init(seed: UInt64, randomIds: Bool = false) {
-        generator = SeededRandomNumberGenerator(seed: seed)
+    /// One visitor's session: who, and how many events it still has to send.
+    private struct Visit {
+        var anonymousId: String
+        var userId: String?
+        var sessionId: String
+        var remaining: Int
+        var page: Int
+    }
+
+    /// Visits in progress at once, per client.
+    static let concurrentVisits = 40
+    /// Visitors per client (8 clients sending 200,000 events: about 3 visits of 17 events each
+    /// per visitor).
+    static let visitors = 500
+
+    /// - Parameter randomIds: random (v4) message ids, as Segment's libraries send; false for
+    ///   time-ordered (v7) ids, as the Touchpoint SDK sends.
+    init(seed: UInt64, randomIds: Bool = true) {
+        random = SeededRandomNumberGenerator(seed: seed)
+        self.seed = seed
         ids = UUIDv7Generator(seed: seed)
         self.randomIds = randomIds
-        anonymousId = UUID().uuidString
-        userId = seed % 3 == 0 ? nil : "user-\(seed)"
-        sessionId = UUID().uuidString
     }
 
     /// A `/v1/batch` body with `count` events.
@@ -39,108 +58,164 @@ struct SyntheticBatches {
         return writer.bytes
     }
 
+    private mutating func uniform(_ bound: Int) -> Int { Int(random.next() % UInt64(max(1, bound))) }
+
+    private mutating func startVisit() -> Visit {
+        // Any of the client's visitors, so most come back for several visits, keeping their ids;
+        // one in four is signed in.
+        let visitor = uniform(Self.visitors)
+        let anonymousId = "anon-\(seed)-\(visitor)"
+        return Visit(
+            anonymousId: anonymousId, userId: visitor % 4 == 0 ? "user-\(seed)-\(visitor)" : nil,
+            sessionId: idRandom.uuid4().uuidString, remaining: 3 + uniform(30), page: uniform(Self.pages.count))
+    }
+
     private mutating func event(at date: Date) {
-        eventsInSession += 1
-        if eventsInSession > 200 {
-            sessionId = UUID().uuidString
-            eventsInSession = 1
-        }
-        let kind = generator.next() % 100
+        while visits.count < Self.concurrentVisits { visits.append(startVisit()) }
+        let slot = uniform(visits.count)
+        var visit = visits[slot]
+        visit.remaining -= 1
+        let kind = uniform(100)
         writer.beginObject()
         writer.key("messageId")
-        writer.uuid(randomIds ? UUID() : ids.next(at: date))
+        writer.uuid(randomIds ? idRandom.uuid4() : ids.next(at: date))
         writer.key("timestamp")
-        writer.timestamp(date.addingTimeInterval(-Double(generator.next() % 5000) / 1000))
+        writer.timestamp(date.addingTimeInterval(-Double(uniform(5000)) / 1000))
         writer.key("anonymousId")
-        writer.string(anonymousId)
-        if let userId {
+        writer.string(visit.anonymousId)
+        if let userId = visit.userId {
             writer.key("userId")
             writer.string(userId)
         }
-        if kind < 3 {
-            writer.key("type")
+        writer.key("type")
+        if kind < 2, let userId = visit.userId {
             writer.string("identify")
             writer.key("traits")
-            writer.raw(Self.traits[kind == 0 ? 0 : 1])
-        } else {
-            writer.key("type")
-            writer.string("track")
-            let (name, properties) = Self.track(kind, &generator)
-            writer.key("event")
-            writer.string(name)
+            writer.beginObject()
+            writer.key("email")
+            writer.string("\(userId)@example.com")
+            writer.key("plan")
+            writer.string(Self.plans[uniform(Self.plans.count)])
+            writer.endObject()
+        } else if kind < 45 {
+            visit.page = uniform(Self.pages.count)
+            writer.string("page")
+            writer.key("name")
+            writer.string(Self.pages[visit.page].title)
             writer.key("properties")
             writer.beginObject()
-            for (key, value) in properties {
-                writer.key(key)
-                writer.value(value)
-            }
+            writer.key("path")
+            writer.string(Self.pages[visit.page].path)
+            writer.key("title")
+            writer.string(Self.pages[visit.page].title)
             writer.endObject()
+        } else {
+            writer.string("track")
+            writer.key("event")
+            trackProperties(kind)
         }
         writer.key("context")
         writer.beginObject()
         writer.key("sessionId")
-        writer.string(sessionId)
+        writer.string(visit.sessionId)
+        writer.key("page")
+        writer.beginObject()
+        writer.key("path")
+        writer.string(Self.pages[visit.page].path)
+        writer.key("url")
+        writer.string("https://shop.example.com" + Self.pages[visit.page].path)
+        writer.endObject()
         for (key, value) in Self.constantContext {
             writer.key(key)
             writer.raw(value)
         }
         writer.endObject()
         writer.endObject()
+        if visit.remaining <= 0 {
+            visits[slot] = startVisit()
+        } else {
+            visits[slot] = visit
+        }
     }
 
-    /// The identify traits, written once (the load generator's own CPU counts against the
-    /// collector's on a shared machine, so constant parts are not rebuilt for every event).
-    private static let traits: [[UInt8]] = ["pro", "free"].map { plan in
-        JSONValue.object(["plan": .string(plan), "signupYear": .int(2026)]).jsonBytes()
+    /// A track call's name and properties (the name as the `event` member's value, then the
+    /// properties' object).
+    private mutating func trackProperties(_ kind: Int) {
+        let product = "p-\(uniform(500))"
+        let price = Double(500 + uniform(9500)) / 100
+        switch kind {
+        case 45..<75:
+            writer.string("button_clicked")
+            writer.key("properties")
+            writer.beginObject()
+            writer.key("button")
+            writer.string("cta-\(uniform(12))")
+            writer.key("location")
+            writer.string(["header", "hero", "footer", "sidebar"][uniform(4)])
+            writer.endObject()
+        case 75..<90:
+            writer.string("product_viewed")
+            writer.key("properties")
+            productProperties(product, price)
+        case 90..<96:
+            writer.string("cart_added")
+            writer.key("properties")
+            productProperties(product, price)
+        default:
+            writer.string("checkout_completed")
+            writer.key("properties")
+            writer.beginObject()
+            writer.key("order_id")
+            writer.string("o-\(random.next() % 1_000_000_000)")
+            writer.key("revenue")
+            writer.double(price * Double(1 + uniform(3)))
+            writer.key("currency")
+            writer.string("EUR")
+            writer.endObject()
+        }
     }
 
-    /// The context members that are the same for every event, each value written once.
+    private mutating func productProperties(_ product: String, _ price: Double) {
+        writer.beginObject()
+        writer.key("product_id")
+        writer.string(product)
+        writer.key("category")
+        writer.string(["shoes", "bags", "hats", "shirts"][uniform(4)])
+        writer.key("price")
+        writer.double(price)
+        writer.key("currency")
+        writer.string("EUR")
+        writer.endObject()
+    }
+
+    private static let pages: [(path: String, title: String)] = [
+        ("/", "Home"), ("/search", "Search"), ("/products/shoes", "Shoes"), ("/products/bags", "Bags"),
+        ("/cart", "Cart"), ("/checkout", "Checkout"), ("/account", "Account"), ("/blog/spring-sale", "Spring sale"),
+    ]
+
+    private static let plans = ["free", "pro", "team"]
+
+    /// The context members that are the same for every event, each value written once (the load
+    /// generator's own CPU counts against the collector's on a shared machine).
     private static let constantContext: [(String, [UInt8])] =
         ([
-            ("library", ["name": "touchpoint-swift", "version": "0.1.0"]),
-            ("app", ["name": "Loadgen", "version": "1.4.2", "build": "142"]),
-            ("device", ["model": "iPhone16,2", "manufacturer": "Apple"]),
-            ("os", ["name": "iOS", "version": "18.2"]),
+            ("library", ["name": "analytics.js", "version": "next-1.72.0"]),
             ("locale", "en-US"),
-            ("timezone", "Europe/Berlin"),
+            (
+                "userAgent",
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15"
+            ),
         ] as [(String, JSONValue)]).map { ($0.0, $0.1.jsonBytes()) }
+}
 
-    private static func track(_ kind: UInt64, _ generator: inout SeededRandomNumberGenerator) -> (
-        String, KeyValuePairs<String, JSONValue>
-    ) {
-        let screens = ["Home", "Search", "Product", "Cart", "Settings", "Profile"]
-        switch kind {
-        case 3..<40:
-            return ("screen_viewed", ["screen": .string(screens[Int(generator.next() % 6)])])
-        case 40..<70:
-            return (
-                "button_tap",
-                [
-                    "button": .string("cta-\(generator.next() % 12)"),
-                    "screen": .string(screens[Int(generator.next() % 6)]),
-                ]
-            )
-        case 70..<78:
-            return ("survey_presented", ["id": "ask_rating", "responseType": "choice"])
-        case 78..<84:
-            return (
-                "survey_response",
-                ["id": "ask_rating", "type": "choice", "option": .string("\(1 + generator.next() % 5)")]
-            )
-        case 84..<87:
-            return ("survey_dismissed", ["id": "ask_rating", "responseType": "choice"])
-        case 87..<95:
-            return ("promo_impression", ["appID": .string("app-\(generator.next() % 4)"), "currentAppID": "loadgen"])
-        case 95..<97:
-            return ("promo_tap", ["appID": .string("app-\(generator.next() % 4)"), "currentAppID": "loadgen"])
-        default:
-            return (
-                "purchase_completed",
-                [
-                    "amount": .double(Double(generator.next() % 10_000) / 100), "currency": "EUR",
-                    "items": .int(Int(1 + generator.next() % 4)),
-                ]
-            )
+extension SeededRandomNumberGenerator {
+    /// A random (v4) UUID drawn from this generator: reproducible, and cheaper than the system's.
+    mutating func uuid4() -> UUID {
+        var bytes = (next(), next())
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = raw[6] & 0x0f | 0x40
+            raw[8] = raw[8] & 0x3f | 0x80
+            return UUID(uuid: raw.load(as: uuid_t.self))
         }
     }
 }

@@ -37,8 +37,17 @@ struct LoadgenCommand: AsyncParsableCommand {
     @Option(help: "Seed for the event mix.")
     var seed: UInt64 = 1
 
-    @Flag(help: "Send random (v4) message ids, as Segment's libraries do, instead of the SDK's time-ordered (v7) ids.")
-    var randomIds = false
+    @Flag(
+        help:
+            "Send time-ordered (v7) message ids, as the Touchpoint SDK does, instead of random (v4) ones as Segment's libraries send."
+    )
+    var v7Ids = false
+
+    @Option(
+        help:
+            "Load this many events of past traffic quickly, for benchmarks: 100 events a user over --history-days, batches of 500, no resends (other options still apply)."
+    )
+    var fill: Int?
 
     @Option(help: "Send past traffic of this many users instead (sessions, sign-ins, a funnel; random ids).")
     var historyUsers: Int?
@@ -60,7 +69,18 @@ struct LoadgenCommand: AsyncParsableCommand {
         var configuration = LoadGenConfiguration(
             host: host, port: url.port ?? 80, writeKey: writeKey,
             adminToken: adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"], clients: clients, events: events,
-            batchSize: batch, resendRate: resend, seed: seed, randomIds: randomIds)
+            batchSize: batch, resendRate: resend, seed: seed, randomIds: !v7Ids)
+        if let fill {
+            guard fill > 0, (1...3650).contains(historyDays) else {
+                throw ValidationError(
+                    "--fill must be positive and --history-days 1 to 3650, got \(fill) and \(historyDays)")
+            }
+            configuration.events = fill
+            configuration.batchSize = 500
+            configuration.resendRate = 0
+            configuration.historyUsers = historyUsers ?? max(1, fill / 100)
+            configuration.historyDays = historyDays
+        }
         if let historyUsers {
             guard historyUsers > 0, (1...3650).contains(historyDays) else {
                 throw ValidationError("--history-users must be positive and --history-days 1 to 3650")
@@ -68,7 +88,9 @@ struct LoadgenCommand: AsyncParsableCommand {
             configuration.historyUsers = historyUsers
             configuration.historyDays = historyDays
         }
-        print("sending \(events) events in batches of \(batch) from \(clients) clients to \(collector) …")
+        print(
+            "sending \(configuration.events) events in batches of \(configuration.batchSize) from \(clients) clients to \(collector) …"
+        )
         let report = try await LoadGenerator(configuration: configuration).run()
         print(report.summary)
         if strict && (report.lost > 0 || report.duplicatesStored > 0 || report.failures > 0) {
