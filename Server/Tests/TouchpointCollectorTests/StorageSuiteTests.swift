@@ -451,16 +451,18 @@ struct StorageSuiteTests {
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in Self.schemaNineUndone(storage.dialect) + Self.schemaEightUndone + [
-                "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
-                "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
-                "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
-                    + "('default', 'n', 'a', '{\"k\":\"ü\"}', 1, 0), ('default', 'n', 'b', '{}', 3, 0), "
-                    + "('web', 'n', 'a', '{\"x\":1}', 1, 0)",
-            ] {
+            for statement in Self.schemaTenUndone(storage.dialect) + Self.schemaNineUndone(storage.dialect)
+                + Self.schemaEightUndone + [
+                    "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
+                    "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
+                    "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
+                        + "('default', 'n', 'a', '{\"k\":\"ü\"}', 1, 0), ('default', 'n', 'b', '{}', 3, 0), "
+                        + "('web', 'n', 'a', '{\"x\":1}', 1, 0)",
+                ]
+            {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -481,6 +483,18 @@ struct StorageSuiteTests {
         }
     }
 
+    /// What schema 10 changed, undone (and its record), to test upgrades from schema 9.
+    static func schemaTenUndone(_ dialect: SQLDialect) -> [String] {
+        let sqlite = [
+            "DROP INDEX events_session_key", "ALTER TABLE events DROP COLUMN session_key",
+            "CREATE INDEX events_session_arrival ON events (source, session_id, seq)",
+            "DROP INDEX sessions_user", "CREATE INDEX sessions_user ON sessions (source, user_id, last_timestamp)",
+            "DROP INDEX sessions_anonymous",
+            "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id, last_timestamp)",
+        ]
+        return (dialect == .sqlite ? sqlite : []) + ["DELETE FROM schema_migrations WHERE version >= 10"]
+    }
+
     /// What schema 9 added, removed again (and its record), to test upgrades from schema 8.
     static func schemaNineUndone(_ dialect: SQLDialect) -> [String] {
         let sqlite = [
@@ -499,7 +513,9 @@ struct StorageSuiteTests {
     @Test(arguments: StorageKind.available)
     func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
-            for statement in Self.schemaNineUndone(storage.dialect) + Self.schemaEightUndone {
+            for statement in Self.schemaTenUndone(storage.dialect) + Self.schemaNineUndone(storage.dialect)
+                + Self.schemaEightUndone
+            {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
             // Stored under schema 7: rows written straight into events, as its ingest wrote them.
@@ -521,7 +537,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10])
             #expect(
                 try await storage.profile(source: "default", userId: "u1")
                     == ProfileRow(

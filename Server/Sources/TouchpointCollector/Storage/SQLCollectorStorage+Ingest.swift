@@ -21,9 +21,9 @@ extension SQLCollectorStorage {
     // the sender's order.
 
     /// Stores rows with unique (source, messageId) and their sessions in one SQLite transaction, on
-    /// the writer's thread: the rows' keys looked up (``MessageKeyIndex``), one prepared insert run
-    /// per new row, then each touched session updated once however many of its events the write
-    /// holds.
+    /// the writer's thread: the rows' keys looked up (``MessageKeyIndex``); each touched session
+    /// updated once however many of its events the write holds (and its rowid, the events'
+    /// `session_key`, read back); one prepared insert run per new row.
     /// - Returns: per row, whether it was stored now.
     static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex) async throws
         -> [Bool]
@@ -31,7 +31,34 @@ extension SQLCollectorStorage {
         guard !rows.isEmpty else { return [] }
         return try await sqlite.writeNow { connection in
             let found = try keys.lookUp(rows, on: connection)
-            let new = rows.indices.filter { !found[$0].stored }
+            let inserted = found.map { !$0.stored }
+            let sessions = SessionRollup.rollups(of: rows, stored: inserted)
+            var sessionKeys: [SessionRollup.Key: Int64] = [:]
+            try connection.queryEach(
+                sqliteSessionUpsert, sessions,
+                bind: { session, statement in
+                    try statement.bind(1, session.source)
+                    try statement.bind(2, session.sessionId)
+                    try statement.bind(3, session.userId)
+                    try statement.bind(4, session.anonymousId)
+                    try statement.bind(5, session.firstTimestamp)
+                    try statement.bind(6, session.lastTimestamp)
+                    try statement.bind(7, session.eventCount)
+                },
+                row: { session, statement in sessionKeys[session.key] = statement.integer(0) })
+            // The ids of a session that has a row already: changed only when they change, so its
+            // index entries are rewritten only then.
+            _ = try connection.executeEach(sqliteSessionUser, sessions.filter { $0.userId != nil }) {
+                session, statement in
+                try statement.bind(1, session.userId)
+                try statement.bind(2, sessionKeys[session.key])
+            }
+            _ = try connection.executeEach(sqliteSessionAnonymous, sessions.filter { $0.anonymousId != nil }) {
+                session, statement in
+                try statement.bind(1, session.anonymousId)
+                try statement.bind(2, sessionKeys[session.key])
+            }
+            let new = rows.indices.filter { inserted[$0] }
             let rowids = try connection.insertEach(sqliteInsertRow, new) { index, statement in
                 let row = rows[index]
                 try statement.bind(1, row.source)
@@ -46,22 +73,15 @@ extension SQLCollectorStorage {
                 try statement.bind(10, row.message.sentAt)
                 try statement.bind(11, row.message.receivedAt)
                 try statement.bind(12, row.message.payload)
+                try statement.bind(
+                    13,
+                    row.message.sessionId.flatMap { sessionKeys[SessionRollup.Key(source: row.source, sessionId: $0)] })
             }
-            var inserted = Array(repeating: false, count: rows.count)
             for (index, rowid) in zip(new, rowids) {
-                guard let rowid else { continue }
-                inserted[index] = true
+                guard let rowid else {
+                    throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
+                }
                 keys.record(found[index].key, seq: rowid)
-            }
-            let sessions = SessionRollup.rollups(of: rows, stored: inserted)
-            _ = try connection.executeEach(sqliteSessionUpsert, sessions) { session, statement in
-                try statement.bind(1, session.source)
-                try statement.bind(2, session.sessionId)
-                try statement.bind(3, session.userId)
-                try statement.bind(4, session.anonymousId)
-                try statement.bind(5, session.firstTimestamp)
-                try statement.bind(6, session.lastTimestamp)
-                try statement.bind(7, session.eventCount)
             }
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)
             _ = try connection.executeEach(sqliteProfileUpsert, profiles) { profile, statement in
@@ -106,13 +126,25 @@ extension SQLCollectorStorage {
     }
 
     private static let sqliteInsertRow =
-        "INSERT INTO events (\(insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO events (\(insertColumns), session_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-    /// Adds one rollup to its session row, creating the row for a new session.
+    /// Adds one rollup to its session row, creating the row for a new session, and returns the
+    /// row's rowid (the session's key in `events`). Only the times and the count change here: the
+    /// columns of no index but `sessions_recent`.
     private static let sqliteSessionUpsert = """
         INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.sqlite))
+        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \
+        first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp), \
+        last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp), \
+        event_count = sessions.event_count + excluded.event_count RETURNING rowid
         """
+
+    /// The newest user id of a session (as `sessionMerge`), when it is another.
+    private static let sqliteSessionUser = "UPDATE sessions SET user_id = ? WHERE rowid = ? AND user_id IS NOT ?1"
+
+    /// The first anonymous id of a session (as `sessionMerge`), when it has none.
+    private static let sqliteSessionAnonymous =
+        "UPDATE sessions SET anonymous_id = ? WHERE rowid = ? AND anonymous_id IS NULL"
 
     /// Stores rows with unique (source, messageId) and their sessions atomically, in one statement
     /// with a data-modifying WITH.

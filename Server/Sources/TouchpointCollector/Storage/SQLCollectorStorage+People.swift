@@ -115,7 +115,7 @@ extension SQLCollectorStorage {
             statement.bind(.text(source))
             statement.append(" AND \(column) = ")
             statement.bind(.text(id))
-            statement.append(" ORDER BY last_timestamp DESC LIMIT ")
+            statement.append(" ORDER BY +last_timestamp DESC LIMIT ")  // by the id's index, then sorted
             statement.bind(.int(Int64(limit)))
             for row in try await backend.query(statement) {
                 guard let id = row[0].text, let first = row[3].int, let last = row[4].int, let count = row[5].int else {
@@ -134,10 +134,8 @@ extension SQLCollectorStorage {
     /// The newest events of the given sessions, newest first.
     func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent] {
         guard !sessionIds.isEmpty else { return [] }
-        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE source = ")
-        statement.bind(.text(source))
-        statement.append(" AND session_id IN ")
-        statement.bindTuple(sessionIds.map { .text($0) })
+        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
+        statement.appendSessions(source: source, sessionIds)
         statement.append(" ORDER BY seq DESC LIMIT ")
         statement.bind(.int(Int64(limit)))
         return try await backend.query(statement).map(Self.event)

@@ -33,10 +33,12 @@ extension SQLCollectorStorage {
             statement.bind(.int(to))
         }
         if let name = filter.eventName {
-            // Served by the events_session_arrival index (source, session_id, seq).
-            statement.append(
-                " AND EXISTS (SELECT 1 FROM events WHERE events.source = sessions.source AND events.session_id = sessions.session_id AND events.event = "
-            )
+            // Served by the session index of `events` (see `appendSessions`).
+            let session =
+                dialect == .sqlite
+                ? "events.session_key = sessions.rowid AND events.session_id = sessions.session_id"
+                : "events.source = sessions.source AND events.session_id = sessions.session_id"
+            statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(session) AND events.event = ")
             statement.bind(.text(name))
             statement.append(")")
         }
@@ -53,7 +55,10 @@ extension SQLCollectorStorage {
             statement.bind(.text(String(cursor[cursor.index(after: separator)...])))
             statement.append("))")
         }
-        statement.append(" ORDER BY last_timestamp DESC, session_id DESC LIMIT ")
+        // One user's sessions are found by their id and sorted (`+`: not by walking every session of
+        // the source newest first through sessions_recent until the user's turn up).
+        statement.append(filter.user == nil ? " ORDER BY " : " ORDER BY +")
+        statement.append("last_timestamp DESC, session_id DESC LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
         let rows = try await backend.query(statement)
         let sessions = try rows.map { row -> SessionSummary in
@@ -71,10 +76,8 @@ extension SQLCollectorStorage {
     }
 
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
-        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE source = ")
-        statement.bind(.text(source))
-        statement.append(" AND session_id = ")
-        statement.bind(.text(sessionId))
+        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
+        statement.appendSessions(source: source, [sessionId])
         // Arrival order, not corrected time: skew correction shifts each request by its own
         // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
         // session's events in log order, one request at a time, so arrival order is log order.
@@ -240,5 +243,28 @@ extension SQLCollectorStorage {
         guard let row = try await backend.query(statement).first, let events = row[0].int, let sessions = row[1].int
         else { throw StorageError(code: .corruptRow, message: "counting rows returned nothing") }
         return StorageCounts(events: Int(events), sessions: Int(sessions))
+    }
+}
+
+extension SQLStatement {
+    /// Appends the condition that an `events` row is one of the sessions `sessionIds` of `source`.
+    ///
+    /// PostgreSQL finds them through the index on (source, session_id, seq); SQLite through the
+    /// index on (session_key, seq), its keys read from the sessions' rows (schema 10), and the
+    /// session id compared too (a deleted session's rowid can be given to a new one).
+    mutating func appendSessions(source: String, _ sessionIds: [String]) {
+        if dialect == .sqlite {
+            append("session_key IN (SELECT rowid FROM sessions WHERE source = ")
+            bind(.text(source))
+            append(" AND session_id IN ")
+            bindTuple(sessionIds.map { .text($0) })
+            append(") AND session_id IN ")
+            bindTuple(sessionIds.map { .text($0) })
+        } else {
+            append("source = ")
+            bind(.text(source))
+            append(" AND session_id IN ")
+            bindTuple(sessionIds.map { .text($0) })
+        }
     }
 }

@@ -24,6 +24,9 @@ final class SQLiteBackend: SQLBackend {
     private let checkpointTask = Locked<Task<Void, Never>?>(nil)
     private let writeLock = AsyncLock()
     private let closed = Locked(false)
+    /// For tests: when not nil, every statement run through ``query(_:_:)``,
+    /// ``writeStatement(_:_:)`` and ``write(_:)`` is added here (which indexes do they use?).
+    let statementLog = Locked<[(sql: String, binds: [SQLValue])]?>(nil)
     /// The WAL's length at the last checkpoint, to skip catching up when nothing was written.
     private let lastCheckpointedFrames = Locked<Int64>(-1)
 
@@ -169,6 +172,7 @@ final class SQLiteBackend: SQLBackend {
             return index
         }
         defer { readerLoad.withLock { $0[index] -= 1 } }
+        log(sql, binds)
         return try await readers[index].run { try $0.execute(sql, binds) }
     }
 
@@ -178,7 +182,12 @@ final class SQLiteBackend: SQLBackend {
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         // Under the write lock: a statement run inside another task's open transaction would be
         // rolled back with it after being acknowledged.
-        try await writeLock.withLock { try await writer.run { try $0.execute(sql, binds) } }
+        log(sql, binds)
+        return try await writeLock.withLock { try await writer.run { try $0.execute(sql, binds) } }
+    }
+
+    private func log(_ sql: String, _ binds: [SQLValue]) {
+        statementLog.withLock { log in log?.append((sql, binds)) }
     }
 
     func write<Result: Sendable>(
@@ -186,7 +195,7 @@ final class SQLiteBackend: SQLBackend {
     ) async throws -> Result {
         try await writeLock.withLock {
             try await writer.run { try $0.execute("BEGIN IMMEDIATE") }
-            let transaction = Transaction(writer: writer)
+            let transaction = Transaction(writer: writer, log: statementLog)
             do {
                 let result = try await body(transaction)
                 try await writer.run { try $0.execute("COMMIT") }
@@ -281,9 +290,11 @@ final class SQLiteBackend: SQLBackend {
 
     private struct Transaction: SQLTransaction {
         let writer: Lane
+        let log: Locked<[(sql: String, binds: [SQLValue])]?>
 
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-            try await writer.run { try $0.execute(sql, binds) }
+            log.withLock { log in log?.append((sql, binds)) }
+            return try await writer.run { try $0.execute(sql, binds) }
         }
     }
 }

@@ -235,6 +235,32 @@ enum SchemaMigrations {
                 """,
             ]
         },
+        Migration(
+            version: 10, summary: "SQLite: a session's events by the session's rowid; sessions by user without time"
+        ) {
+            dialect in
+            // Indexed by session id, a session's new events went to a random place in the index
+            // (ids are random, hundreds of sessions are open at once), a page per event and
+            // commit: with web traffic, ingest ran at 57k events/s with the index and 85k without.
+            // By the session's rowid (creation order) the open sessions' entries sit together at
+            // the end. Sessions by user or anonymous id no longer carry the last time, which
+            // changes with every write of the session and moved its entries each time.
+            guard dialect == .sqlite else { return [] }
+            return [
+                "ALTER TABLE events ADD COLUMN session_key INTEGER",
+                """
+                UPDATE events SET session_key = (SELECT rowid FROM sessions
+                    WHERE sessions.source = events.source AND sessions.session_id = events.session_id)
+                WHERE session_id IS NOT NULL
+                """,
+                "CREATE INDEX events_session_key ON events (session_key, seq) WHERE session_key IS NOT NULL",
+                "DROP INDEX events_session_arrival",
+                "DROP INDEX sessions_user",
+                "CREATE INDEX sessions_user ON sessions (source, user_id)",
+                "DROP INDEX sessions_anonymous",
+                "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id)",
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -14,10 +14,10 @@ struct SessionRollup: Sendable, Equatable {
     /// The sessions of the rows stored now (`stored`, one flag per row), ordered by (source, session id).
     static func rollups(of rows: [InsertCoalescer.Row], stored: [Bool]) -> [SessionRollup] {
         var sessions: [SessionRollup] = []
-        var positions: [SessionKey: Int] = [:]
+        var positions: [Key: Int] = [:]
         for (row, isNew) in zip(rows, stored) where isNew {
             guard let sessionId = row.message.sessionId else { continue }
-            let session = SessionKey(source: row.source, sessionId: sessionId)
+            let session = Key(source: row.source, sessionId: sessionId)
             if let position = positions[session] {
                 sessions[position].add(
                     userId: row.message.userId, anonymousId: row.message.anonymousId, timestamp: row.message.timestamp)
@@ -33,10 +33,14 @@ struct SessionRollup: Sendable, Equatable {
         return sessions.sorted { ($0.source, $0.sessionId) < ($1.source, $1.sessionId) }
     }
 
-    private struct SessionKey: Hashable {
+    /// A session's identity: (source, session id).
+    struct Key: Hashable {
         var source: String
         var sessionId: String
     }
+
+    /// This session's identity.
+    var key: Key { Key(source: source, sessionId: sessionId) }
 
     /// Takes in one more event of the session (fields, not the message: a message passed whole is
     /// copied, a retain per string).
