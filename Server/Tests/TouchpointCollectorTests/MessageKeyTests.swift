@@ -144,24 +144,58 @@ struct MessageKeyTests {
         }
     }
 
-    /// Schema 9 keys every event stored under schema 8, so those are still recognised.
+    /// Schemas 9 to 11 keep every event stored under schema 8 as it was, key each one (so they are
+    /// still recognised when sent again) and find them by session.
     @Test func theUpgradeKeepsEveryEventAndItsDeduplication() async throws {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
-        let messages = (0..<40).map { TestMessages.ingest("e\($0 % 3)", id: UUID().uuidString, at: Double($0)) }
         var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-        let before = try await storage.backend.query("SELECT * FROM events ORDER BY seq", [])
-        // Back to schema 8, as a collector of that version left it.
-        for statement in StorageSuiteTests.schemaTenUndone(.sqlite) + StorageSuiteTests.schemaNineUndone(.sqlite) {
+        // Back to schema 8, and events stored as its ingest stored them (whole payloads, sessions).
+        for statement in StorageSuiteTests.schemaElevenUndone + StorageSuiteTests.schemaTenUndone(.sqlite)
+            + StorageSuiteTests.schemaNineUndone(.sqlite)
+        {
             _ = try await storage.backend.writeStatement(statement, [])
         }
+        let messages = (0..<40).map {
+            TestMessages.ingest("e\($0 % 3)", id: UUID().uuidString, session: "s\($0 % 2)", at: Double($0))
+        }
+        for message in messages {
+            var insert = SQLStatement(
+                .sqlite, "INSERT INTO events (\(SQLCollectorStorage.insertColumns)) VALUES ")
+            insert.bindTuple([
+                .text("default"), .text(message.messageId), .text(message.type.rawValue), .text(message.name ?? ""),
+                .null, .text(message.anonymousId ?? ""), .text(message.sessionId ?? ""), .int(message.timestamp),
+                .text(message.originalTimestamp ?? ""), .null, .int(message.receivedAt), .text(message.payload),
+            ])
+            _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
+        }
+        for session in ["s0", "s1"] {
+            _ = try await storage.backend.writeStatement(
+                "INSERT INTO sessions (source, session_id, anonymous_id, first_timestamp, last_timestamp, event_count) "
+                    + "SELECT source, session_id, anonymous_id, MIN(timestamp), MAX(timestamp), COUNT(*) FROM events "
+                    + "WHERE session_id = ? GROUP BY source, session_id, anonymous_id",
+                [.text(session)])
+        }
+        let before = try await storage.backend.query(
+            "SELECT \(SQLCollectorStorage.insertColumns) FROM events ORDER BY seq", [])
         try await storage.close()
+
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         #expect(try await storage.schemaVersion() == SchemaMigrations.latestVersion)
-        #expect(try await storage.backend.query("SELECT * FROM events ORDER BY seq", []) == before)
+        #expect(
+            try await storage.backend.query(
+                "SELECT \(SQLCollectorStorage.insertColumns) FROM events ORDER BY seq", []) == before)
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 40))
         #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 40)
+        let session = try await storage.sessionEvents(source: "default", sessionId: "s1", page: PageRequest(limit: 100))
+        #expect(
+            session.items.map(\.messageId)
+                == messages.enumerated().filter { $0.offset % 2 == 1 }.map(\.element.messageId))
+        #expect(
+            session.items.map(\.message)
+                == (try messages.enumerated().filter { $0.offset % 2 == 1 }.map {
+                    try JSONParser.parse($0.element.payload)
+                }))
         try await storage.close()
     }
 

@@ -451,7 +451,8 @@ struct StorageSuiteTests {
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in Self.schemaTenUndone(storage.dialect) + Self.schemaNineUndone(storage.dialect)
+            for statement in Self.schemaElevenUndone + Self.schemaTenUndone(storage.dialect)
+                + Self.schemaNineUndone(storage.dialect)
                 + Self.schemaEightUndone + [
                     "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
                     "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
@@ -462,7 +463,7 @@ struct StorageSuiteTests {
             {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -482,6 +483,12 @@ struct StorageSuiteTests {
             #expect(try await storage.suppressedIDs().isEmpty)
         }
     }
+
+    /// What schema 11 added, removed again (and its record): for an empty store or one whose rows
+    /// were written as schema 10 wrote them.
+    static let schemaElevenUndone = [
+        "ALTER TABLE events DROP COLUMN lifted", "DELETE FROM schema_migrations WHERE version >= 11",
+    ]
 
     /// What schema 10 changed, undone (and its record), to test upgrades from schema 9.
     static func schemaTenUndone(_ dialect: SQLDialect) -> [String] {
@@ -513,7 +520,8 @@ struct StorageSuiteTests {
     @Test(arguments: StorageKind.available)
     func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
-            for statement in Self.schemaTenUndone(storage.dialect) + Self.schemaNineUndone(storage.dialect)
+            for statement in Self.schemaElevenUndone + Self.schemaTenUndone(storage.dialect)
+                + Self.schemaNineUndone(storage.dialect)
                 + Self.schemaEightUndone
             {
                 _ = try await storage.backend.writeStatement(statement, [])
@@ -537,7 +545,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11])
             #expect(
                 try await storage.profile(source: "default", userId: "u1")
                     == ProfileRow(

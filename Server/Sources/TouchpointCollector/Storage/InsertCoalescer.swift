@@ -13,10 +13,18 @@ final class InsertCoalescer: Sendable {
     final class Row: Sendable {
         let source: String
         let message: IngestMessage
+        /// The payload as stored: without the members the columns hold (``StoredPayload``).
+        let storedPayload: String
+        /// Which members those are (the `lifted` column).
+        let lifted: Int64
 
+        /// Compacts the message's payload here, on the request's task (not the writer's thread).
         init(source: String, message: IngestMessage) {
             self.source = source
             self.message = message
+            let stored = StoredPayload.compact(message.payload, columns: StoredPayload.Columns(message))
+            storedPayload = stored.payload
+            lifted = stored.lifted.rawValue
         }
     }
 

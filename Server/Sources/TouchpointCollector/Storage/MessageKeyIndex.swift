@@ -164,6 +164,28 @@ final class MessageKeyIndex: Sendable {
 
     // MARK: Merging
 
+    private let running = Locked<Task<Void, Never>?>(nil)
+
+    /// Starts a merge in the background when one is due (``claimMerge()``): its transactions take
+    /// turns with the writes that follow.
+    func mergeIfDue(into backend: SQLiteBackend, logger: Logger) {
+        guard claimMerge() else { return }
+        running.withLock { running in
+            running = Task {
+                do {
+                    try await self.merge(into: backend)
+                } catch {
+                    logger.warning("merging message keys failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Waits for a merge in progress (before the database closes).
+    func waitForMerge() async {
+        await running.withLock { $0 }?.value
+    }
+
     /// Whether enough keys are in memory to merge them, and no merge runs: then marks one as
     /// running (the caller must run ``merge(into:)``).
     func claimMerge() -> Bool {

@@ -166,14 +166,16 @@ extension SQLCollectorStorage {
 
 extension SQLCollectorStorage {
     /// One page of the export: each event as a line of NDJSON holding the message as it was
-    /// received (its stored payload, not parsed again), its corrected time and when it arrived.
+    /// received (its stored payload with the members its columns hold put back, not parsed again), its
+    /// corrected time and when it arrived.
     func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String> {
         let statement = try eventsStatement(source: source, filter: EventFilter(range: range), page: page)
         let rows = try await backend.query(statement)
         let lines = try rows.map { row -> (Int64, Int64, String) in
-            guard let sequence = row[0].int, let timestamp = row[7].int, let receivedAt = row[10].int,
-                let payload = row[11].text
-            else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
+            guard let sequence = row[0].int, let timestamp = row[7].int, let receivedAt = row[10].int else {
+                throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns")
+            }
+            let payload = try Self.message(from: row)
             let line =
                 "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: receivedAt)))\",\"message\":\(payload)}\n"
             return (sequence, timestamp, line)

@@ -1,7 +1,7 @@
 import PostgresNIO
 
 extension SQLCollectorStorage {
-    /// The columns of `events` an insert writes, in order.
+    /// The columns of `events` an insert writes, in order (and `lifted`; SQLite also `session_key`).
     static let insertColumns =
         "source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
 
@@ -72,10 +72,11 @@ extension SQLCollectorStorage {
                 try statement.bind(9, row.message.originalTimestamp)
                 try statement.bind(10, row.message.sentAt)
                 try statement.bind(11, row.message.receivedAt)
-                try statement.bind(12, row.message.payload)
+                try statement.bind(12, row.storedPayload)
                 try statement.bind(
                     13,
                     row.message.sessionId.flatMap { sessionKeys[SessionRollup.Key(source: row.source, sessionId: $0)] })
+                try statement.bind(14, row.lifted)
             }
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
@@ -126,7 +127,7 @@ extension SQLCollectorStorage {
     }
 
     private static let sqliteInsertRow =
-        "INSERT INTO events (\(insertColumns), session_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO events (\(insertColumns), session_key, lifted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
     /// row's rowid (the session's key in `events`). Only the times and the count change here: the
@@ -189,8 +190,8 @@ extension SQLCollectorStorage {
         """
     }
 
-    /// The rows' columns as the twelve arrays `postgresInsertSQL` binds ($1 … $12), in the order of
-    /// `insertColumns`. Empty text stands for NULL (the decoder never produces empty ids or names).
+    /// The rows' columns as the thirteen arrays `postgresInsertSQL` binds ($1 … $13), in the order of
+    /// `insertColumns` and then `lifted`. Empty text stands for NULL (the decoder never produces empty ids or names).
     private static func postgresInsertColumns(_ rows: [InsertCoalescer.Row]) -> [SQLValue] {
         [
             .textArray(rows.map(\.source)),
@@ -200,7 +201,8 @@ extension SQLCollectorStorage {
             .textArray(rows.map { $0.message.sessionId ?? "" }), .intArray(rows.map(\.message.timestamp)),
             .textArray(rows.map { $0.message.originalTimestamp ?? "" }),
             .textArray(rows.map { $0.message.sentAt.map(String.init) ?? "" }),
-            .intArray(rows.map(\.message.receivedAt)), .textArray(rows.map(\.message.payload)),
+            .intArray(rows.map(\.message.receivedAt)), .textArray(rows.map(\.storedPayload)),
+            .intArray(rows.map(\.lifted)),
         ]
     }
 
@@ -213,11 +215,11 @@ extension SQLCollectorStorage {
     /// stored now: a link is kept only the first time, so one made again by a resent call changes
     /// nothing (`IdentityLink`).
     private static let postgresInsertSQL = """
-        WITH inserted AS (INSERT INTO events (\(insertColumns)) \
+        WITH inserted AS (INSERT INTO events (\(insertColumns), lifted) \
         SELECT src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), \
-        NULLIF(sa, '')::bigint, r, p \
-        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-        AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p) \
+        NULLIF(sa, '')::bigint, r, p, l \
+        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+        AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p, l) \
         ON CONFLICT (source, message_id) DO NOTHING \
         RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
         touched AS (INSERT INTO sessions \

@@ -44,16 +44,7 @@ final class SQLCollectorStorage: CollectorStorage {
             }
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
                 let stored = try await Self.write(rows, sqlite: backend, keys: keys)
-                if keys.claimMerge() {
-                    // Off the request: the merge's transactions take turns with the next writes.
-                    Task {
-                        do {
-                            try await keys.merge(into: backend)
-                        } catch {
-                            logger.warning("merging message keys failed", metadata: ["error": "\(error)"])
-                        }
-                    }
-                }
+                keys.mergeIfDue(into: backend, logger: logger)
                 return stored
             }
             return .groupCommit(coalescer, keys)
@@ -92,18 +83,20 @@ final class SQLCollectorStorage: CollectorStorage {
     }
 
     func close() async throws {
+        await messageKeys?.waitForMerge()
         try await backend.close()
     }
 
     // MARK: Shared row decoding
 
     static let eventColumns =
-        "seq, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
+        "seq, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, lifted"
 
     static func event(from row: SQLRow) throws -> StoredEvent {
-        guard row.count == 12, let sequence = row[0].int, let messageId = row[1].text, let type = row[2].text,
-            let timestamp = row[7].int, let receivedAt = row[10].int, let payload = row[11].text
+        guard row.count == 13, let sequence = row[0].int, let messageId = row[1].text, let type = row[2].text,
+            let timestamp = row[7].int, let receivedAt = row[10].int
         else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
+        let payload = try message(from: row)
         let message = (try? JSONParser.parse(payload)) ?? .string(payload)
         return StoredEvent(
             sequence: sequence, messageId: messageId, type: type, name: row[3].text, userId: row[4].text,
@@ -111,6 +104,20 @@ final class SQLCollectorStorage: CollectorStorage {
             originalTimestamp: row[8].text, sentAt: row[9].int.map(Timestamp.date(milliseconds:)),
             receivedAt: Timestamp.date(milliseconds: receivedAt),
             message: message)
+    }
+
+    /// The message of a row of ``eventColumns`` as it was received: its stored payload with the
+    /// members its columns hold put back (``StoredPayload``).
+    static func message(from row: SQLRow) throws -> String {
+        guard row.count == 13, let messageId = row[1].text, let type = row[2].text, let payload = row[11].text else {
+            throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns")
+        }
+        let lifted = StoredPayload.Lifted(rawValue: row[12].int ?? 0)
+        return StoredPayload.restore(
+            payload, lifted: lifted,
+            columns: StoredPayload.Columns(
+                messageId: messageId, type: type, name: row[3].text, userId: row[4].text, anonymousId: row[5].text,
+                originalTimestamp: row[8].text, sessionId: row[6].text))
     }
 
     /// A keyset cursor `<a>:<b>` of two integers, or nil for the first page.

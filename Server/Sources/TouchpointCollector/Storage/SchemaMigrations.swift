@@ -261,6 +261,11 @@ enum SchemaMigrations {
                 "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id)",
             ]
         },
+        Migration(version: 11, summary: "payloads stored without the members their columns hold") { dialect in
+            // See `StoredPayload`. Rows stored before keep their whole payload (lifted = 0).
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            return ["ALTER TABLE events ADD COLUMN lifted \(integer) NOT NULL DEFAULT 0"]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -1,0 +1,238 @@
+import TouchpointCore
+
+/// How an event's message is stored: without the members its columns already hold.
+///
+/// `messageId`, `type`, `event` (or `name`), `userId`, `anonymousId`, `timestamp` (or
+/// `originalTimestamp`) and `context.sessionId` are each kept in a column of their own; held in the
+/// payload too, they were about a third of a web event's bytes. A member is left out of the stored
+/// payload only when it occurs once and is a string that needs no escaping and equals its column,
+/// so that putting it back gives exactly the value sent; `lifted` records which were left out. A
+/// message read back is the same JSON value as the one received (its members in another order).
+enum StoredPayload {
+    /// The members left out of a stored payload, as bits of the `lifted` column.
+    struct Lifted: OptionSet, Sendable {
+        let rawValue: Int64
+
+        static let messageId = Lifted(rawValue: 1)
+        static let type = Lifted(rawValue: 2)
+        static let event = Lifted(rawValue: 4)
+        static let name = Lifted(rawValue: 8)
+        static let userId = Lifted(rawValue: 16)
+        static let anonymousId = Lifted(rawValue: 32)
+        static let timestamp = Lifted(rawValue: 64)
+        static let originalTimestamp = Lifted(rawValue: 128)
+        /// `context.sessionId`.
+        static let sessionId = Lifted(rawValue: 256)
+    }
+
+    /// The columns a payload's left-out members are put back from.
+    struct Columns {
+        var messageId: String
+        var type: String
+        var name: String?
+        var userId: String?
+        var anonymousId: String?
+        var originalTimestamp: String?
+        var sessionId: String?
+
+        init(_ message: IngestMessage) {
+            messageId = message.messageId
+            type = message.type.rawValue
+            name = message.name
+            userId = message.userId
+            anonymousId = message.anonymousId
+            originalTimestamp = message.originalTimestamp
+            sessionId = message.sessionId
+        }
+
+        init(
+            messageId: String, type: String, name: String?, userId: String?, anonymousId: String?,
+            originalTimestamp: String?, sessionId: String?
+        ) {
+            self.messageId = messageId
+            self.type = type
+            self.name = name
+            self.userId = userId
+            self.anonymousId = anonymousId
+            self.originalTimestamp = originalTimestamp
+            self.sessionId = sessionId
+        }
+
+        /// The column a lifted top-level member is put back from.
+        func value(of member: Lifted) -> String? {
+            switch member {
+            case .messageId: messageId
+            case .type: type
+            case .event, .name: name
+            case .userId: userId
+            case .anonymousId: anonymousId
+            case .timestamp, .originalTimestamp: originalTimestamp
+            case .sessionId: sessionId
+            default: nil
+            }
+        }
+    }
+
+    /// The top-level members that may be lifted, with their keys.
+    private static let topLevel: [(Lifted, StaticString)] = [
+        (.messageId, "messageId"), (.type, "type"), (.event, "event"), (.name, "name"), (.userId, "userId"),
+        (.anonymousId, "anonymousId"), (.timestamp, "timestamp"), (.originalTimestamp, "originalTimestamp"),
+    ]
+
+    /// `payload` without the members its columns hold, and which those are.
+    static func compact(_ payload: String, columns: Columns) -> (payload: String, lifted: Lifted) {
+        var payload = payload
+        return payload.withUTF8 { bytes in
+            guard let members = try? Self.members(of: bytes) else {
+                return (String(decoding: bytes, as: UTF8.self), [])
+            }
+            var lifted: Lifted = []
+            var dropped = Set<Int>()
+            for (flag, key) in topLevel {
+                let found = members.indices.filter { JSONCursor.key(members[$0].key, is: key) }
+                guard found.count == 1, let value = columns.value(of: flag),
+                    Self.isPlainString(members[found[0]].value, equalTo: value, in: bytes)
+                else { continue }
+                // Of `event` and `name`, or `timestamp` and `originalTimestamp`, the one the column was read from.
+                if flag == .name, lifted.contains(.event) { continue }
+                if flag == .originalTimestamp, lifted.contains(.timestamp) { continue }
+                lifted.insert(flag)
+                dropped.insert(found[0])
+            }
+            var context: String?
+            let contexts = members.indices.filter { JSONCursor.key(members[$0].key, is: "context") }
+            if contexts.count == 1, let sessionId = columns.sessionId {
+                let range = members[contexts[0]].value
+                let inner = UnsafeBufferPointer(rebasing: bytes[range])
+                if let contextMembers = try? Self.members(of: inner) {
+                    let sessions = contextMembers.indices.filter {
+                        JSONCursor.key(contextMembers[$0].key, is: "sessionId")
+                    }
+                    if sessions.count == 1,
+                        Self.isPlainString(contextMembers[sessions[0]].value, equalTo: sessionId, in: inner)
+                    {
+                        lifted.insert(.sessionId)
+                        context = Self.object(contextMembers, of: inner, without: [sessions[0]])
+                    }
+                }
+            }
+            guard !lifted.isEmpty else { return (String(decoding: bytes, as: UTF8.self), []) }
+            var parts: [String] = []
+            for (index, member) in members.enumerated() where !dropped.contains(index) {
+                if index == contexts.first, let context {
+                    parts.append(
+                        String(decoding: bytes[member.start..<member.value.lowerBound], as: UTF8.self) + context)
+                } else {
+                    parts.append(String(decoding: bytes[member.start..<member.value.upperBound], as: UTF8.self))
+                }
+            }
+            return ("{" + parts.joined(separator: ",") + "}", lifted)
+        }
+    }
+
+    /// The message as received (the same JSON value) from a stored payload and its columns.
+    static func restore(_ payload: String, lifted: Lifted, columns: Columns) -> String {
+        guard !lifted.isEmpty else { return payload }
+        var body = payload
+        if lifted.contains(.sessionId), let sessionId = columns.sessionId {
+            body = Self.insertingSessionId(sessionId, into: body)
+        }
+        var writer = JSONWriter(capacity: body.utf8.count + 256)
+        writer.beginObject()
+        for (flag, key) in topLevel where lifted.contains(flag) {
+            guard let value = columns.value(of: flag) else { continue }
+            writer.key("\(key)")
+            writer.string(value)
+        }
+        writer.endObject()
+        var head = writer.bytes
+        head.removeLast()  // the closing brace: the stored members follow
+        let rest = body.utf8.dropFirst()  // after the stored object's opening brace
+        if rest.first != UInt8(ascii: "}"), head.count > 1 { head.append(UInt8(ascii: ",")) }
+        return String(decoding: head + rest, as: UTF8.self)
+    }
+
+    // MARK: Reading members
+
+    private struct Member {
+        /// Where the member's key starts.
+        var start: Int
+        var key: UnsafeBufferPointer<UInt8>
+        var value: Range<Int>
+    }
+
+    /// The members of the object that fills `bytes`, in order.
+    private static func members(of bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [Member] {
+        var cursor = JSONCursor(bytes)
+        cursor.skipWhitespace()
+        guard cursor.take(UInt8(ascii: "{")) else {
+            throw JSONParseError(offset: cursor.offset, reason: "not an object")
+        }
+        var members: [Member] = []
+        cursor.skipWhitespace()
+        if cursor.take(UInt8(ascii: "}")) { return members }
+        repeat {
+            cursor.skipWhitespace()
+            let start = cursor.offset
+            guard let key = try cursor.readKey() else {
+                // A key with an escape is never one to lift; it is kept as it is.
+                let value = try cursor.skipValue(depth: 1)
+                members.append(Member(start: start, key: UnsafeBufferPointer(start: nil, count: 0), value: value))
+                continue
+            }
+            let value = try cursor.skipValue(depth: 1)
+            members.append(Member(start: start, key: key, value: value))
+        } while try cursor.endOfMember(close: UInt8(ascii: "}"))
+        return members
+    }
+
+    /// Whether the value at `range` is a JSON string with no escape equal to `text`.
+    private static func isPlainString(_ range: Range<Int>, equalTo text: String, in bytes: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        let utf8 = text.utf8
+        guard range.count == utf8.count + 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return false }
+        var index = range.lowerBound + 1
+        for byte in utf8 {
+            // A quote, backslash or control character would have been escaped: not a plain string.
+            guard byte == bytes[index], byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "\""), byte >= 0x20 else {
+                return false
+            }
+            index += 1
+        }
+        return true
+    }
+
+    /// The object of `members` (in `bytes`) without the members at `dropped`.
+    private static func object(_ members: [Member], of bytes: UnsafeBufferPointer<UInt8>, without dropped: Set<Int>)
+        -> String
+    {
+        let parts = members.enumerated().filter { !dropped.contains($0.offset) }.map {
+            String(decoding: bytes[$0.element.start..<$0.element.value.upperBound], as: UTF8.self)
+        }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+
+    /// `payload` with `"sessionId":"<id>"` put first into its `context` object.
+    private static func insertingSessionId(_ sessionId: String, into payload: String) -> String {
+        var payload = payload
+        return payload.withUTF8 { bytes in
+            guard let members = try? Self.members(of: bytes),
+                let context = members.first(where: { JSONCursor.key($0.key, is: "context") }),
+                bytes[context.value.lowerBound] == UInt8(ascii: "{")
+            else { return String(decoding: bytes, as: UTF8.self) }
+            var writer = JSONWriter(capacity: sessionId.utf8.count + 16)
+            writer.beginObject()
+            writer.key("sessionId")
+            writer.string(sessionId)
+            writer.endObject()
+            var member = writer.bytes.dropFirst().dropLast()  // "sessionId":"…"
+            var after = context.value.lowerBound + 1
+            while after < context.value.upperBound, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[after]) { after += 1 }
+            if bytes[after] != UInt8(ascii: "}") { member.append(UInt8(ascii: ",")) }
+            let head = bytes[..<(context.value.lowerBound + 1)]
+            let tail = bytes[(context.value.lowerBound + 1)...]
+            return String(decoding: Array(head) + member + Array(tail), as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TouchpointCore
+
+@testable import TouchpointCollector
+
+/// Payloads are stored without the members their columns hold; every event still reads back as
+/// the JSON value it arrived as.
+struct StoredPayloadTests {
+    /// Messages of every shape the collector takes, and some it must not mistake: escapes,
+    /// repeated members, non-string ids, ids from the batch's context, no context, pretty printing.
+    static let batchBody = #"""
+        {"batch":[
+          {"type":"track","event":"Checkout Started","messageId":"m-1","anonymousId":"a-1","userId":"u-1",
+           "timestamp":"2026-01-02T03:04:05.678Z","properties":{"total":12.5},"context":{"sessionId":"s-1","locale":"de-DE"}},
+          {"type":"page","name":"Home","messageId":"m-2","anonymousId":"a-1","originalTimestamp":"2026-01-02T03:04:06Z",
+           "context":{"sessionId":"s-1"}},
+          {"type":"screen","name":"Settings","messageId":"m-3","userId":42,"anonymousId":"a-2",
+           "timestamp":"2026-01-02T04:04:06+01:00","context":{"library":{"name":"x"},"sessionId":"s-2"}},
+          {"type":"track","event":"q\"uote","messageId":"m-\u00e9\\4","anonymousId":"a\u0301-3","properties":{}},
+          {"type":"track","event":"a","event":"b","messageId":"m-5","anonymousId":"a-5","context":null},
+          {"type":"identify","messageId":"m-6","userId":"u-6","traits":{"plan":"pro","sessionId":"not this"},
+           "context":{"sessionId":"s-6","sessionId":"s-7"}},
+          {"type":"alias","messageId":"m-7","previousId":"a-1","userId":"u-1"},
+          {"type":"group","messageId":"m-8","userId":"u-1","groupId":"g-1","traits":{"name":"Acme"},"context":{}},
+          {"type":"track","event":"no id","anonymousId":"a-9"},
+          { "type" : "track" , "event" : "spaced" , "messageId" : "m-10" , "anonymousId" : "a-10" ,
+            "context" : { "sessionId" : "s-10" , "page" : { "path" : "/" } } },
+          {"type":"track","event":"batch session","messageId":"m-11","anonymousId":"a-11","context":{"ip":"1.2.3.4"}},
+          {"type":"track","event":"emoji 🎉","messageId":"m-12","anonymousId":"🦊","context":{"sessionId":"s-🎉"}}
+        ],"context":{"sessionId":"s-batch"}}
+        """#
+
+    @Test(arguments: StorageKind.available)
+    func everyStoredEventReadsBackAsTheJSONValueItArrivedAs(kind: StorageKind) async throws {
+        let body = Array(Self.batchBody.utf8)
+        let request = try BatchDecoder().decode(body, endpoint: .batch, receivedAt: Timestamp.milliseconds(Date()))
+        #expect(request.rejections.isEmpty, "\(request.rejections)")
+        var web = SyntheticBatches(seed: 3)
+        var history = HistoryBatches(seed: 3, client: 0, users: 20, days: 3, events: 200)
+        let generated = try [web.batch(count: 100, at: Date()), history.batch(count: 100)].map {
+            try BatchDecoder().decode($0, endpoint: .batch, receivedAt: Timestamp.milliseconds(Date())).messages
+        }
+        let messages = request.messages + generated.joined()
+        try await withStorage(kind) { storage async throws in
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let stored = try await storage.events(
+                source: "default", filter: EventFilter(), page: PageRequest(limit: 1000))
+            #expect(stored.items.count == messages.count)
+            let byId = Dictionary(uniqueKeysWithValues: stored.items.map { ($0.messageId, $0) })
+            for message in messages {
+                let event = try #require(byId[message.messageId])
+                #expect(event.message == (try JSONParser.parse(message.payload)), "\(message.payload)")
+            }
+            // Stored smaller: the web events' ids and times are not kept twice.
+            if kind == .sqlite {
+                let sizes = try await storage.backend.query(
+                    "SELECT SUM(LENGTH(payload)) FROM events", [])
+                let received = messages.reduce(0) { $0 + $1.payload.utf8.count }
+                #expect(try #require(sizes.first?.first?.int) < Int64(received) * 3 / 4)
+            }
+            // The export gives the messages as received too.
+            let export = try await storage.exportPage(
+                source: "default", range: TimeRange(), page: PageRequest(limit: 1000))
+            let exported = try export.items.map { try JSONParser.parse(Array($0.utf8))["message"] }
+            #expect(exported == stored.items.map(\.message))
+        }
+    }
+
+    @Test func whatIsLiftedAndWhatIsKept() throws {
+        let body = Array(Self.batchBody.utf8)
+        let messages = try BatchDecoder().decode(body, endpoint: .batch, receivedAt: 0).messages
+        func lifted(_ id: String) throws -> StoredPayload.Lifted {
+            let message = try #require(messages.first { $0.messageId == id })
+            return StoredPayload.compact(message.payload, columns: StoredPayload.Columns(message)).lifted
+        }
+        #expect(
+            try lifted("m-1") == [.type, .event, .messageId, .anonymousId, .userId, .timestamp, .sessionId])
+        #expect(try lifted("m-2") == [.type, .name, .messageId, .anonymousId, .originalTimestamp, .sessionId])
+        // A number is not the string its column holds.
+        #expect(try !lifted("m-3").contains(.userId))
+        // Escaped text is kept as sent.
+        #expect(try lifted("m-é\\4") == [.type])
+        // A repeated member is kept, both copies.
+        #expect(try !lifted("m-5").contains(.event))
+        #expect(try !lifted("m-6").contains(.sessionId))
+        // The batch's session id was not in the message.
+        #expect(try !lifted("m-11").contains(.sessionId))
+    }
+}
