@@ -175,6 +175,8 @@ final class MessageKeyIndex: Sendable {
             running = Task {
                 do {
                     try await self.merge(into: backend)
+                } catch is CancellationError {
+                    // The store is closing: the next start merges these keys.
                 } catch {
                     logger.warning("merging message keys failed", metadata: ["error": "\(error)"])
                 }
@@ -182,9 +184,12 @@ final class MessageKeyIndex: Sendable {
         }
     }
 
-    /// Waits for a merge in progress (before the database closes).
-    func waitForMerge() async {
-        await running.withLock { $0 }?.value
+    /// Stops a merge in progress after its current transaction (before the database closes; the
+    /// watermark stays, so the next start merges those keys again).
+    func stopMerging() async {
+        let task = running.withLock { $0 }
+        task?.cancel()
+        await task?.value
     }
 
     /// Whether enough keys are in memory to merge them, and no merge runs: then marks one as
@@ -224,6 +229,7 @@ final class MessageKeyIndex: Sendable {
         var start = 0
         let clock = ContinuousClock()
         while start < sorted.count {
+            try Task.checkCancellation()
             let chunk = sorted[start..<min(start + mergeChunk, sorted.count)]
             start += chunk.count
             // Paced: the merge takes at most about a third of the writer's time (and of the disk's

@@ -83,7 +83,7 @@ final class SQLCollectorStorage: CollectorStorage {
     }
 
     func close() async throws {
-        await messageKeys?.waitForMerge()
+        await messageKeys?.stopMerging()
         try await backend.close()
     }
 
