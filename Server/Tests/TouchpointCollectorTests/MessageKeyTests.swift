@@ -79,7 +79,8 @@ struct MessageKeyTests {
         }
         // 150 keys: one merge is due.
         let keys = try #require(storage.messageKeys)
-        try await waitUntil { keys.mergedThrough > 0 && keys.keysInMemory < 150 }
+        await keys.waitForMerge()
+        #expect(keys.mergedThrough > 0 && keys.keysInMemory < 150)
         for batch in batches.prefix(3) {
             #expect(try await storage.insert(batch, source: "default") == Array(repeating: false, count: 50))
         }
@@ -113,7 +114,8 @@ struct MessageKeyTests {
         #expect(try await storage.insert(Array(messages.prefix(4)), source: "default") == [false, false, false, true])
         #expect(try await storage.insert(Array(messages[4..<6]), source: "default") == [true, true])
         let keys = try #require(storage.messageKeys)
-        try await waitUntil { keys.mergedThrough >= 6 }
+        await keys.waitForMerge()
+        #expect(keys.mergedThrough >= 6)
         #expect(
             try await storage.insert(messages, source: "default") == [
                 false, false, false, false, false, false, true, true,
@@ -135,7 +137,8 @@ struct MessageKeyTests {
                 TestMessages.ingest("e", id: UUID().uuidString, user: $0 < 3 ? "gone" : "kept")
             }
             #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-            try await waitUntil { keys.mergedThrough == 6 }
+            await keys.waitForMerge()
+            #expect(keys.mergedThrough == 6)
             #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 6)
             _ = try await storage.backend.writeStatement("DELETE FROM events WHERE user_id = 'gone'", [])
             #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 3)
@@ -213,13 +216,5 @@ struct MessageKeyTests {
             try? await storage.close()
             throw error
         }
-    }
-
-    /// Waits (yielding, a bounded number of times) for the background merge to reach `condition`.
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<10_000 where !condition() {
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(condition())
     }
 }

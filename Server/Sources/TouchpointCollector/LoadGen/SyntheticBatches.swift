@@ -5,7 +5,7 @@ import TouchpointCore
 /// visitors at once, each visit a session of its own (a handful to a few dozen page views and
 /// clicks, the odd product → cart → checkout, a sign-in now and then), the events of the visits
 /// in progress interleaved in every batch, with the context and property sizes a web SDK sends
-/// (about 350 bytes of JSON an event). Message ids are random (v4) UUIDs, as Segment's libraries
+/// (about 560 bytes of JSON an event). Message ids are random (v4) UUIDs, as Segment's libraries
 /// send them, unless time-ordered (v7) ones are asked for, as the Touchpoint SDK sends them.
 struct SyntheticBatches {
     private var random: SeededRandomNumberGenerator

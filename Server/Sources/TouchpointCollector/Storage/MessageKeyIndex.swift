@@ -86,7 +86,11 @@ final class MessageKeyIndex: Sendable {
                 }
             })
         guard let key = MessageKey(secret: secret) else {
-            throw StorageError(code: .corruptRow, message: "storage_settings has no 16-byte \(secretName)")
+            throw StorageError(
+                code: .corruptRow,
+                message:
+                    "the database's storage_settings table has no 16-byte \(secretName), which deduplication needs: the file was changed outside the collector; restore it from a backup"
+            )
         }
         let function = keyOverride ?? { source, messageId in key(source: source, messageId: messageId) }
         let index = MessageKeyIndex(key: function, mergedThrough: mergedThrough, minimumMerge: minimumMerge)
@@ -182,6 +186,11 @@ final class MessageKeyIndex: Sendable {
                 }
             }
         }
+    }
+
+    /// Waits for the merge started last, if any, to finish.
+    func waitForMerge() async {
+        await running.withLock { $0 }?.value
     }
 
     /// Stops a merge in progress after its current transaction (before the database closes; the

@@ -99,7 +99,7 @@ enum StoredPayload {
                 lifted.insert(flag)
                 dropped.insert(found[0])
             }
-            var context: String?
+            var context: [UInt8]?
             let contexts = members.indices.filter { JSONCursor.key(members[$0].key, is: "context") }
             if contexts.count == 1, let sessionId = columns.sessionId {
                 let range = members[contexts[0]].value
@@ -117,16 +117,9 @@ enum StoredPayload {
                 }
             }
             guard !lifted.isEmpty else { return (String(decoding: bytes, as: UTF8.self), []) }
-            var parts: [String] = []
-            for (index, member) in members.enumerated() where !dropped.contains(index) {
-                if index == contexts.first, let context {
-                    parts.append(
-                        String(decoding: bytes[member.start..<member.value.lowerBound], as: UTF8.self) + context)
-                } else {
-                    parts.append(String(decoding: bytes[member.start..<member.value.upperBound], as: UTF8.self))
-                }
-            }
-            return ("{" + parts.joined(separator: ",") + "}", lifted)
+            let replacing = context.map { (index: contexts[0], value: $0) }
+            let object = Self.object(members, of: bytes, without: dropped, replacing: replacing)
+            return (String(decoding: object, as: UTF8.self), lifted)
         }
     }
 
@@ -203,14 +196,25 @@ enum StoredPayload {
         return true
     }
 
-    /// The object of `members` (in `bytes`) without the members at `dropped`.
-    private static func object(_ members: [Member], of bytes: UnsafeBufferPointer<UInt8>, without dropped: Set<Int>)
-        -> String
-    {
-        let parts = members.enumerated().filter { !dropped.contains($0.offset) }.map {
-            String(decoding: bytes[$0.element.start..<$0.element.value.upperBound], as: UTF8.self)
+    /// The object of `members` (in `bytes`) without the members at `dropped`, and with the value
+    /// of the member at `replacing.index` replaced, as bytes (built once, on the request's task).
+    private static func object(
+        _ members: [Member], of bytes: UnsafeBufferPointer<UInt8>, without dropped: Set<Int>,
+        replacing: (index: Int, value: [UInt8])? = nil
+    ) -> [UInt8] {
+        var object: [UInt8] = [UInt8(ascii: "{")]
+        object.reserveCapacity(bytes.count)
+        for (index, member) in members.enumerated() where !dropped.contains(index) {
+            if object.count > 1 { object.append(UInt8(ascii: ",")) }
+            if let replacing, replacing.index == index {
+                object += bytes[member.start..<member.value.lowerBound]
+                object += replacing.value
+            } else {
+                object += bytes[member.start..<member.value.upperBound]
+            }
         }
-        return "{" + parts.joined(separator: ",") + "}"
+        object.append(UInt8(ascii: "}"))
+        return object
     }
 
     /// `payload` with `"sessionId":"<id>"` put first into its `context` object.
