@@ -63,6 +63,12 @@ struct DeletionTests {
                 try await Self.count(
                     storage, "SELECT COUNT(*) FROM identities WHERE user_id = 'u1' OR anonymous_id IN ('a1', 'a3')")
                     == 0)
+            // The analytics' numbers for the ids, and their merges (a1 → u1).
+            #expect(
+                try await Self.count(storage, "SELECT COUNT(*) FROM person_keys WHERE person IN ('u1', 'a1', 'a3')")
+                    == 0)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM person_merges") == 1)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM person_keys WHERE person IN ('u2', 'a2')") == 2)
             #expect(try await Self.count(storage, "SELECT COUNT(*) FROM profiles WHERE user_id = 'u2'") == 1)
             #expect(try await Self.count(storage, "SELECT COUNT(*) FROM identities WHERE user_id = 'u2'") == 1)
             #expect(try await Self.count(storage, "SELECT COUNT(*) FROM events WHERE user_id = 'u2'") == 2)

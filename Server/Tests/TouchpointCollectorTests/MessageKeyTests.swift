@@ -154,7 +154,8 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         // Back to schema 8, and events stored as its ingest stored them (whole payloads, sessions).
-        for statement in StorageSuiteTests.schemaElevenUndone + StorageSuiteTests.schemaTenUndone(.sqlite)
+        for statement in StorageSuiteTests.schemaTwelveUndone + StorageSuiteTests.schemaElevenUndone
+            + StorageSuiteTests.schemaTenUndone(.sqlite)
             + StorageSuiteTests.schemaNineUndone(.sqlite)
         {
             _ = try await storage.backend.writeStatement(statement, [])

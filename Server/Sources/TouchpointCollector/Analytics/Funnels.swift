@@ -39,7 +39,8 @@ public struct FunnelQuery: Sendable, Hashable {
 
 /// One event of a person that matters to a funnel.
 struct FunnelRow: Sendable, Hashable {
-    var person: String
+    /// The person's number (``PersonKeys``).
+    var person: Int64
     var event: String
     var timestamp: Int64
     /// The filter properties' values, by property.
@@ -95,7 +96,7 @@ public struct FunnelResult: Sendable, Hashable {
         let count = query.steps.count
         var reached = Array(repeating: 0, count: count)
         var durations = Array(repeating: [Int64](), count: count)
-        var byPerson: [String: [FunnelRow]] = [:]
+        var byPerson: [Int64: [FunnelRow]] = [:]
         for row in rows { byPerson[row.person, default: []].append(row) }
         for (_, events) in byPerson {
             let sorted = events.enumerated().sorted {

@@ -59,13 +59,13 @@ public struct RetentionResult: Sendable, Hashable {
     /// did the return event. Cohorts without people are listed with size 0, so the triangle has
     /// no gaps; a period that begins after `now` is left out.
     static func compute(
-        _ query: RetentionQuery, firstStarts: [String: Int64], returns: [(person: String, index: Int64)], now: Int64
+        _ query: RetentionQuery, firstStarts: [Int64: Int64], returns: [(person: Int64, index: Int64)], now: Int64
     ) -> RetentionResult {
         let interval = query.interval
         let firstCohort = interval.index(of: query.range.from)
         let lastCohort = interval.index(of: query.range.to - 1)
         guard firstCohort <= lastCohort else { return RetentionResult(query: query, cohorts: []) }
-        var cohortOf: [String: Int64] = [:]
+        var cohortOf: [Int64: Int64] = [:]
         var sizes: [Int64: Int] = [:]
         for (person, time) in firstStarts {
             let cohort = interval.index(of: time)
@@ -94,7 +94,7 @@ public struct RetentionResult: Sendable, Hashable {
     }
 
     private struct ReturnKey: Hashable {
-        var person: String
+        var person: Int64
         var index: Int64
     }
 }

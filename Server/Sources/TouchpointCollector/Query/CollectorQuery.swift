@@ -218,7 +218,9 @@ extension CollectorQuery {
 
     /// The retention triangle, periods that have not begun by `now` left out.
     public func retention(source: String, _ query: RetentionQuery, now: Date) async throws -> RetentionResult {
-        let firstStarts = try await storage.firstOccurrences(
+        // The cohorts and the returns at once, on two of the database's connections.
+        let storage = self.storage
+        async let firstStarts = storage.firstOccurrences(
             source: source, event: query.startEvent, from: query.range.from, to: query.range.to)
         let interval = query.interval
         let end = interval.start(of: interval.index(of: query.range.to - 1) + Int64(query.periods) + 1)
@@ -226,7 +228,7 @@ extension CollectorQuery {
             source: source, event: query.returnEvent, interval: interval,
             from: interval.start(of: interval.index(of: query.range.from)), to: end)
         return RetentionResult.compute(
-            query, firstStarts: firstStarts, returns: returns,
+            query, firstStarts: try await firstStarts, returns: returns,
             now: Timestamp.milliseconds(now))
     }
 }

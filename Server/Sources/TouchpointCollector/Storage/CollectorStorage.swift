@@ -86,9 +86,9 @@ protocol CollectorStorage: Sendable {
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]?
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
-    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [String: Int64]
+    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [Int64: Int64]
     func activeIntervals(source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64)
-        async throws -> [(person: String, index: Int64)]
+        async throws -> [(person: Int64, index: Int64)]
 
     /// One page of `GET /v1/query/export`: NDJSON lines, in the events list's order.
     func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String>

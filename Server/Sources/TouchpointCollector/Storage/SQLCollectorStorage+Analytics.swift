@@ -16,9 +16,9 @@ extension SQLCollectorStorage {
     }
 
     /// `FROM … WHERE` for some event names of `source` in `from ..< to`, through the
-    /// name-and-minute index, with each event's merge joined (for ``personExpression``).
+    /// name-and-minute index, with each event's merge joined (for ``PersonKeys/expression``).
     func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
-        var statement = SQLStatement(dialect, " FROM events\(Self.personJoin) WHERE events.source = ")
+        var statement = SQLStatement(dialect, " FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
         statement.bind(.text(source))
         if names.count == 1 {
             statement.append(" AND event = ")
@@ -54,7 +54,7 @@ extension SQLCollectorStorage {
     func trendTotals(source: String, query: TrendQuery) async throws -> [Int64: (count: Int, users: Int)] {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(Self.personExpression) AS person",
+            "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx")
         var totals: [Int64: (count: Int, users: Int)] = [:]
         for row in try await backend.query(sql, binds) {
@@ -70,7 +70,7 @@ extension SQLCollectorStorage {
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]? {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(Self.personExpression) AS person",
+            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
         let rows = try await backend.query(sql, binds)
         guard rows.count <= limit else { return nil }
@@ -88,7 +88,7 @@ extension SQLCollectorStorage {
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
             dialect,
-            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(Self.personExpression) AS person"
+            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person"
         )
         let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         statement.append(events.sql)
@@ -125,9 +125,9 @@ extension SQLCollectorStorage {
             names, source: source, from: query.range.from, to: query.range.to + query.window)
         let values = properties.map { ", \(propertyText($0))" }.joined()
         let (sql, binds) = select(
-            "SELECT \(Self.personExpression), event, timestamp\(values)", rest)
+            "SELECT \(PersonKeys.expression), event, timestamp\(values)", rest)
         return try await backend.query(sql, binds).compactMap { row in
-            guard let person = row[0].text, let event = row[1].text, let timestamp = row[2].int else { return nil }
+            guard let person = row[0].int, let event = row[1].text, let timestamp = row[2].int else { return nil }
             var found: [String: String] = [:]
             for (offset, property) in properties.enumerated() {
                 if let value = row[3 + offset].text { found[property] = value }
@@ -137,14 +137,14 @@ extension SQLCollectorStorage {
     }
 
     /// Each person's first `event` in `from ..< to`.
-    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [String: Int64] {
+    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [Int64: Int64] {
         let rest = eventsNamed([event], source: source, from: from, to: to)
         let (sql, binds) = select(
-            "SELECT person, MIN(timestamp) FROM (SELECT \(Self.personExpression) AS person, timestamp", rest,
+            "SELECT person, MIN(timestamp) FROM (SELECT \(PersonKeys.expression) AS person, timestamp", rest,
             suffix: ") q GROUP BY person")
-        var first: [String: Int64] = [:]
+        var first: [Int64: Int64] = [:]
         for row in try await backend.query(sql, binds) {
-            if let person = row[0].text, let time = row[1].int { first[person] = time }
+            if let person = row[0].int, let time = row[1].int { first[person] = time }
         }
         return first
     }
@@ -152,13 +152,13 @@ extension SQLCollectorStorage {
     /// The intervals in which each person did `event` in `from ..< to`.
     func activeIntervals(
         source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
-    ) async throws -> [(person: String, index: Int64)] {
+    ) async throws -> [(person: Int64, index: Int64)] {
         let rest = eventsNamed([event], source: source, from: from, to: to)
         let (sql, binds) = select(
-            "SELECT DISTINCT person, idx FROM (SELECT \(Self.personExpression) AS person, \(interval.sqlIndex) AS idx",
+            "SELECT DISTINCT person, idx FROM (SELECT \(PersonKeys.expression) AS person, \(interval.sqlIndex) AS idx",
             rest, suffix: ") q")
         return try await backend.query(sql, binds).compactMap { row in
-            guard let person = row[0].text, let index = row[1].int else { return nil }
+            guard let person = row[0].int, let index = row[1].int else { return nil }
             return (person, index)
         }
     }

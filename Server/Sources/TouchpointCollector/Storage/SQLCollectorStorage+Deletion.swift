@@ -77,6 +77,25 @@ extension SQLCollectorStorage {
             statement.append(") RETURNING source")
             statements.append((statement, table))
         }
+        // The ids' numbers (`PersonKeys`) and their merges (first, found through the numbers).
+        let people = Array(Set(userIds + anonymousIds)).sorted().map { SQLValue.text($0) }
+        if !people.isEmpty {
+            var merges = SQLStatement(dialect, "DELETE FROM person_merges WHERE ")
+            for (offset, column) in [("anonymous_key", "-person_key"), ("user_key", "person_key")].enumerated() {
+                merges.append(offset == 0 ? "" : " OR ")
+                merges.append("\(column.0) IN (SELECT \(column.1) FROM person_keys WHERE source = ")
+                merges.bind(.text(source))
+                merges.append(" AND person IN ")
+                merges.bindTuple(people)
+                merges.append(")")
+            }
+            statements.append((merges, "person_merges"))
+            var keys = SQLStatement(dialect, "DELETE FROM person_keys WHERE source = ")
+            keys.bind(.text(source))
+            keys.append(" AND person IN ")
+            keys.bindTuple(people)
+            statements.append((keys, "person_keys"))
+        }
         var documents: [(count: SQLStatement, delete: SQLStatement)] = []
         for userId in userIds {
             let prefix = ScenarioService.userNamespacePrefix(userId)

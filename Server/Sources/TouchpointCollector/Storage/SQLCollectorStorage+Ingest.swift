@@ -58,6 +58,9 @@ extension SQLCollectorStorage {
                 try statement.bind(1, session.anonymousId)
                 try statement.bind(2, sessionKeys[session.key])
             }
+            let links = IdentityLink.links(of: rows, stored: inserted)
+            let personKeys = try PersonKeys.sqliteKeys(
+                PersonKeys.people(of: rows, stored: inserted, links: links), on: connection)
             let new = rows.indices.filter { inserted[$0] }
             let rowids = try connection.insertEach(sqliteInsertRow, new) { index, statement in
                 let row = rows[index]
@@ -77,6 +80,11 @@ extension SQLCollectorStorage {
                     13,
                     row.message.sessionId.flatMap { sessionKeys[SessionRollup.Key(source: row.source, sessionId: $0)] })
                 try statement.bind(14, row.lifted)
+                try statement.bind(
+                    15,
+                    PersonKeys.person(of: row).flatMap { found in
+                        personKeys[found.person].map { PersonKeys.eventKey($0, isUser: found.isUser) }
+                    })
             }
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
@@ -92,13 +100,24 @@ extension SQLCollectorStorage {
                 try statement.bind(4, profile.lastTimestamp)
                 try statement.bind(5, profile.eventCount)
             }
-            let links = IdentityLink.links(of: rows, stored: inserted)
             if !links.isEmpty {
                 _ = try connection.executeEach(sqliteIdentityInsert, links) { link, statement in
                     try statement.bind(1, link.source)
                     try statement.bind(2, link.anonymousId)
                     try statement.bind(3, link.userId)
                     try statement.bind(4, link.mergedAt)
+                }
+                // The same merges in numbers, in the same order (so the same one wins).
+                // (Every id of a link was given its number above.)
+                let merges = links.compactMap { link -> (Int64, Int64)? in
+                    guard let anonymous = personKeys[PersonKeys.Person(source: link.source, id: link.anonymousId)],
+                        let user = personKeys[PersonKeys.Person(source: link.source, id: link.userId)]
+                    else { return nil }
+                    return (PersonKeys.eventKey(anonymous, isUser: false), user)
+                }
+                _ = try connection.executeEach(PersonKeys.sqliteMerge, merges) { merge, statement in
+                    try statement.bind(1, merge.0)
+                    try statement.bind(2, merge.1)
                 }
             }
             return inserted
@@ -127,7 +146,7 @@ extension SQLCollectorStorage {
     }
 
     private static let sqliteInsertRow =
-        "INSERT INTO events (\(insertColumns), session_key, lifted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO events (\(insertColumns), session_key, lifted, person_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
     /// row's rowid (the session's key in `events`). Only the times and the count change here: the
@@ -157,8 +176,15 @@ extension SQLCollectorStorage {
     /// - Returns: per row, whether it was stored now.
     static func write(_ rows: [InsertCoalescer.Row], postgres backend: PostgresBackend) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
+        // The people's numbers first, committed on their own: the events' statement reads them
+        // (a statement does not see rows its own other parts insert). A number given to a person
+        // whose events then fail to store is kept for their retry.
+        let all = Array(repeating: true, count: rows.count)
+        let links = IdentityLink.links(of: rows, stored: all)
+        let people = PersonKeys.people(of: rows, stored: all, links: links)
+        if !people.isEmpty { _ = try await backend.writePrepared(PostgresPersonInsert(people: people)) }
         var stored = Set<InsertCoalescer.Key>(minimumCapacity: rows.count)
-        for (source, messageId) in try await backend.writePrepared(PostgresEventInsert(rows: rows)) {
+        for (source, messageId) in try await backend.writePrepared(PostgresEventInsert(rows: rows, links: links)) {
             stored.insert(InsertCoalescer.Key(source: source, messageId: messageId))
         }
         return rows.map { stored.contains($0.key) }
@@ -172,10 +198,27 @@ extension SQLCollectorStorage {
         static let name = "touchpoint_insert_events"
         static let sql = postgresInsertSQL
         let rows: [InsertCoalescer.Row]
+        let links: [IdentityLink]
 
-        func makeBindings() throws -> PostgresBindings { PostgresBackend.bindings(postgresInsertColumns(rows)) }
+        func makeBindings() throws -> PostgresBindings {
+            PostgresBackend.bindings(postgresInsertColumns(rows) + postgresLinkColumns(links))
+        }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String).self) }
+    }
+
+    /// ``PersonKeys/postgresInsert``, prepared once per connection.
+    struct PostgresPersonInsert: PostgresPreparedStatement {
+        typealias Row = Int64
+        static let name = "touchpoint_insert_people"
+        static let sql = PersonKeys.postgresInsert
+        let people: [PersonKeys.Person]
+
+        func makeBindings() throws -> PostgresBindings {
+            PostgresBackend.bindings([.textArray(people.map(\.source)), .textArray(people.map(\.id))])
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
     }
 
     /// How a session row takes in a rollup (`excluded`): the newest user id, the first anonymous
@@ -206,18 +249,31 @@ extension SQLCollectorStorage {
         ]
     }
 
+    /// The identity links as the four arrays `postgresInsertSQL` binds ($14 … $17): source,
+    /// anonymous id, user id, time of the merge.
+    private static func postgresLinkColumns(_ links: [IdentityLink]) -> [SQLValue] {
+        [
+            .textArray(links.map(\.source)), .textArray(links.map(\.anonymousId)),
+            .textArray(links.map(\.userId)), .intArray(links.map(\.mergedAt)),
+        ]
+    }
+
     /// A statement of one shape whatever the batch size: the columns as arrays, zipped by unnest.
     ///
     /// Sessions: one row per session among the events stored now, in session order (lock order);
     /// the user id of its last event to carry one, the anonymous id of its first (arrival order,
     /// as `SessionRollup` picks them for SQLite). Profiles likewise, per user (`ProfileRollup`).
     /// Identity links come from the request's identify and alias calls whether or not they were
-    /// stored now: a link is kept only the first time, so one made again by a resent call changes
-    /// nothing (`IdentityLink`).
+    /// stored now (`IdentityLink`, bound as arrays): a link is kept only the first time, so one
+    /// made again by a resent call changes nothing; the merge in numbers (`PersonKeys`) is
+    /// recorded with the link that won. Each event's person number was given before this
+    /// statement (``PostgresPersonInsert``).
     private static let postgresInsertSQL = """
-        WITH inserted AS (INSERT INTO events (\(insertColumns), lifted) \
+        WITH inserted AS (INSERT INTO events (\(insertColumns), lifted, person_key) \
         SELECT src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), \
-        NULLIF(sa, '')::bigint, r, p, l \
+        NULLIF(sa, '')::bigint, r, p, l, \
+        (SELECT CASE WHEN u <> '' THEN k.person_key ELSE -k.person_key END FROM person_keys k \
+        WHERE k.source = src AND k.person = COALESCE(NULLIF(u, ''), NULLIF(a, ''))) \
         FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
         AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p, l) \
         ON CONFLICT (source, message_id) DO NOTHING \
@@ -235,12 +291,13 @@ extension SQLCollectorStorage {
         FROM inserted WHERE user_id IS NOT NULL GROUP BY source, user_id ORDER BY source, user_id \
         ON CONFLICT (source, user_id) DO UPDATE SET \(profileMerge(.postgres))), \
         linked AS (INSERT INTO identities (source, anonymous_id, user_id, merged_at) \
-        SELECT src, anon, u, r FROM (SELECT src, u, r, \
-        CASE WHEN t = 'alias' THEN p::jsonb ->> 'previousId' ELSE a END AS anon \
-        FROM unnest($1, $3, $5, $6, $11, $12) AS links(src, t, u, a, r, p) \
-        WHERE u <> '' AND t IN ('identify', 'alias')) AS candidates \
-        WHERE anon IS NOT NULL AND anon <> '' AND anon <> u \
-        ON CONFLICT (source, anonymous_id) DO NOTHING) \
+        SELECT src, anon, u, r FROM unnest($14, $15, $16, $17) AS links(src, anon, u, r) \
+        ON CONFLICT (source, anonymous_id) DO NOTHING RETURNING source, anonymous_id, user_id), \
+        merged AS (INSERT INTO person_merges (anonymous_key, user_key) \
+        SELECT -a.person_key, b.person_key FROM linked \
+        JOIN person_keys a ON a.source = linked.source AND a.person = linked.anonymous_id \
+        JOIN person_keys b ON b.source = linked.source AND b.person = linked.user_id \
+        ON CONFLICT (anonymous_key) DO NOTHING) \
         SELECT source, message_id FROM inserted
         """
 }

@@ -10,17 +10,6 @@ struct ProfileRow: Sendable, Hashable {
 }
 
 extension SQLCollectorStorage {
-    /// The person an event belongs to: its user id; else the user its anonymous id was merged
-    /// into; else its anonymous id. Needs ``personJoin`` after `FROM events`.
-    static let personExpression = "COALESCE(events.user_id, identities.user_id, events.anonymous_id)"
-
-    /// The merges of events without a user id: a lookup by the identities' key in SQLite, a hash
-    /// join of the (small) identities table in PostgreSQL.
-    static let personJoin = """
-         LEFT JOIN identities ON identities.source = events.source \
-        AND identities.anonymous_id = events.anonymous_id AND events.user_id IS NULL
-        """
-
     /// Users, most recently seen first, optionally only those whose id, merged anonymous id or
     /// identify traits contain `search` (case-insensitive for ASCII).
     func profiles(source: String, search: String?, page: PageRequest) async throws -> Page<ProfileRow> {

@@ -104,7 +104,9 @@ extension SQLCollectorStorage {
 
     /// The query for one page of ``events(source:filter:page:)``.
     func eventsStatement(source: String, filter: EventFilter, page: PageRequest) throws -> SQLStatement {
-        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE source = ")
+        var statement = SQLStatement(
+            dialect,
+            "SELECT \(Self.eventColumns) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))
         if let name = filter.name {
             statement.append(" AND event = ")
@@ -178,7 +180,7 @@ extension SQLCollectorStorage {
         let option = dialect.jsonText("payload", ["properties", "option"])
         var statement = SQLStatement(
             dialect,
-            "SELECT event, \(id), COALESCE(\(type), \(responseType)), CASE WHEN event = 'survey_response' THEN \(option) END, COUNT(*) FROM events WHERE source = "
+            "SELECT event, \(id), COALESCE(\(type), \(responseType)), CASE WHEN event = 'survey_response' THEN \(option) END, COUNT(*) FROM \(dialect.eventsByName) WHERE source = "
         )
         statement.bind(.text(source))
         statement.append(" AND event IN ('survey_presented', 'survey_response', 'survey_dismissed')")
@@ -197,7 +199,8 @@ extension SQLCollectorStorage {
         let text = dialect.jsonText("payload", ["properties", "text"])
         var statement = SQLStatement(
             dialect,
-            "SELECT seq, timestamp, user_id, anonymous_id, session_id, message_id, \(text) FROM events WHERE source = ")
+            "SELECT seq, timestamp, user_id, anonymous_id, session_id, message_id, \(text) FROM \(dialect.eventsByName) WHERE source = "
+        )
         statement.bind(.text(source))
         statement.append(" AND event = 'survey_response' AND \(dialect.jsonText("payload", ["properties", "id"])) = ")
         statement.bind(.text(surveyId))
@@ -223,7 +226,8 @@ extension SQLCollectorStorage {
     func promoTallies(source: String, range: TimeRange) async throws -> [PromoTallyRow] {
         let app = dialect.jsonText("payload", ["properties", "appID"])
         let current = dialect.jsonText("payload", ["properties", "currentAppID"])
-        var statement = SQLStatement(dialect, "SELECT event, \(app), \(current), COUNT(*) FROM events WHERE source = ")
+        var statement = SQLStatement(
+            dialect, "SELECT event, \(app), \(current), COUNT(*) FROM \(dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))
         statement.append(" AND event IN ('promo_impression', 'promo_tap')")
         appendRange(range, to: &statement)

@@ -266,6 +266,45 @@ enum SchemaMigrations {
             let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
             return ["ALTER TABLE events ADD COLUMN lifted \(integer) NOT NULL DEFAULT 0"]
         },
+        Migration(version: 12, summary: "analytics: a small integer per person, in the name-and-minute index") {
+            dialect in
+            // See `PersonKeys`. Trends, funnels and retention counted people by their id strings,
+            // each event's merged user found by a join on the anonymous id, reading every event
+            // row; now they read the name-and-minute index alone and count integers.
+            let key = dialect == .sqlite ? "person_key INTEGER PRIMARY KEY" : "person_key BIGSERIAL PRIMARY KEY"
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let index =
+                dialect == .sqlite
+                ? "CREATE INDEX events_name_minute ON events (source, event, (timestamp / 60000), seq, timestamp, person_key)"
+                : "CREATE INDEX events_name_minute ON events (source, event, (timestamp / 60000), seq) INCLUDE (timestamp, person_key)"
+            return [
+                "CREATE TABLE person_keys (\(key), source TEXT NOT NULL, person TEXT NOT NULL, UNIQUE (source, person))",
+                "CREATE TABLE person_merges (anonymous_key \(integer) PRIMARY KEY, user_key \(integer) NOT NULL)",
+                "ALTER TABLE events ADD COLUMN person_key \(integer)",
+                """
+                INSERT INTO person_keys (source, person)
+                    SELECT source, person FROM (
+                        SELECT source, COALESCE(user_id, anonymous_id) AS person FROM events
+                        UNION SELECT source, user_id FROM identities
+                        UNION SELECT source, anonymous_id FROM identities
+                    ) ids WHERE person IS NOT NULL ORDER BY source, person
+                """,
+                """
+                UPDATE events SET person_key = (SELECT CASE WHEN events.user_id IS NULL THEN -k.person_key
+                    ELSE k.person_key END FROM person_keys k
+                    WHERE k.source = events.source AND k.person = COALESCE(events.user_id, events.anonymous_id))
+                WHERE user_id IS NOT NULL OR anonymous_id IS NOT NULL
+                """,
+                """
+                INSERT INTO person_merges (anonymous_key, user_key)
+                    SELECT -a.person_key, u.person_key FROM identities i
+                    JOIN person_keys a ON a.source = i.source AND a.person = i.anonymous_id
+                    JOIN person_keys u ON u.source = i.source AND u.person = i.user_id
+                """,
+                "DROP INDEX events_name_minute",
+                index,
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

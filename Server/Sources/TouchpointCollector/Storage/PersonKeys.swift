@@ -1,0 +1,97 @@
+/// Who an event is, for analytics: a small integer per person, kept at ingest (schema 12).
+///
+/// A person is an id string of a source: an event's user id, else its anonymous id (as before,
+/// the same string as a user id and as an anonymous id is the same person). `person_keys` gives
+/// each one a number once. An event's `person_key` is that number, negated when the event has no
+/// user id; `person_merges` maps the negated number of a merged anonymous id to its user's
+/// (`identities` in numbers, the first merge winning in both). So an event's person is
+/// `COALESCE(person_merges.user_key, ABS(events.person_key))`, and only events without a user id
+/// can match a merge.
+///
+/// The name-and-minute index carries the time and the key, so trends without a breakdown,
+/// funnels and retention read that index and the small merges table, never an event's row, and
+/// count distinct integers.
+enum PersonKeys {
+    /// A person of a source.
+    struct Person: Hashable, Comparable, Sendable {
+        var source: String
+        var id: String
+
+        static func < (lhs: Person, rhs: Person) -> Bool { (lhs.source, lhs.id) < (rhs.source, rhs.id) }
+    }
+
+    /// The person of an event, and whether that is its user id; nil when it has neither id.
+    static func person(of row: InsertCoalescer.Row) -> (person: Person, isUser: Bool)? {
+        if let user = row.message.userId { return (Person(source: row.source, id: user), true) }
+        if let anonymous = row.message.anonymousId { return (Person(source: row.source, id: anonymous), false) }
+        return nil
+    }
+
+    /// The people of the stored rows and of the merges, each once, sorted (the order in which
+    /// writers take their rows).
+    static func people(of rows: [InsertCoalescer.Row], stored: [Bool], links: [IdentityLink]) -> [Person] {
+        var people = Set<Person>()
+        for (row, isNew) in zip(rows, stored) where isNew {
+            if let found = person(of: row) { people.insert(found.person) }
+        }
+        for link in links {
+            people.insert(Person(source: link.source, id: link.anonymousId))
+            people.insert(Person(source: link.source, id: link.userId))
+        }
+        return people.sorted()
+    }
+
+    /// The key an event stores: the person's number, negated for an event without a user id.
+    static func eventKey(_ key: Int64, isUser: Bool) -> Int64 { isUser ? key : -key }
+
+    /// The person of an event as a number (see the type's documentation). Needs ``join``.
+    static let expression = "COALESCE(person_merges.user_key, ABS(events.person_key))"
+
+    /// The merge of an event without a user id: a primary-key lookup in a table of one row per
+    /// merged anonymous id (SQLite), a hash join of it (PostgreSQL).
+    static let join =
+        " LEFT JOIN person_merges ON person_merges.anonymous_key = events.person_key AND events.person_key < 0"
+
+    // MARK: SQLite
+
+    /// A known person's number.
+    static let sqliteSelect = "SELECT person_key FROM person_keys WHERE source = ? AND person = ?"
+
+    /// A new person's number.
+    static let sqliteInsert = "INSERT INTO person_keys (source, person) VALUES (?, ?) RETURNING person_key"
+
+    /// A merge, unless the anonymous id was merged before (as `identities`: the first one wins).
+    static let sqliteMerge =
+        "INSERT INTO person_merges (anonymous_key, user_key) VALUES (?, ?) ON CONFLICT (anonymous_key) DO NOTHING"
+
+    /// The numbers of `people`, giving new ones theirs, on the writer's connection.
+    static func sqliteKeys(_ people: [Person], on connection: SQLiteConnection) throws -> [Person: Int64] {
+        var keys: [Person: Int64] = [:]
+        keys.reserveCapacity(people.count)
+        func bind(_ person: Person, _ statement: SQLiteStatement) throws {
+            try statement.bind(1, person.source)
+            try statement.bind(2, person.id)
+        }
+        try connection.queryEach(sqliteSelect, people, bind: bind) { person, statement in
+            keys[person] = statement.integer(0)
+        }
+        let new = people.filter { keys[$0] == nil }
+        if !new.isEmpty {
+            try connection.queryEach(sqliteInsert, new, bind: bind) { person, statement in
+                keys[person] = statement.integer(0)
+            }
+        }
+        return keys
+    }
+
+    // MARK: PostgreSQL
+
+    /// Numbers for the people who have none (bound as two arrays: sources and ids, sorted). Only
+    /// new people reach the insert, so the sequence is not spent on known ones; a person another
+    /// collector adds at the same time is a conflict that does nothing.
+    static let postgresInsert = """
+        INSERT INTO person_keys (source, person) SELECT s, p FROM unnest($1::text[], $2::text[]) AS t(s, p) \
+        WHERE NOT EXISTS (SELECT 1 FROM person_keys k WHERE k.source = t.s AND k.person = t.p) \
+        ORDER BY s, p ON CONFLICT (source, person) DO NOTHING
+        """
+}
