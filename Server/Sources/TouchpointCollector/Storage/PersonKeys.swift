@@ -86,12 +86,20 @@ enum PersonKeys {
 
     // MARK: PostgreSQL
 
-    /// Numbers for the people who have none (bound as two arrays: sources and ids, sorted). Only
-    /// new people reach the insert, so the sequence is not spent on known ones; a person another
-    /// collector adds at the same time is a conflict that does nothing.
-    static let postgresInsert = """
-        INSERT INTO person_keys (source, person) SELECT s, p FROM unnest($1::text[], $2::text[]) AS t(s, p) \
-        WHERE NOT EXISTS (SELECT 1 FROM person_keys k WHERE k.source = t.s AND k.person = t.p) \
-        ORDER BY s, p ON CONFLICT (source, person) DO NOTHING
+    /// Three parts of the ingest statement's WITH, the people bound as two arrays ($18: sources,
+    /// $19: ids; each person once, sorted). `known` looks each one up (a probe of the unique index
+    /// per person, written as a subquery so that the plan, prepared once, never becomes a scan of
+    /// the table); `new_people` numbers the others; `people` is everyone with their number, for
+    /// the events and the merges (a statement does not see the rows its own parts insert). A
+    /// person another writer added after the statement's snapshot is a conflict: `DO UPDATE` (a
+    /// no-op) waits for that writer and returns the row, where `DO NOTHING` would return nothing
+    /// and leave the events without their number.
+    static let postgresPeople = """
+        known AS (SELECT s, p, (SELECT k.person_key FROM person_keys k WHERE k.source = t.s AND k.person = t.p) AS key \
+        FROM unnest($18::text[], $19::text[]) AS t(s, p)), \
+        new_people AS (INSERT INTO person_keys (source, person) SELECT s, p FROM known WHERE key IS NULL ORDER BY s, p \
+        ON CONFLICT (source, person) DO UPDATE SET person = excluded.person RETURNING source, person, person_key), \
+        people AS (SELECT s AS source, p AS person, key AS person_key FROM known WHERE key IS NOT NULL \
+        UNION ALL SELECT source, person, person_key FROM new_people)
         """
 }

@@ -176,15 +176,12 @@ extension SQLCollectorStorage {
     /// - Returns: per row, whether it was stored now.
     static func write(_ rows: [InsertCoalescer.Row], postgres backend: PostgresBackend) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
-        // The people's numbers first, committed on their own: the events' statement reads them
-        // (a statement does not see rows its own other parts insert). A number given to a person
-        // whose events then fail to store is kept for their retry.
         let all = Array(repeating: true, count: rows.count)
         let links = IdentityLink.links(of: rows, stored: all)
         let people = PersonKeys.people(of: rows, stored: all, links: links)
-        if !people.isEmpty { _ = try await backend.writePrepared(PostgresPersonInsert(people: people)) }
+        let inserted = try await backend.writePrepared(PostgresEventInsert(rows: rows, links: links, people: people))
         var stored = Set<InsertCoalescer.Key>(minimumCapacity: rows.count)
-        for (source, messageId) in try await backend.writePrepared(PostgresEventInsert(rows: rows, links: links)) {
+        for (source, messageId) in inserted {
             stored.insert(InsertCoalescer.Key(source: source, messageId: messageId))
         }
         return rows.map { stored.contains($0.key) }
@@ -199,26 +196,15 @@ extension SQLCollectorStorage {
         static let sql = postgresInsertSQL
         let rows: [InsertCoalescer.Row]
         let links: [IdentityLink]
-
-        func makeBindings() throws -> PostgresBindings {
-            PostgresBackend.bindings(postgresInsertColumns(rows) + postgresLinkColumns(links))
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String).self) }
-    }
-
-    /// ``PersonKeys/postgresInsert``, prepared once per connection.
-    struct PostgresPersonInsert: PostgresPreparedStatement {
-        typealias Row = Int64
-        static let name = "touchpoint_insert_people"
-        static let sql = PersonKeys.postgresInsert
         let people: [PersonKeys.Person]
 
         func makeBindings() throws -> PostgresBindings {
-            PostgresBackend.bindings([.textArray(people.map(\.source)), .textArray(people.map(\.id))])
+            PostgresBackend.bindings(
+                postgresInsertColumns(rows) + postgresLinkColumns(links)
+                    + [.textArray(people.map(\.source)), .textArray(people.map(\.id))])
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String).self) }
     }
 
     /// How a session row takes in a rollup (`excluded`): the newest user id, the first anonymous
@@ -266,16 +252,18 @@ extension SQLCollectorStorage {
     /// Identity links come from the request's identify and alias calls whether or not they were
     /// stored now (`IdentityLink`, bound as arrays): a link is kept only the first time, so one
     /// made again by a resent call changes nothing; the merge in numbers (`PersonKeys`) is
-    /// recorded with the link that won. Each event's person number was given before this
-    /// statement (``PostgresPersonInsert``).
+    /// recorded with the link that won. People get their numbers first
+    /// (``PersonKeys/postgresPeople``, $18 and $19), and the events and the merges read them from
+    /// `people` (a statement does not see the rows its own parts insert), the events by a hash join
+    /// (a lookup per event was a seventh of PostgreSQL's time), kept in the request's order.
     private static let postgresInsertSQL = """
-        WITH inserted AS (INSERT INTO events (\(insertColumns), lifted, person_key) \
+        WITH \(PersonKeys.postgresPeople), \
+        inserted AS (INSERT INTO events (\(insertColumns), lifted, person_key) \
         SELECT src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), \
-        NULLIF(sa, '')::bigint, r, p, l, \
-        (SELECT CASE WHEN u <> '' THEN k.person_key ELSE -k.person_key END FROM person_keys k \
-        WHERE k.source = src AND k.person = COALESCE(NULLIF(u, ''), NULLIF(a, ''))) \
-        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
-        AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p, l) \
+        NULLIF(sa, '')::bigint, r, p, l, CASE WHEN u <> '' THEN k.person_key ELSE -k.person_key END \
+        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) WITH ORDINALITY \
+        AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p, l, n) \
+        LEFT JOIN people k ON k.source = src AND k.person = COALESCE(NULLIF(u, ''), NULLIF(a, '')) ORDER BY n \
         ON CONFLICT (source, message_id) DO NOTHING \
         RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
         touched AS (INSERT INTO sessions \
@@ -295,8 +283,8 @@ extension SQLCollectorStorage {
         ON CONFLICT (source, anonymous_id) DO NOTHING RETURNING source, anonymous_id, user_id), \
         merged AS (INSERT INTO person_merges (anonymous_key, user_key) \
         SELECT -a.person_key, b.person_key FROM linked \
-        JOIN person_keys a ON a.source = linked.source AND a.person = linked.anonymous_id \
-        JOIN person_keys b ON b.source = linked.source AND b.person = linked.user_id \
+        JOIN people a ON a.source = linked.source AND a.person = linked.anonymous_id \
+        JOIN people b ON b.source = linked.source AND b.person = linked.user_id \
         ON CONFLICT (anonymous_key) DO NOTHING) \
         SELECT source, message_id FROM inserted
         """
