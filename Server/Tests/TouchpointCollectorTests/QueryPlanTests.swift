@@ -40,6 +40,15 @@ struct QueryPlanTests {
     /// The analytics queries read an event name's minutes, times and people from the
     /// name-and-minute index alone, and find a person's merged user through the merges' primary
     /// key; the people queries use their own small indexes.
+    /// PostgreSQL's JIT compilation cost the analytics queries more than it saved; the collector's
+    /// connections turn it off.
+    @Test(.enabled(if: PostgresTestEnvironment.enabled))
+    func postgresConnectionsRunWithoutJIT() async throws {
+        try await withStorage(.postgres) { storage async throws in
+            #expect(try await storage.backend.query("SHOW jit", []).first?.first?.text == "off")
+        }
+    }
+
     @Test func analyticsQueriesUseTheIndexes() async throws {
         try await withStorage(.sqlite) { storage async throws in
             let from = Timestamp.milliseconds(TestMessages.base)

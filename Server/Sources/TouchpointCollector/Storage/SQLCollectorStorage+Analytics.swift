@@ -67,7 +67,38 @@ extension SQLCollectorStorage {
     /// Counts and distinct people per interval and value of `property` (nil: absent), in one
     /// pass; nil when there are more than `limit` (interval, value) pairs (a property with very
     /// many values, which ``trendBreakdown(source:query:property:top:)`` handles instead).
+    ///
+    /// SQLite answers a query on one core, and this one reads every event's row (for the
+    /// property): there the two halves of the range, split where an interval starts so that no
+    /// group straddles them, are read at once on two of the reader connections. (PostgreSQL plans
+    /// parallel workers of its own.)
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]? {
+        guard dialect == .sqlite, let (early, late) = Self.halves(of: query) else {
+            return try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
+        }
+        async let first = trendByValueOnce(source: source, query: early, property: property, limit: limit)
+        let second = try await trendByValueOnce(source: source, query: late, property: property, limit: limit)
+        guard let first = try await first, let second, first.count + second.count <= limit else { return nil }
+        return first + second
+    }
+
+    /// `query` over the first and the second half of its intervals; nil for a single interval.
+    static func halves(of query: TrendQuery) -> (TrendQuery, TrendQuery)? {
+        let interval = query.interval
+        let first = interval.index(of: query.range.from)
+        let last = interval.index(of: query.range.to - 1)
+        guard last > first else { return nil }
+        let middle = interval.start(of: (first + last + 1) / 2)
+        var early = query
+        var late = query
+        early.range.to = middle
+        late.range.from = middle
+        return (early, late)
+    }
+
+    private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws
+        -> [TrendRow]?
+    {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
             "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person",
