@@ -84,16 +84,20 @@ extension SQLCollectorStorage {
 
     /// `query` over the first and the second half of its intervals; nil for a single interval.
     static func halves(of query: TrendQuery) -> (TrendQuery, TrendQuery)? {
-        let interval = query.interval
-        let first = interval.index(of: query.range.from)
-        let last = interval.index(of: query.range.to - 1)
-        guard last > first else { return nil }
-        let middle = interval.start(of: (first + last + 1) / 2)
+        guard let middle = middle(of: query.interval, from: query.range.from, to: query.range.to) else { return nil }
         var early = query
         var late = query
         early.range.to = middle
         late.range.from = middle
         return (early, late)
+    }
+
+    /// The start of the interval halfway through `from ..< to`; nil when that is one interval.
+    static func middle(of interval: AnalyticsInterval, from: Int64, to: Int64) -> Int64? {
+        let first = interval.index(of: from)
+        let last = interval.index(of: to - 1)
+        guard last > first else { return nil }
+        return interval.start(of: (first + last + 1) / 2)
     }
 
     private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws
@@ -181,7 +185,21 @@ extension SQLCollectorStorage {
     }
 
     /// The intervals in which each person did `event` in `from ..< to`.
+    ///
+    /// On SQLite the two halves of the range (split where an interval starts, so each pair is in
+    /// one of them) are read at once on two reader connections, as ``trendByValue(source:query:property:limit:)``.
     func activeIntervals(
+        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
+    ) async throws -> [(person: Int64, index: Int64)] {
+        guard dialect == .sqlite, let middle = Self.middle(of: interval, from: from, to: to) else {
+            return try await activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: to)
+        }
+        async let early = activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: middle)
+        let late = try await activeIntervalsOnce(source: source, event: event, interval: interval, from: middle, to: to)
+        return try await early + late
+    }
+
+    private func activeIntervalsOnce(
         source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
     ) async throws -> [(person: Int64, index: Int64)] {
         let rest = eventsNamed([event], source: source, from: from, to: to)

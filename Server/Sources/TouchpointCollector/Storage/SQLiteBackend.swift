@@ -153,7 +153,12 @@ final class SQLiteBackend: SQLBackend {
                         try connection.execute(pragma)
                     }
                 case "reader":
+                    // temp_store=MEMORY: the B-trees a query sorts and groups in (DISTINCT, GROUP BY)
+                    // are held in memory instead of a temporary file; a 12-week retention over ten
+                    // million events (490,000 distinct person-weeks) took 1.2 s instead of 1.5-3.9 s.
+                    // They grow with the events a query reads, about 40 bytes a distinct row.
                     try connection.execute("PRAGMA query_only = ON")
+                    try connection.execute("PRAGMA temp_store = MEMORY")
                 default:
                     break
                 }
