@@ -37,9 +37,6 @@ struct QueryPlanTests {
         }
     }
 
-    /// The analytics queries read an event name's minutes, times and people from the
-    /// name-and-minute index alone, and find a person's merged user through the merges' primary
-    /// key; the people queries use their own small indexes.
     /// PostgreSQL's JIT compilation cost the analytics queries more than it saved; the collector's
     /// connections turn it off.
     @Test(.enabled(if: PostgresTestEnvironment.enabled))
@@ -49,6 +46,9 @@ struct QueryPlanTests {
         }
     }
 
+    /// The analytics queries read an event name's minutes, times and people from the
+    /// name-and-minute index alone, and find a person's merged user through the merges' primary
+    /// key; the people queries use their own small indexes.
     @Test func analyticsQueriesUseTheIndexes() async throws {
         try await withStorage(.sqlite) { storage async throws in
             let from = Timestamp.milliseconds(TestMessages.base)
