@@ -73,23 +73,19 @@ extension SQLCollectorStorage {
     /// group straddles them, are read at once on two of the reader connections. (PostgreSQL plans
     /// parallel workers of its own.)
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]? {
-        guard dialect == .sqlite, let (early, late) = Self.halves(of: query) else {
+        guard dialect == .sqlite,
+            let middle = Self.middle(of: query.interval, from: query.range.from, to: query.range.to)
+        else {
             return try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
         }
-        async let first = trendByValueOnce(source: source, query: early, property: property, limit: limit)
-        let second = try await trendByValueOnce(source: source, query: late, property: property, limit: limit)
-        guard let first = try await first, let second, first.count + second.count <= limit else { return nil }
-        return first + second
-    }
-
-    /// `query` over the first and the second half of its intervals; nil for a single interval.
-    static func halves(of query: TrendQuery) -> (TrendQuery, TrendQuery)? {
-        guard let middle = middle(of: query.interval, from: query.range.from, to: query.range.to) else { return nil }
         var early = query
         var late = query
         early.range.to = middle
         late.range.from = middle
-        return (early, late)
+        async let first = trendByValueOnce(source: source, query: early, property: property, limit: limit)
+        let second = try await trendByValueOnce(source: source, query: late, property: property, limit: limit)
+        guard let first = try await first, let second, first.count + second.count <= limit else { return nil }
+        return first + second
     }
 
     /// The start of the interval halfway through `from ..< to`; nil when that is one interval.
