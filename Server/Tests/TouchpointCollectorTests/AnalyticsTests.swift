@@ -164,6 +164,11 @@ struct AnalyticsTests {
             let byTopValues = try await Self.query(storage).trend(source: "default", trend, groupLimit: 1)
             #expect(onePass == result)
             #expect(byTopValues == result)
+            // Six (day, value) pairs: as many as the pass groups, and one more.
+            for limit in [6, 5] {
+                let atTheLimit = try await Self.query(storage).trend(source: "default", trend, groupLimit: limit)
+                #expect(atTheLimit == result, "grouping at most \(limit) pairs")
+            }
             var wide = trend
             wide.topValues = 10
             let everyValue = try await Self.query(storage).trend(source: "default", wide)

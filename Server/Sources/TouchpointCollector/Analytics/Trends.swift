@@ -72,7 +72,7 @@ public struct TrendResult: Sendable, Hashable {
     /// Builds the answer from grouped counts: `rows` per (interval, value) and `totals` per
     /// interval, every interval of the range present.
     static func assemble(
-        _ query: TrendQuery, totals: [Int64: (count: Int, users: Int)], rows: [TrendRow]
+        _ query: TrendQuery, totals: TrendTotals, rows: [TrendRow]
     ) -> TrendResult {
         let first = query.interval.index(of: query.range.from)
         let last = query.interval.index(of: query.range.to - 1)
@@ -106,6 +106,18 @@ public struct TrendResult: Sendable, Hashable {
         var value: String?
         var isOther: Bool
     }
+}
+
+/// Counts and distinct people per interval index, over all of a trend's events.
+typealias TrendTotals = [Int64: (count: Int, users: Int)]
+
+/// What one pass over a trend's events, grouped by a property's values, found.
+struct TrendPass: Sendable {
+    /// Counts and distinct people per interval and value (nil: absent); nil when there were more
+    /// (interval, value) pairs than the pass groups.
+    var rows: [TrendRow]?
+    /// The totals, when the pass counted them.
+    var totals: TrendTotals?
 }
 
 /// One grouped row of a trend query: an interval, a breakdown value (or "other"), its counts.

@@ -170,10 +170,10 @@ extension CollectorQuery {
 
     /// Counts per interval, optionally broken down by a property's top values.
     ///
-    /// The totals and the breakdown are read at once, on two of the database's connections. The
-    /// breakdown is one pass grouping by value; only when the property has more values than get a
-    /// series of their own does a second pass count the people of "other" (distinct people cannot
-    /// be added up across values).
+    /// The breakdown is one pass grouping by value, which counts the totals too (see
+    /// ``CollectorStorage/trendByValue(source:query:property:limit:)``); only when the property
+    /// has more values than get a series of their own does a second pass count the people of
+    /// "other" (distinct people cannot be added up across values).
     public func trend(source: String, _ query: TrendQuery) async throws -> TrendResult {
         try await trend(source: source, query, groupLimit: Self.trendGroupLimit)
     }
@@ -181,31 +181,35 @@ extension CollectorQuery {
     /// ``trend(source:_:)`` with the most (interval, value) pairs grouped in one pass.
     func trend(source: String, _ query: TrendQuery, groupLimit: Int) async throws -> TrendResult {
         let storage = self.storage
-        async let totals = storage.trendTotals(source: source, query: query)
         guard let property = query.breakdown else {
-            return TrendResult.assemble(query, totals: try await totals, rows: [])
+            return TrendResult.assemble(
+                query, totals: try await storage.trendTotals(source: source, query: query), rows: [])
         }
-        guard
-            let perValue = try await storage.trendByValue(
-                source: source, query: query, property: property, limit: groupLimit)
-        else {
+        let pass = try await storage.trendByValue(source: source, query: query, property: property, limit: groupLimit)
+        // The pass's totals, or (read at once with what follows) the totals counted on their own.
+        @Sendable func totals() async throws -> TrendTotals {
+            if let totals = pass.totals { return totals }
+            return try await storage.trendTotals(source: source, query: query)
+        }
+        async let totalsCounted = totals()
+        guard let perValue = pass.rows else {
             // Too many values to group in one pass: find the top ones first.
             let top = try await storage.trendTopValues(
                 source: source, query: query, property: property, limit: query.topValues)
             let rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
-            return TrendResult.assemble(query, totals: try await totals, rows: rows)
+            return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
         }
         var byValue: [String: Int] = [:]
         for row in perValue { if let value = row.value { byValue[value, default: 0] += row.count } }
         let top = byValue.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(query.topValues).map(\.key)
         guard byValue.count > top.count else {
-            return TrendResult.assemble(query, totals: try await totals, rows: perValue)
+            return TrendResult.assemble(query, totals: try await totalsCounted, rows: perValue)
         }
         let kept = Set(top)
         var rows = perValue.filter { row in row.value.map(kept.contains) ?? true }
         let other = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
         rows += other.filter(\.isOther)
-        return TrendResult.assemble(query, totals: try await totals, rows: rows)
+        return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
     }
 
     /// The most (interval, value) pairs a trend's breakdown groups in one pass.

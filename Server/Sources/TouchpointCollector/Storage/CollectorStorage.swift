@@ -82,8 +82,8 @@ protocol CollectorStorage: Sendable {
 
     // Analytics (SQLCollectorStorage+Analytics.swift)
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String]
-    func trendTotals(source: String, query: TrendQuery) async throws -> [Int64: (count: Int, users: Int)]
-    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]?
+    func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals
+    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
     func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [Int64: Int64]

@@ -51,12 +51,12 @@ extension SQLCollectorStorage {
     }
 
     /// Counts and distinct people per interval of the trend's events.
-    func trendTotals(source: String, query: TrendQuery) async throws -> [Int64: (count: Int, users: Int)] {
+    func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
             "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx")
-        var totals: [Int64: (count: Int, users: Int)] = [:]
+        var totals: TrendTotals = [:]
         for row in try await backend.query(sql, binds) {
             guard let index = row[0].int, let count = row[1].int, let users = row[2].int else { continue }
             totals[index] = (Int(count), Int(users))
@@ -64,19 +64,24 @@ extension SQLCollectorStorage {
         return totals
     }
 
-    /// Counts and distinct people per interval and value of `property` (nil: absent), in one
-    /// pass; nil when there are more than `limit` (interval, value) pairs (a property with very
-    /// many values, which ``trendBreakdown(source:query:property:top:)`` handles instead).
+    /// Counts and distinct people per interval and value of `property` (nil: absent), and per
+    /// interval over all values, in one pass; its rows are nil when there are more than `limit`
+    /// (interval, value) pairs (a property with very many values, which
+    /// ``trendBreakdown(source:query:property:top:)`` handles instead).
     ///
-    /// SQLite answers a query on one core, and this one reads every event's row (for the
-    /// property): there the two halves of the range, split where an interval starts so that no
-    /// group straddles them, are read at once on two of the reader connections. (PostgreSQL plans
-    /// parallel workers of its own.)
-    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]? {
-        guard dialect == .sqlite,
-            let middle = Self.middle(of: query.interval, from: query.range.from, to: query.range.to)
-        else {
-            return try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
+    /// Every event's row is read (for the property). PostgreSQL counts the pairs and the intervals
+    /// in one statement (grouping sets), on parallel workers of its own. SQLite answers a query on
+    /// one core and has no grouping sets: there the intervals are counted from the name-and-minute
+    /// index alone while the two halves of the range, split where an interval starts so that no
+    /// group straddles them, are grouped at once, on three of the reader connections.
+    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass {
+        guard dialect == .sqlite else {
+            return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
+        }
+        async let totals = trendTotals(source: source, query: query)
+        guard let middle = Self.middle(of: query.interval, from: query.range.from, to: query.range.to) else {
+            let rows = try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
+            return TrendPass(rows: rows, totals: try await totals)
         }
         var early = query
         var late = query
@@ -84,8 +89,10 @@ extension SQLCollectorStorage {
         late.range.from = middle
         async let first = trendByValueOnce(source: source, query: early, property: property, limit: limit)
         let second = try await trendByValueOnce(source: source, query: late, property: property, limit: limit)
-        guard let first = try await first, let second, first.count + second.count <= limit else { return nil }
-        return first + second
+        guard let first = try await first, let second, first.count + second.count <= limit else {
+            return TrendPass(rows: nil, totals: try await totals)
+        }
+        return TrendPass(rows: first + second, totals: try await totals)
     }
 
     /// The start of the interval halfway through `from ..< to`; nil when that is one interval.
@@ -94,6 +101,35 @@ extension SQLCollectorStorage {
         let last = interval.index(of: to - 1)
         guard last > first else { return nil }
         return interval.start(of: (first + last + 1) / 2)
+    }
+
+    /// PostgreSQL's ``trendByValue(source:query:property:limit:)``: `GROUPING(val)` tells an
+    /// interval's total from its pairs. At most `limit` pairs and a total per interval fit in
+    /// `limit` + the intervals' count rows, so one row more, whatever their order, means more
+    /// pairs than `limit` (and the totals are then left to ``trendTotals(source:query:)``).
+    private func trendByValueWithTotals(source: String, query: TrendQuery, property: String, limit: Int)
+        async throws -> TrendPass
+    {
+        let interval = query.interval
+        let intervals = Int(interval.index(of: query.range.to - 1) - interval.index(of: query.range.from) + 1)
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let (sql, binds) = select(
+            "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person",
+            rest, suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
+        var rows: [TrendRow] = []
+        var totals: TrendTotals = [:]
+        for row in try await backend.query(sql, binds) {
+            guard let index = row[0].int, let isTotal = row[2].int, let count = row[3].int, let users = row[4].int
+            else { continue }
+            if isTotal == 1 {
+                totals[index] = (Int(count), Int(users))
+            } else {
+                rows.append(
+                    TrendRow(index: index, value: row[1].text, isOther: false, count: Int(count), users: Int(users)))
+            }
+        }
+        guard rows.count <= limit else { return TrendPass(rows: nil, totals: nil) }
+        return TrendPass(rows: rows, totals: totals)
     }
 
     private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws

@@ -18,11 +18,17 @@ enum SQLDialect: String, Sendable {
             // json_extract returns SQL NULL for JSON null and for a missing member.
             return "CAST(json_extract(\(column), '$.\(path.joined(separator: "."))') AS TEXT)"
         case .postgres:
-            // jsonb refuses the escape \u0000, and the collector stored it before it refused NUL at
-            // ingest: read such a payload with U+FFFD in its place rather than fail the query.
-            // (chr(92) is the backslash, whatever standard_conforming_strings says.)
-            let readable = "replace(\(column), chr(92) || 'u0000', chr(92) || 'ufffd')"
-            return "(\(readable)::jsonb #>> '{\(path.joined(separator: ","))}')"
+            // `json`, not `jsonb`: reading one member costs the text a pass of the lexer, where
+            // `jsonb` first builds the whole document. The two read a member alike but for a
+            // number written with an exponent, which `json` gives as written (`1e2`; `jsonb`
+            // gives `100`). Neither converts the escape \u0000 to text, and the collector stored
+            // it before it refused NUL at ingest: read such a payload with U+FFFD in its place
+            // rather than fail the query, copying only the payloads that hold it. (chr(92) is the
+            // backslash, whatever standard_conforming_strings says.)
+            let nul = "chr(92) || 'u0000'"
+            let readable =
+                "CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(\(column), \(nul), chr(92) || 'ufffd') ELSE \(column) END"
+            return "((\(readable))::json #>> '{\(path.joined(separator: ","))}')"
         }
     }
 
