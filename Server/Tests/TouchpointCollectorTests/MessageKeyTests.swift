@@ -203,6 +203,73 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// The filter never misses a key it was given, passes few it was not (about 5 % at its
+    /// capacity: two bits of eight per key), and says when it holds more than it was sized for.
+    @Test func theFilterHoldsEveryKeyItWasGivenAndFewOthers() {
+        var generator = SeededRandomNumberGenerator(seed: 23)
+        var filter = MessageKeyFilter(capacity: 100_000)
+        let given = (0..<100_000).map { _ in Int64(bitPattern: generator.next()) }
+        for key in given { filter.insert(key) }
+        #expect(given.allSatisfy { filter.mayContain($0) })
+        #expect(!filter.isFull)
+        let others = (0..<100_000).map { _ in Int64(bitPattern: generator.next()) }
+        let passed = others.filter { filter.mayContain($0) }.count
+        #expect(passed > 3_000 && passed < 7_000, "\(passed) of 100,000 keys not given passed")
+        filter.insert(1)
+        #expect(filter.isFull)
+        #expect(MessageKeyFilter(capacity: Int.max).capacity == MessageKeyFilter.maximumCapacity)
+    }
+
+    /// Once the filter is built, a new event's key is looked up in `message_keys` only when the
+    /// filter passes it; events sent again are still recognised, through merges that outgrow the
+    /// filter (it is built again, larger) and a restart (built again from the table).
+    @Test func newKeysSkipTheTableOnceTheFilterIsBuilt() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        func batch(_ size: Int) -> [IngestMessage] {
+            (0..<size).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        }
+        var storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        var keys = try #require(storage.messageKeys)
+        // No filter yet: every key is looked up in the table; the first write builds it.
+        let first = batch(100)
+        #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
+        #expect(keys.tableLookups == 100)
+        await keys.waitForMerge()
+        #expect(keys.filterCapacity == 150)
+        var sent = first
+        for round in 0..<6 {
+            let lookups = keys.tableLookups
+            let new = batch(100)
+            #expect(try await storage.insert(new, source: "default").allSatisfy { $0 }, "round \(round)")
+            // Few of the new keys pass the filter (at most about 5 % at its capacity).
+            #expect(keys.tableLookups - lookups < 20, "round \(round): \(keys.tableLookups - lookups) looked up")
+            sent += new
+            await keys.waitForMerge()
+            #expect(try await storage.insert(sent, source: "default").allSatisfy { !$0 }, "round \(round)")
+            await keys.waitForMerge()
+        }
+        #expect(keys.mergedThrough == 700)
+        // Outgrown and built again: sized for half as many keys again as the table held then.
+        let capacity = try #require(keys.filterCapacity)
+        #expect(capacity > 150 && capacity >= Int(keys.mergedThrough))
+        try await storage.close()
+
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        keys = try #require(storage.messageKeys)
+        #expect(keys.filterCapacity == nil)
+        #expect(try await storage.insert(Array(sent.prefix(10)), source: "default").allSatisfy { !$0 })
+        await keys.waitForMerge()
+        #expect(keys.filterCapacity == 1050)
+        let lookups = keys.tableLookups
+        #expect(try await storage.insert(sent, source: "default").allSatisfy { !$0 })
+        #expect(keys.tableLookups - lookups == 700)
+        #expect(try await storage.counts(source: "default").events == 700)
+        try await storage.close()
+    }
+
     private func withSQLite(
         minimumMerge: Int = 250_000, _ body: (SQLCollectorStorage, MessageKeyIndex) async throws -> Void
     ) async throws {

@@ -16,10 +16,12 @@ import TouchpointCore
 ///   per transaction between ingest writes, so each page of the table is written once per merge
 ///   rather than once per event; then the watermark moves and memory is freed.
 ///
-/// A new event is looked up by key in memory and in `message_keys`; any event found with that key
-/// is compared on the full (source, messageId), so two ids that share a key are both stored. A
-/// trigger forgets the key of a deleted event (one deleted before its key was merged leaves the
-/// key behind: 16 bytes that no lookup mistakes for an event).
+/// A new event is looked up by key in memory and, when ``MessageKeyFilter`` (a Bloom filter over
+/// the table's keys, built in the background after the collector starts) has seen its key or is
+/// not built yet, in `message_keys`; any event found with that key is compared on the full
+/// (source, messageId), so two ids that share a key are both stored. A trigger forgets the key of
+/// a deleted event (one deleted before its key was merged leaves the key behind: 16 bytes that no
+/// lookup mistakes for an event; the filter keeps its bits, which only costs that key a lookup).
 final class MessageKeyIndex: Sendable {
     /// A key function: (source, messageId) → key.
     typealias KeyFunction = @Sendable (_ source: String, _ messageId: String) -> Int64
@@ -39,6 +41,10 @@ final class MessageKeyIndex: Sendable {
         /// Keys recorded while a merge runs (a deleted newest event's seq can be given again, so
         /// one of them may fall at or below the merge's watermark).
         var recordedWhileMerging: [(key: Int64, seq: Int64)] = []
+        /// Every key in `message_keys` and a few more (nil until built).
+        var filter: MessageKeyFilter?
+        /// Keys looked up in `message_keys` (for tests).
+        var tableLookups = 0
     }
 
     private let state: Locked<State>
@@ -121,17 +127,21 @@ final class MessageKeyIndex: Sendable {
     /// - Returns: per row, its key and whether an event with its (source, messageId) is stored.
     func lookUp(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)] {
         var keys = rows.map { (key: key($0.source, $0.message.messageId), stored: false) }
-        // Where to look: the events with the key, in memory and in the table.
+        // Where to look: the events with the key, in memory and in the table (unless the filter
+        // says the table has no such key).
         var candidates: [(row: Int, seq: Int64)] = []
+        var inTable: [Int] = []
         state.withLock { state in
             for (row, entry) in keys.enumerated() {
+                if state.filter?.mayContain(entry.key) ?? true { inTable.append(row) }
                 guard let seq = state.recent[entry.key] else { continue }
                 candidates.append((row, seq))
                 for more in state.shared[entry.key] ?? [] { candidates.append((row, more)) }
             }
+            state.tableLookups += inTable.count
         }
         try connection.queryEach(
-            "SELECT seq FROM message_keys WHERE key = ?", keys.indices,
+            "SELECT seq FROM message_keys WHERE key = ?", inTable,
             bind: { row, statement in try statement.bind(1, keys[row].key) },
             row: { row, statement in candidates.append((row, statement.integer(0))) })
         guard !candidates.isEmpty else { return keys }
@@ -167,6 +177,12 @@ final class MessageKeyIndex: Sendable {
     /// The last seq whose key is in `message_keys`.
     var mergedThrough: Int64 { state.withLock { $0.mergedThrough } }
 
+    /// Keys looked up in `message_keys` so far (for tests).
+    var tableLookups: Int { state.withLock { $0.tableLookups } }
+
+    /// The keys the filter over `message_keys` is sized for (nil: not built yet).
+    var filterCapacity: Int? { state.withLock { $0.filter?.capacity } }
+
     // MARK: Merging
 
     private let running = Locked<Task<Void, Never>?>(nil)
@@ -178,7 +194,7 @@ final class MessageKeyIndex: Sendable {
         running.withLock { running in
             running = Task {
                 do {
-                    try await self.merge(into: backend)
+                    try await self.merge(into: backend, logger: logger)
                 } catch is CancellationError {
                     // The store is closing: the next start merges these keys.
                 } catch {
@@ -201,29 +217,44 @@ final class MessageKeyIndex: Sendable {
         await task?.value
     }
 
-    /// Whether enough keys are in memory to merge them, and no merge runs: then marks one as
-    /// running (the caller must run ``merge(into:)``).
+    /// Whether enough keys are in memory to merge them, or the filter is to be built, and no merge
+    /// runs: then marks one as running (the caller must run ``merge(into:)``).
     func claimMerge() -> Bool {
         state.withLock { state in
-            let due = min(maximumMerge, max(minimumMerge, Int(state.mergedThrough / 8)))
-            guard !state.isMerging, state.count >= due else { return false }
+            guard !state.isMerging, isMergeDue(state) || state.filter?.isFull ?? true else { return false }
             state.isMerging = true
             return true
         }
     }
 
-    /// Moves the keys in memory into `message_keys`, in key order, `mergeChunk` per transaction,
-    /// then moves the watermark and frees them. Ingest writes go on between the transactions; a
-    /// key is in memory or in the table (or both) throughout. A crash part-way leaves the
-    /// watermark where it was: the next start reads those keys again, and the table ignores
-    /// the ones it has.
-    func merge(into backend: SQLiteBackend) async throws {
+    /// Whether enough keys are in memory to merge them: an eighth of the table's, within the bounds.
+    private func isMergeDue(_ state: State) -> Bool {
+        state.count >= min(maximumMerge, max(minimumMerge, Int(state.mergedThrough / 8)))
+    }
+
+    /// Moves the keys in memory into `message_keys` when enough are (``mergeKeys(into:)``), then
+    /// builds the filter when there is none yet or it holds more keys than it was sized for.
+    func merge(into backend: SQLiteBackend, logger: Logger? = nil) async throws {
         defer {
             state.withLock { state in
                 state.isMerging = false
                 state.recordedWhileMerging = []
             }
         }
+        if state.withLock({ isMergeDue($0) }) {
+            try await mergeKeys(into: backend)
+        }
+        if state.withLock({ $0.filter?.isFull ?? true }) {
+            try await buildFilter(from: backend, logger: logger)
+        }
+    }
+
+    /// Moves the keys in memory into `message_keys`, in key order, `mergeChunk` per transaction,
+    /// then moves the watermark and frees them. Ingest writes go on between the transactions; a
+    /// key is in memory or in the table (or both) throughout, and in the filter before the table.
+    /// A crash part-way leaves the watermark where it was: the next start reads those keys again,
+    /// and the table ignores the ones it has.
+    private func mergeKeys(into backend: SQLiteBackend) async throws {
         let entries = state.withLock { state -> [(key: Int64, seq: Int64)] in
             state.recordedWhileMerging = []
             var entries: [(key: Int64, seq: Int64)] = []
@@ -246,7 +277,12 @@ final class MessageKeyIndex: Sendable {
             if start > chunk.count { try await Task.sleep(for: lastChunk * 2) }
             let began = clock.now
             defer { lastChunk = clock.now - began }
-            try await backend.writeNow { connection in
+            try await backend.writeNow { [state] connection in
+                // In the filter within the transaction that puts them in the table: lookups run
+                // on this connection too, so none sees a key in the table and not in the filter.
+                state.withLock { state in
+                    for entry in chunk { state.filter?.insert(entry.key) }
+                }
                 // Not checked against `events` (that read a scattered event row per key): the key
                 // of an event deleted before its merge stays in the table, where a lookup that
                 // finds it finds no event with its seq and so ignores it.
@@ -260,7 +296,11 @@ final class MessageKeyIndex: Sendable {
         }
         try await backend.writeNow { [state] connection in
             // Behind the writer's lock no event is being stored: the late keys are all recorded.
-            let late = state.withLock { $0.recordedWhileMerging.filter { $0.seq <= through } }
+            let late = state.withLock { state in
+                let late = state.recordedWhileMerging.filter { $0.seq <= through }
+                for entry in late { state.filter?.insert(entry.key) }
+                return late
+            }
             _ = try connection.executeEach("INSERT OR IGNORE INTO message_keys (key, seq) VALUES (?, ?)", late) {
                 entry, statement in
                 try statement.bind(1, entry.key)
@@ -288,5 +328,31 @@ final class MessageKeyIndex: Sendable {
             }
             state.mergedThrough = max(state.mergedThrough, through)
         }
+    }
+
+    /// Builds the filter from `message_keys` on a reader connection, sized for half as many keys
+    /// again as the table holds (and at least a merge's), and puts it in place of the one before.
+    /// Runs while a merge is claimed, so no key enters the table meanwhile.
+    private func buildFilter(from backend: SQLiteBackend, logger: Logger?) async throws {
+        let clock = ContinuousClock()
+        let began = clock.now
+        let filter = try await backend.read { [minimumMerge] connection in
+            var count = 0
+            try connection.queryEach(
+                "SELECT COUNT(*) FROM message_keys", [()], bind: { _, _ in },
+                row: { _, statement in count = Int(statement.integer(0)) })
+            var filter = MessageKeyFilter(capacity: max(count + count / 2, minimumMerge))
+            try connection.queryEach(
+                "SELECT key FROM message_keys", [()], bind: { _, _ in },
+                row: { _, statement in filter.insert(statement.integer(0)) })
+            return filter
+        }
+        state.withLock { $0.filter = filter }
+        logger?.info(
+            "built the message key filter",
+            metadata: [
+                "keys": "\(filter.count)", "capacity": "\(filter.capacity)", "bytes": "\(filter.bytes)",
+                "took": "\(clock.now - began)",
+            ])
     }
 }

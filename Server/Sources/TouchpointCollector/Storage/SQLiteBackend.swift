@@ -173,14 +173,22 @@ final class SQLiteBackend: SQLBackend {
     }
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        log(sql, binds)
+        return try await read { try $0.execute(sql, binds) }
+    }
+
+    /// Runs `body` on the least busy reader connection (for a scan that takes its rows one by
+    /// one instead of as a list).
+    func read<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
+        -> Result
+    {
         let index = readerLoad.withLock { load in
             let index = load.indices.min { load[$0] < load[$1] } ?? 0
             load[index] += 1
             return index
         }
         defer { readerLoad.withLock { $0[index] -= 1 } }
-        log(sql, binds)
-        return try await readers[index].run { try $0.execute(sql, binds) }
+        return try await readers[index].run(body)
     }
 
     /// Queries in hand per reader (for tests: which readers a slow query occupies).
