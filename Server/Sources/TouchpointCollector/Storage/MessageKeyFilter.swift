@@ -9,9 +9,9 @@
 /// Blocked: a key's two bits lie in one 512-bit block (a cache line's worth), picked by the high
 /// half of the key, the bits by its low half (the keys are keyed hashes, so the halves are
 /// independent and uniform). A lookup then touches one block, and building it from
-/// `message_keys`, which is read in key order, walks the blocks in order (10 million keys: the
-/// build took over a second with the two bits anywhere in the filter). 8 bits per key of its
-/// capacity.
+/// `message_keys`, which is read in key order, walks the blocks in order (with the two bits
+/// anywhere, the inserts of a build from 11.8 million keys were a quarter of the collector's
+/// samples; in blocks, 2 %). 8 bits per key of its capacity.
 struct MessageKeyFilter: Sendable {
     private var words: [UInt64]
     private let blocks: UInt64
