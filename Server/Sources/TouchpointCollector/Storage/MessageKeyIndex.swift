@@ -17,8 +17,8 @@ import TouchpointCore
 ///   rather than once per event; then the watermark moves and memory is freed.
 ///
 /// A new event is looked up by key in memory and, when ``MessageKeyFilter`` (a Bloom filter over
-/// the table's keys, built in the background after the collector starts) has seen its key or is
-/// not built yet, in `message_keys`; any event found with that key is compared on the full
+/// the table's keys, built in the background from the first write after the collector starts)
+/// has seen its key or is not built yet, in `message_keys`; any event found with that key is compared on the full
 /// (source, messageId), so two ids that share a key are both stored. A trigger forgets the key of
 /// a deleted event (one deleted before its key was merged leaves the key behind: 16 bytes that no
 /// lookup mistakes for an event; the filter keeps its bits, which only costs that key a lookup).
@@ -337,10 +337,7 @@ final class MessageKeyIndex: Sendable {
         let clock = ContinuousClock()
         let began = clock.now
         let filter = try await backend.read { [minimumMerge] connection in
-            var count = 0
-            try connection.queryEach(
-                "SELECT COUNT(*) FROM message_keys", [()], bind: { _, _ in },
-                row: { _, statement in count = Int(statement.integer(0)) })
+            let count = Int(try connection.execute("SELECT COUNT(*) FROM message_keys", []).first?.first?.int ?? 0)
             var filter = MessageKeyFilter(capacity: max(count + count / 2, minimumMerge))
             try connection.queryEach(
                 "SELECT key FROM message_keys", [()], bind: { _, _ in },
