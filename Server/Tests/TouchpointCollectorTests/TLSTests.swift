@@ -15,25 +15,18 @@ import FoundationNetworking
 /// `curl`, trusting only that certificate. Both are installed by `.ci/run`.
 @Suite(.serialized)
 struct TLSTests {
-    /// Runs a tool and returns its standard output; throws with its standard error when it fails.
-    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs a tool to its end without holding a thread of the test pool; its output goes to a
+    /// file, so nothing else that holds the pipe open can keep the read from ending.
+    static func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [tool] + arguments, timeout: 60)
+        return (result.status, result.output)
     }
 
     /// A self-signed certificate for 127.0.0.1 and its key, in `directory`.
-    static func makeCertificate(in directory: TemporaryDirectory) throws -> CollectorTLS {
+    static func makeCertificate(in directory: TemporaryDirectory) async throws -> CollectorTLS {
         let certificate = directory.appending("cert.pem").path
         let key = directory.appending("key.pem").path
-        let made = try run(
+        let made = try await run(
             "openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
@@ -58,16 +51,16 @@ struct TLSTests {
 
     @Test func theCollectorServesHTTPSWithTheGivenCertificate() async throws {
         let directory = try TemporaryDirectory(prefix: "tls-files")
-        let tls = try Self.makeCertificate(in: directory)
+        let tls = try await Self.makeCertificate(in: directory)
         try await Self.withCollector(tls: tls) { collector in
             let base = "https://127.0.0.1:\(collector.port)"
-            let health = try Self.run(
+            let health = try await Self.run(
                 "curl", ["-sS", "--max-time", "20", "--cacert", tls.certificateChainPath, "\(base)/health"])
             #expect(health.status == 0)
             #expect(health.output.contains("\"status\":\"ok\""), "\(health.output)")
 
             // An event over HTTPS is stored.
-            let sent = try Self.run(
+            let sent = try await Self.run(
                 "curl",
                 [
                     "-sS", "--max-time", "20", "--cacert", tls.certificateChainPath, "-u", "\(collector.writeKey):",
@@ -79,10 +72,10 @@ struct TLSTests {
             #expect(try await collector.services.query.counts(source: "default").events == 1)
 
             // Without trusting the certificate, curl refuses it: the server really speaks TLS with it.
-            let untrusted = try Self.run("curl", ["-sS", "--max-time", "20", "\(base)/health"])
+            let untrusted = try await Self.run("curl", ["-sS", "--max-time", "20", "\(base)/health"])
             #expect(untrusted.status != 0)
             // And plain HTTP to the TLS port gets no HTTP answer.
-            let plain = try Self.run(
+            let plain = try await Self.run(
                 "curl", ["-sS", "--max-time", "20", "http://127.0.0.1:\(collector.port)/health"])
             #expect(!plain.output.contains("\"status\":\"ok\""))
         }
@@ -90,7 +83,7 @@ struct TLSTests {
 
     @Test func aCertificateOrKeyThatCannotBeReadIsNamedAtStart() async throws {
         let directory = try TemporaryDirectory(prefix: "tls-bad")
-        let tls = try Self.makeCertificate(in: directory)
+        let tls = try await Self.makeCertificate(in: directory)
         let missing = directory.appending("missing.pem").path
         await #expect {
             try await Self.withCollector(

@@ -24,55 +24,11 @@ struct PromoPreviewCommandTests {
 
     /// Runs the tool and collects its output; the process is killed after `timeout` seconds.
     static func touchpoint(_ arguments: [String], timeout: Double = 60) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = try toolURL()
-        process.arguments = arguments
-        let (output, errors) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = errors
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.finish() }
-        try process.run()
-        // Read both pipes while the tool runs, so a full pipe cannot stall it.
-        async let out = readToEnd(output)
-        async let err = readToEnd(errors)
-        let finished = await withTimeout(timeout) { () async -> Bool in
-            for await _ in exited.stream {}
-            return true
-        }
-        if finished == nil {
-            process.terminate()
+        let result = try await ChildProcess.run(ChildProcess.builtProduct("touchpoint"), arguments, timeout: timeout)
+        if result.timedOut {
             Issue.record("touchpoint \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
         }
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            output: String(decoding: await out, as: UTF8.self),
-            errors: String(decoding: await err, as: UTF8.self))
-    }
-
-    /// Everything written to `pipe`, read on a Dispatch thread: a blocking read must not hold
-    /// one of the few threads of Swift's cooperative pool, which every other test needs.
-    static func readToEnd(_ pipe: Pipe) async -> Data {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
-            }
-        }
-    }
-
-    /// The `touchpoint` executable next to the test bundle.
-    static func toolURL() throws -> URL {
-        let places = [
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-        ]
-        guard
-            let tool = places.map({ $0.appendingPathComponent("touchpoint") })
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-        else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "touchpoint"]) }
-        return tool
+        return Outcome(status: result.status, output: result.output, errors: result.errors)
     }
 
     /// The seed's catalog plus an insecure entry and a rule naming an unknown app.

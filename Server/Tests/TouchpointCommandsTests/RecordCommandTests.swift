@@ -13,44 +13,12 @@ struct RecordCommandTests {
     }
 
     /// Runs the tool and waits for it without blocking a thread of the test runner's pool.
-    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Run {
-        let process = Process()
-        process.executableURL = ChildProcess.builtProduct("touchpoint")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let collected = Locked((Data(), Data()))
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            collected.withLock { $0.0.append(chunk) }
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> Run {
+        let result = try await ChildProcess.run(ChildProcess.builtProduct("touchpoint"), arguments, timeout: timeout)
+        if result.timedOut {
+            Issue.record("touchpoint \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            collected.withLock { $0.1.append(chunk) }
-        }
-        let exited = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in exited.continuation.finish() }
-        try process.run()
-        let finished = await withTimeout(Double(timeout.components.seconds)) {
-            for await _ in exited.stream {}
-            return true
-        }
-        if finished == nil {
-            process.terminate()
-            Issue.record("touchpoint \(arguments.joined(separator: " ")) did not finish within \(timeout)")
-        }
-        process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        errors.fileHandleForReading.readabilityHandler = nil
-        let rest = (
-            output.fileHandleForReading.readDataToEndOfFile(), errors.fileHandleForReading.readDataToEndOfFile()
-        )
-        let (out, err) = collected.withLock { ($0.0 + rest.0, $0.1 + rest.1) }
-        return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: err, as: UTF8.self))
+        return Run(status: result.status, output: result.output, errors: result.errors)
     }
 
     @Test func recordThenListAsJSONAndAsATable() async throws {
@@ -126,9 +94,11 @@ struct RecordCommandTests {
         recorder.record("live-1")
         await recorder.startSession(userID: "u2")
         recorder.record("live-2")
-        process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
-        printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        await onOwnThread {
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+            printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        }
         let names = try String(decoding: printed.value, as: UTF8.self).split(separator: "\n").map {
             try Event(jsonLine: String($0)).name
         }

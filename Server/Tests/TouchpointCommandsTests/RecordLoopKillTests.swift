@@ -27,9 +27,11 @@ struct RecordLoopKillTests {
         let running = await eventually { printed.value.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } >= lines }
         #expect(running, "the child printed \(lines) lines")
         kill(process.processIdentifier, SIGKILL)
-        await onOwnThread { process.waitUntilExit() }
-        output.fileHandleForReading.readabilityHandler = nil
-        printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        await onOwnThread {
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+            printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
+        }
         #expect(process.terminationReason == .uncaughtSignal)
 
         // The last printed line may itself be cut; only whole lines were reported.
