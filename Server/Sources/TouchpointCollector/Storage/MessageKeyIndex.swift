@@ -195,6 +195,9 @@ final class MessageKeyIndex: Sendable {
             running = Task {
                 do {
                     try await self.merge(into: backend, logger: logger)
+                    // Keys recorded meanwhile may make another merge due: run it now, not at the
+                    // next write (and a wait for this merge waits for it too).
+                    while self.claimMerge(onlyWhenDue: true) { try await self.merge(into: backend, logger: logger) }
                 } catch is CancellationError {
                     // The store is closing: the next start merges these keys.
                 } catch {
@@ -217,11 +220,13 @@ final class MessageKeyIndex: Sendable {
         await task?.value
     }
 
-    /// Whether enough keys are in memory to merge them, or the filter is to be built, and no merge
-    /// runs: then marks one as running (the caller must run ``merge(into:)``).
-    func claimMerge() -> Bool {
+    /// Whether enough keys are in memory to merge them, or (unless `onlyWhenDue`) the filter is to
+    /// be built, and no merge runs: then marks one as running (the caller must run ``merge(into:)``).
+    func claimMerge(onlyWhenDue: Bool = false) -> Bool {
         state.withLock { state in
-            guard !state.isMerging, isMergeDue(state) || state.filter?.isFull ?? true else { return false }
+            guard !state.isMerging, isMergeDue(state) || (!onlyWhenDue && state.filter?.isFull ?? true) else {
+                return false
+            }
             state.isMerging = true
             return true
         }
