@@ -8,14 +8,8 @@ enum JSONSchemaValidator {
     static let runs: Bool = {
         if ProcessInfo.processInfo.environment["TOUCHPOINT_REQUIRE_JSONSCHEMA"] == "1" { return true }
         guard let python = ChildProcess.onPath("python3") else { return false }
-        let probe = Process()
-        probe.executableURL = python
-        probe.arguments = ["-c", "import jsonschema"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        let probe = try? SpawnedProcess(python, ["-c", "import jsonschema"], output: .null, errors: .null)
+        return probe?.waitUntilExit() == .exited(0)
     }()
 }
 

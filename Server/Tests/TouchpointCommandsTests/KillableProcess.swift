@@ -1,13 +1,15 @@
 import Foundation
 import Testing
 import Touchpoint
+import TouchpointTesting
 
 /// The `touchpoint` tool built next to the test bundle, run as a child process that a test may kill, whose output goes
 /// to files (so a killed child never blocks on a full pipe).
 struct KillableProcess {
     struct Result {
         let status: Int32
-        let reason: Process.TerminationReason
+        /// Whether a signal ended it.
+        let killed: Bool
         let output: String
         let errors: String
     }
@@ -22,7 +24,7 @@ struct KillableProcess {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
-    let process = Process()
+    let child: SpawnedProcess
     let outputPath: String
     let errorsPath: String
 
@@ -31,34 +33,27 @@ struct KillableProcess {
         let name = UUID().uuidString
         outputPath = directory.appendingPathComponent("\(name).out").path
         errorsPath = directory.appendingPathComponent("\(name).err").path
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
-        try process.run()
+        child = try SpawnedProcess(executable, arguments, output: .file(outputPath), errors: .file(errorsPath))
     }
 
     /// Waits for the child to exit (killing it after `timeout` seconds) and collects its output.
     func finish(timeout: Double = 120) async -> Result {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                Issue.record("\(process.executableURL?.lastPathComponent ?? "child") did not exit within \(timeout) s")
-                process.terminate()
-            }
-            try? await Task.sleep(nanoseconds: 5_000_000)
+        var ended = await child.exit(within: timeout)
+        if ended == nil {
+            Issue.record("\(URL(fileURLWithPath: outputPath).lastPathComponent) child did not exit within \(timeout) s")
+            child.send(SIGKILL)
+            ended = await child.exit()
         }
-        process.waitUntilExit()
+        let termination = ended ?? .signaled(SIGKILL)
+        let signaled = if case .signaled = termination { true } else { false }
         return Result(
-            status: process.terminationStatus, reason: process.terminationReason,
+            status: termination.status, killed: signaled,
             output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
             errors: (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "")
     }
 
     /// Kills the child without warning.
     func kill() {
-        _ = Foundation.kill(process.processIdentifier, SIGKILL)
+        child.send(SIGKILL)
     }
 }

@@ -75,34 +75,23 @@ struct RecordCommandTests {
         let directory = try TemporaryDirectory()
         let recorder = EventRecorder(directory: directory.url)
         recorder.record("before")
-        let process = Process()
-        process.executableURL = ChildProcess.builtProduct("touchpoint")
-        process.arguments = [
-            "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02",
-            "--dir", directory.path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        let printed = Locked(Data())
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            printed.withLock { $0.append(chunk) }
-        }
-        try process.run()
+        let child = try SpawnedProcess(
+            ChildProcess.builtProduct("touchpoint"),
+            [
+                "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02",
+                "--dir", directory.path,
+            ], output: .capture)
         // Once the tail has caught up with what is stored, record more, in a new session too.
-        #expect(await eventually { printed.value.count > 0 }, "the tail printed what was stored")
+        #expect(await eventually { !child.output.isEmpty }, "the tail printed what was stored")
         recorder.record("live-1")
         await recorder.startSession(userID: "u2")
         recorder.record("live-2")
-        await onOwnThread {
-            process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
-            printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
-        }
-        let names = try String(decoding: printed.value, as: UTF8.self).split(separator: "\n").map {
+        let end = await child.exit()
+        await child.capturesEnded()
+        let names = try String(decoding: child.output, as: UTF8.self).split(separator: "\n").map {
             try Event(jsonLine: String($0)).name
         }
         #expect(names == ["before", "live-1", "live-2"])
-        #expect(process.terminationStatus == 0)
+        #expect(end == .exited(0))
     }
 }

@@ -10,32 +10,20 @@ struct RecordLoopKillTests {
     @Test(arguments: [0, 1, 2, 3, 4, 5])
     func everyEventReportedBeforeSIGKILLIsOnDisk(round: Int) async throws {
         let directory = try TemporaryDirectory(prefix: "kill-test")
-        let process = Process()
-        process.executableURL = ChildProcess.builtProduct("touchpoint")
-        process.arguments = ["debug", "record-loop", "--dir", directory.path]
-        let output = Pipe()
-        process.standardOutput = output
-        let printed = Locked(Data())
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            printed.withLock { $0.append(chunk) }
-        }
-        try process.run()
+        let child = try SpawnedProcess(
+            ChildProcess.builtProduct("touchpoint"), ["debug", "record-loop", "--dir", directory.path], output: .capture
+        )
         // Once the child is recording, let it run for a random number of events, then kill it
         // without warning.
         let lines = Int.random(in: 1...(200 + round * 2_000))
-        let running = await eventually { printed.value.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } >= lines }
+        let running = await eventually { child.output.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } >= lines }
         #expect(running, "the child printed \(lines) lines")
-        kill(process.processIdentifier, SIGKILL)
-        await onOwnThread {
-            process.waitUntilExit()
-            output.fileHandleForReading.readabilityHandler = nil
-            printed.withLock { $0.append(output.fileHandleForReading.readDataToEndOfFile()) }
-        }
-        #expect(process.terminationReason == .uncaughtSignal)
+        child.send(SIGKILL)
+        #expect(await child.exit() == .signaled(SIGKILL))
+        await child.capturesEnded()
 
         // The last printed line may itself be cut; only whole lines were reported.
-        let text = String(decoding: printed.value, as: UTF8.self)
+        let text = String(decoding: child.output, as: UTF8.self)
         let reported = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int($0) }
         #expect(reported.count > 0)
         // Tens of thousands of lines in a debug build: parse them off the cooperative pool.

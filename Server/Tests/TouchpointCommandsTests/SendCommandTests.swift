@@ -117,13 +117,13 @@ struct SendCommandTests {
             }
             let child = try KillableProcess(KillableProcess.touchpoint, arguments, logsIn: fixture.directory.url)
             let held = await eventually(timeout: .seconds(60)) {
-                hold.withLock { $0.holding } || !child.process.isRunning
+                hold.withLock { $0.holding } || !child.child.isRunning
             }
             #expect(held)
             child.kill()
             let result = await child.finish()
             hold.withLock { $0.released = true }
-            if result.reason == .uncaughtSignal { kills += 1 } else { break }
+            if result.killed { kills += 1 } else { break }
         }
         #expect(kills > 0)
         #expect(collector.storedCount < recorded.count)  // the kills left work to do

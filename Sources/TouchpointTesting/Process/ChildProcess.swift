@@ -12,7 +12,8 @@ import Android
 #endif
 
 /// Runs a program to completion for a test, with a deadline: the `touchpoint` tool, `python3`,
-/// `swiftc`. Output goes to temporary files, so a chatty child never blocks on a full pipe.
+/// `swiftc`. Output goes to temporary files, so a chatty child never blocks on a full pipe; the
+/// child is a ``SpawnedProcess``.
 ///
 /// ```swift
 /// let result = try await ChildProcess.run(ChildProcess.builtProduct("touchpoint"), ["surveys", "validate", path])
@@ -64,81 +65,26 @@ public enum ChildProcess {
         let paths = ["in", "out", "err"].map { scratch.appendingPathComponent($0) }
         try Data((input ?? "").utf8).write(to: paths[0])
         for path in paths.dropFirst() { _ = FileManager.default.createFile(atPath: path.path, contents: nil) }
-        let handles = try [
-            FileHandle(forReadingFrom: paths[0]), FileHandle(forWritingTo: paths[1]),
-            FileHandle(forWritingTo: paths[2]),
-        ]
-        defer { for handle in handles { try? handle.close() } }
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = handles[0]
-        process.standardOutput = handles[1]
-        process.standardError = handles[2]
-        let exit = ExitSignal()
-        process.terminationHandler = { _ in exit.fire() }
+        let child: SpawnedProcess
         do {
-            try process.run()
+            child = try SpawnedProcess(
+                executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                input: .file(paths[0].path), output: .file(paths[1].path), errors: .file(paths[2].path))
         } catch {
             throw LaunchError(description: "cannot start \(executable.path): \(error)")
         }
-        let finished = await exit.wait(seconds: timeout)
-        if !finished {
-            process.terminate()
-            if await !exit.wait(seconds: 5) { kill(process.processIdentifier, SIGKILL) }
+        var ended = await child.exit(within: timeout)
+        let timedOut = ended == nil
+        if ended == nil {
+            child.send(SIGTERM)
+            ended = await child.exit(within: 5)
+            if ended == nil { child.send(SIGKILL) }
         }
-        process.waitUntilExit()
+        let termination: SpawnedProcess.Termination
+        if let ended { termination = ended } else { termination = await child.exit() }
         let read = { (url: URL) in String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self) }
         return Result(
-            status: process.terminationStatus, output: read(paths[1]), errors: read(paths[2]), timedOut: !finished)
-    }
-
-    /// The child's exit, awaited with a deadline.
-    private final class ExitSignal: Sendable {
-        private struct State {
-            var fired = false
-            var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-            var expired: Set<Int> = []
-            var next = 0
-        }
-
-        private let state = Locked(State())
-
-        func fire() {
-            let waiters = state.withLock { state in
-                state.fired = true
-                defer { state.waiters.removeAll() }
-                return Array(state.waiters.values)
-            }
-            for waiter in waiters { waiter.resume(returning: true) }
-        }
-
-        /// Whether the exit came within `seconds`.
-        func wait(seconds: TimeInterval) async -> Bool {
-            let id = state.withLock { state in
-                state.next += 1
-                return state.next
-            }
-            let deadline = Task { [state] in
-                try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-                state.withLock { state in
-                    state.expired.insert(id)
-                    return state.waiters.removeValue(forKey: id)
-                }?.resume(returning: false)
-            }
-            defer { deadline.cancel() }
-            return await withCheckedContinuation { continuation in
-                let answer = state.withLock { state -> Bool? in
-                    if state.fired { return true }
-                    if state.expired.contains(id) { return false }
-                    state.waiters[id] = continuation
-                    return nil
-                }
-                if let answer { continuation.resume(returning: answer) }
-            }
-        }
+            status: termination.status, output: read(paths[1]), errors: read(paths[2]), timedOut: timedOut)
     }
 
     /// The first executable named `name` on `PATH`, or nil.

@@ -78,15 +78,12 @@ struct GzipTests {
         #expect(!Gzip.isGzip([0x1f]))
     }
 
+    /// Runs a tool and returns what it wrote (through a file: its output is binary).
     static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        let directory = try TemporaryDirectory(prefix: "gzip-tool")
+        let output = directory.appending("output")
+        let child = try SpawnedProcess(URL(fileURLWithPath: tool), arguments, output: .file(output.path))
+        #expect(child.waitUntilExit() == .exited(0))
+        return try Data(contentsOf: output)
     }
 }

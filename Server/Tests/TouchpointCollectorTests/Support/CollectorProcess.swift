@@ -1,12 +1,16 @@
 import Foundation
 import TouchpointCore
+import TouchpointTesting
 
 /// A `touchpoint serve` process, built next to the test bundle, for tests across processes.
-final class CollectorProcess: @unchecked Sendable {
-    // Safe: `process` is configured before `run()` and afterwards only read; output goes through a lock.
-    let process = Process()
-    private let output = Locked<[UInt8]>([])
-    private(set) var port = 0
+final class CollectorProcess: Sendable {
+    let process: SpawnedProcess
+    let port: Int
+
+    private init(process: SpawnedProcess, port: Int) {
+        self.process = process
+        self.port = port
+    }
 
     /// The `touchpoint` executable: beside the test bundle in `.build/<configuration>/`.
     static func executable() throws -> URL {
@@ -30,36 +34,27 @@ final class CollectorProcess: @unchecked Sendable {
 
     /// Starts `touchpoint serve --port 0 …` and waits until it prints where it listens.
     static func start(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> CollectorProcess {
-        let collector = CollectorProcess()
-        collector.process.executableURL = try executable()
-        collector.process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
-        let pipe = Pipe()
-        collector.process.standardOutput = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [output = collector.output] handle in
-            let data = handle.availableData
-            output.withLock { $0.append(contentsOf: data) }
-        }
-        try collector.process.run()
+        let process = try SpawnedProcess(
+            try executable(), ["serve", "--port", "0", "--log-level", "warning"] + arguments, output: .capture)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let port = collector.listeningPort() {
-                collector.port = port
-                return collector
-            }
-            guard collector.process.isRunning else {
-                throw TestFailure(
-                    "touchpoint serve exited with \(collector.process.terminationStatus): \(collector.text)")
+            if let port = listeningPort(in: text(of: process)) { return CollectorProcess(process: process, port: port) }
+            if let ended = process.termination {
+                await process.capturesEnded()
+                throw TestFailure("touchpoint serve exited with \(ended): \(text(of: process))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        collector.process.interrupt()
-        throw TestFailure("touchpoint serve did not report a port within \(timeout): \(collector.text)")
+        process.send(SIGKILL)
+        throw TestFailure("touchpoint serve did not report a port within \(timeout): \(text(of: process))")
     }
 
-    /// Everything the process printed so far.
-    var text: String { String(decoding: output.value, as: UTF8.self) }
+    private static func text(of process: SpawnedProcess) -> String { String(decoding: process.output, as: UTF8.self) }
 
-    private func listeningPort() -> Int? {
+    /// Everything the process printed so far.
+    var text: String { Self.text(of: process) }
+
+    private static func listeningPort(in text: String) -> Int? {
         guard let range = text.range(of: "listening on http://127.0.0.1:") else { return nil }
         let digits = text[range.upperBound...].prefix { $0.isNumber }
         guard text[range.upperBound...].dropFirst(digits.count).first == "\n" else { return nil }
@@ -68,15 +63,11 @@ final class CollectorProcess: @unchecked Sendable {
 
     /// Sends SIGTERM and waits for the exit status.
     func terminate(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        process.terminate()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                kill(process.processIdentifier, SIGKILL)
-                throw TestFailure("touchpoint serve did not stop within \(timeout) of SIGTERM")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        process.send(SIGTERM)
+        guard let ended = await process.exit(within: Double(timeout.components.seconds)) else {
+            process.send(SIGKILL)
+            throw TestFailure("touchpoint serve did not stop within \(timeout) of SIGTERM")
         }
-        return process.terminationStatus
+        return ended.status
     }
 }

@@ -43,7 +43,7 @@ final class HeadlessChromium: @unchecked Sendable {
             throw TestFailure(
                 "\(Self.executable) is missing: install Debian's chromium (.ci/run does) or set CHROMIUM")
         }
-        let closeFrom = try Self.closeFrom()
+        let closeFrom = try SpawnedProcess.closeFrom()
         profile = try TemporaryDirectory(prefix: "chromium-profile")
         let toBrowser = try Self.makePipe()
         let fromBrowser = try Self.makePipe()
@@ -54,7 +54,8 @@ final class HeadlessChromium: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromBrowser.write, 4)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Then every other descriptor is closed in the browser (see `closeFrom`).
+        // Then every other descriptor is closed in the browser (see `SpawnedProcess.closeFrom`):
+        // it would keep another test's pipe open, and that test's read to its end waiting.
         let closed = closeFrom(&actions, 5)
         let arguments = [
             Self.executable, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
@@ -84,21 +85,6 @@ final class HeadlessChromium: @unchecked Sendable {
             "Emulation.setDeviceMetricsOverride",
             ["width": .int(width), "height": .int(height), "deviceScaleFactor": 1, "mobile": false], page: true)
         _ = try call("Page.enable", [:], page: true)
-    }
-
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later; Swift's Glibc module
-    /// does not import it). Without it the browser inherits whatever the test process has open
-    /// without close-on-exec when it starts, such as the write end of another test's `Pipe`
-    /// (Foundation makes them so): that test's read to the end then waits for the browser to
-    /// exit, holding a thread of the two-thread cooperative pool the browser test needs too.
-    /// A CI run was found hung in such a read.
-    private static func closeFrom() throws -> CloseFrom {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            throw TestFailure("the C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
-        }
-        return unsafeBitCast(symbol, to: CloseFrom.self)
     }
 
     /// A pipe whose ends are above the descriptors the child receives, close-on-exec.
