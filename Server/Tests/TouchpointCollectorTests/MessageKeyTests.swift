@@ -154,7 +154,8 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         // Back to schema 8, and events stored as its ingest stored them (whole payloads, sessions).
-        for statement in StorageSuiteTests.schemaTwelveUndone + StorageSuiteTests.schemaElevenUndone
+        for statement in StorageSuiteTests.schemaThirteenUndone + StorageSuiteTests.schemaTwelveUndone
+            + StorageSuiteTests.schemaElevenUndone
             + StorageSuiteTests.schemaTenUndone(.sqlite)
             + StorageSuiteTests.schemaNineUndone(.sqlite)
         {
@@ -189,6 +190,8 @@ struct MessageKeyTests {
         #expect(
             try await storage.backend.query(
                 "SELECT \(SQLCollectorStorage.insertColumns) FROM events ORDER BY seq", []) == before)
+        // Schema 13 counted what was stored.
+        #expect(try await storage.counts(source: "default") == StorageCounts(events: 40, sessions: 2))
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 40))
         #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 40)
         let session = try await storage.sessionEvents(source: "default", sessionId: "s1", page: PageRequest(limit: 100))

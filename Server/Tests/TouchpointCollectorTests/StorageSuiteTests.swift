@@ -451,7 +451,8 @@ struct StorageSuiteTests {
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in Self.schemaTwelveUndone + Self.schemaElevenUndone + Self.schemaTenUndone(storage.dialect)
+            for statement in Self.schemaThirteenUndone + Self.schemaTwelveUndone + Self.schemaElevenUndone
+                + Self.schemaTenUndone(storage.dialect)
                 + Self.schemaNineUndone(storage.dialect)
                 + Self.schemaEightUndone + [
                     "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
@@ -463,7 +464,7 @@ struct StorageSuiteTests {
             {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11, 12])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11, 12, 13])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -485,6 +486,9 @@ struct StorageSuiteTests {
     }
 
     /// What schema 12 added, removed again (and its record), to test upgrades from schema 11.
+    /// What schema 13 added, removed again (and its record).
+    static let schemaThirteenUndone = ["DROP TABLE source_counts", "DELETE FROM schema_migrations WHERE version >= 13"]
+
     static let schemaTwelveUndone = [
         "DROP INDEX events_name_minute", "ALTER TABLE events DROP COLUMN person_key",
         "CREATE INDEX events_name_minute ON events (source, event, (timestamp / 60000), seq)",
@@ -527,7 +531,8 @@ struct StorageSuiteTests {
     @Test(arguments: StorageKind.available)
     func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
-            for statement in Self.schemaTwelveUndone + Self.schemaElevenUndone + Self.schemaTenUndone(storage.dialect)
+            for statement in Self.schemaThirteenUndone + Self.schemaTwelveUndone + Self.schemaElevenUndone
+                + Self.schemaTenUndone(storage.dialect)
                 + Self.schemaNineUndone(storage.dialect)
                 + Self.schemaEightUndone
             {
@@ -552,7 +557,8 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11, 12])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11, 12, 13])
+            #expect(try await storage.counts(source: "default") == StorageCounts(events: 5, sessions: 0))
             #expect(
                 try await storage.profile(source: "default", userId: "u1")
                     == ProfileRow(

@@ -131,6 +131,10 @@ extension SQLCollectorStorage {
                 let rows = try await transaction.query(statement).count
                 if table == "events" { deleted.events += rows } else if table == "sessions" { deleted.sessions += rows }
             }
+            if deleted.events > 0 || deleted.sessions > 0 {
+                _ = try await transaction.query(
+                    SourceCounts.change(dialect, source: source, events: -deleted.events, sessions: -deleted.sessions))
+            }
             for (index, document) in plan.documents.enumerated() {
                 let row = try await transaction.query(document.count.sql, plan.binds[index]).first
                 let count = row?[0].int ?? 0

@@ -1,4 +1,5 @@
 import PostgresNIO
+import TouchpointCore
 
 extension SQLCollectorStorage {
     /// The columns of `events` an insert writes, in order (and `lifted`; SQLite also `session_key`).
@@ -13,7 +14,15 @@ extension SQLCollectorStorage {
             return try await coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])
-            return unique.flags(stored: try await Self.write(unique.rows, postgres: postgres))[0]
+            let stored = unique.flags(stored: try await Self.write(unique.rows, postgres: postgres))[0]
+            // Each write added a row to the source's counts: fold them now and then. A fold that
+            // fails (a deadlock with another) is tried again by a later one or by the next read.
+            let written = writes.withLock {
+                $0 += 1
+                return $0
+            }
+            if written % SourceCounts.foldEvery == 0 { try? await foldCounts(source: source) }
+            return stored
         }
     }
 
@@ -34,6 +43,9 @@ extension SQLCollectorStorage {
             let inserted = found.map { !$0.stored }
             let sessions = SessionRollup.rollups(of: rows, stored: inserted)
             var sessionKeys: [SessionRollup.Key: Int64] = [:]
+            // What the write adds to each source's counts (`SourceCounts`): a session is new when
+            // its row holds only this write's events (a stored session has at least one event).
+            var counted: [String: (events: Int, sessions: Int)] = [:]
             try connection.queryEach(
                 sqliteSessionUpsert, sessions,
                 bind: { session, statement in
@@ -45,7 +57,12 @@ extension SQLCollectorStorage {
                     try statement.bind(6, session.lastTimestamp)
                     try statement.bind(7, session.eventCount)
                 },
-                row: { session, statement in sessionKeys[session.key] = statement.integer(0) })
+                row: { session, statement in
+                    sessionKeys[session.key] = statement.integer(0)
+                    if statement.integer(1) == session.eventCount {
+                        counted[session.source, default: (0, 0)].sessions += 1
+                    }
+                })
             // The ids of a session that has a row already: changed only when they change, so its
             // index entries are rewritten only then.
             _ = try connection.executeEach(sqliteSessionUser, sessions.filter { $0.userId != nil }) {
@@ -91,6 +108,13 @@ extension SQLCollectorStorage {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
                 }
                 keys.record(found[index].key, seq: rowid)
+                counted[rows[index].source, default: (0, 0)].events += 1
+            }
+            _ = try connection.executeEach(SourceCounts.sqliteChange, counted.sorted { $0.key < $1.key }) {
+                change, statement in
+                try statement.bind(1, change.key)
+                try statement.bind(2, Int64(change.value.events))
+                try statement.bind(3, Int64(change.value.sessions))
             }
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)
             _ = try connection.executeEach(sqliteProfileUpsert, profiles) { profile, statement in
@@ -149,14 +173,14 @@ extension SQLCollectorStorage {
         "INSERT INTO events (\(insertColumns), session_key, lifted, person_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
-    /// row's rowid (the session's key in `events`). Only the times and the count change here: the
+    /// row's rowid (the session's key in `events`) and its count of events. Only the times and the count change here: the
     /// columns of no index but `sessions_recent`.
     private static let sqliteSessionUpsert = """
         INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \
         first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp), \
         last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp), \
-        event_count = sessions.event_count + excluded.event_count RETURNING rowid
+        event_count = sessions.event_count + excluded.event_count RETURNING rowid, event_count
         """
 
     /// The newest user id of a session (as `sessionMerge`), when it is another.
@@ -273,7 +297,12 @@ extension SQLCollectorStorage {
         (array_agg(anonymous_id ORDER BY seq) FILTER (WHERE anonymous_id IS NOT NULL))[1], \
         MIN(timestamp), MAX(timestamp), COUNT(*) \
         FROM inserted WHERE session_id IS NOT NULL GROUP BY source, session_id ORDER BY source, session_id \
-        ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres))), \
+        ON CONFLICT (source, session_id) DO UPDATE SET \(sessionMerge(.postgres)) \
+        RETURNING source, xmax = 0 AS created), \
+        counted AS (INSERT INTO source_counts (source, events, sessions) \
+        SELECT e.source, e.n, COALESCE(t.n, 0) FROM (SELECT source, COUNT(*) AS n FROM inserted GROUP BY source) e \
+        LEFT JOIN (SELECT source, COUNT(*) FILTER (WHERE created) AS n FROM touched GROUP BY source) t \
+        ON t.source = e.source), \
         profiled AS (INSERT INTO profiles (source, user_id, first_seen, last_seen, event_count) \
         SELECT source, user_id, MIN(timestamp), MAX(timestamp), COUNT(*) \
         FROM inserted WHERE user_id IS NOT NULL GROUP BY source, user_id ORDER BY source, user_id \

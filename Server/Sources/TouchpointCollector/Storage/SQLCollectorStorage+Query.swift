@@ -237,17 +237,6 @@ extension SQLCollectorStorage {
             return PromoTallyRow(event: event, appID: appID, currentAppID: row[2].text, count: Int(count))
         }
     }
-
-    func counts(source: String) async throws -> StorageCounts {
-        var statement = SQLStatement(dialect, "SELECT (SELECT COUNT(*) FROM events WHERE source = ")
-        statement.bind(.text(source))
-        statement.append("), (SELECT COUNT(*) FROM sessions WHERE source = ")
-        statement.bind(.text(source))
-        statement.append(")")
-        guard let row = try await backend.query(statement).first, let events = row[0].int, let sessions = row[1].int
-        else { throw StorageError(code: .corruptRow, message: "counting rows returned nothing") }
-        return StorageCounts(events: Int(events), sessions: Int(sessions))
-    }
 }
 
 extension SQLStatement {

@@ -12,7 +12,7 @@ extension SQLCollectorStorage {
         statement.append(" LIMIT ")
         statement.bind(.int(Int64(limit)))
         statement.append(") RETURNING seq")
-        return try await backend.writeStatement(statement.sql, statement.binds).count
+        return try await deleting(statement, source: source, events: true)
     }
 
     func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int {
@@ -25,6 +25,21 @@ extension SQLCollectorStorage {
         statement.append(" LIMIT ")
         statement.bind(.int(Int64(limit)))
         statement.append(") RETURNING session_id")
-        return try await backend.writeStatement(statement.sql, statement.binds).count
+        return try await deleting(statement, source: source, events: false)
+    }
+
+    /// Runs a delete that returns a row per deleted row (of `events`, or else of `sessions`) and
+    /// takes them off `source`'s counts (`SourceCounts`), in one transaction; returns how many it
+    /// deleted.
+    private func deleting(_ statement: SQLStatement, source: String, events: Bool) async throws -> Int {
+        let dialect = self.dialect
+        return try await backend.write { transaction in
+            let deleted = try await transaction.query(statement).count
+            guard deleted > 0 else { return 0 }
+            _ = try await transaction.query(
+                SourceCounts.change(
+                    dialect, source: source, events: events ? -deleted : 0, sessions: events ? 0 : -deleted))
+            return deleted
+        }
     }
 }

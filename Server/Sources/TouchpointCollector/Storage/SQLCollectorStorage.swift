@@ -9,6 +9,8 @@ final class SQLCollectorStorage: CollectorStorage {
     var backendName: String { backend.dialect.rawValue }
     /// How ingest stores rows, settled when the storage opens.
     let ingest: IngestPath
+    /// PostgreSQL ingest writes so far (the counts are folded every ``SourceCounts/foldEvery``).
+    let writes = Locked(0)
 
     enum IngestPath {
         /// SQLite has one writer: requests waiting for it are written together (group commit),
@@ -38,7 +40,7 @@ final class SQLCollectorStorage: CollectorStorage {
         path: String, logger: Logger, minimumMerge: Int = 250_000, keyOverride: MessageKeyIndex.KeyFunction? = nil
     ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger)
-        let storage = try await migrated(backend) { backend in
+        let storage = try await migrated(backend, logger: logger) { backend in
             let keys = try await backend.writeNow {
                 try MessageKeyIndex.load($0, minimumMerge: minimumMerge, keyOverride: keyOverride)
             }
@@ -57,15 +59,15 @@ final class SQLCollectorStorage: CollectorStorage {
         -> SQLCollectorStorage
     {
         let backend = try await PostgresBackend.open(url: url, maximumConnections: maximumConnections, logger: logger)
-        return try await migrated(backend) { .postgres($0) }
+        return try await migrated(backend, logger: logger) { .postgres($0) }
     }
 
     /// Brings the schema up to date and sets up ingest; closes the backend when either fails.
     private static func migrated<Backend: SQLBackend>(
-        _ backend: Backend, ingest: (Backend) async throws -> IngestPath
+        _ backend: Backend, logger: Logger, ingest: (Backend) async throws -> IngestPath
     ) async throws -> SQLCollectorStorage {
         do {
-            try await SchemaMigrations.migrate(backend)
+            try await SchemaMigrations.migrate(backend, logger: logger)
             return SQLCollectorStorage(backend: backend, ingest: try await ingest(backend))
         } catch {
             try? await backend.close()
