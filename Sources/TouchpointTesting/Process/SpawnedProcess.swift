@@ -25,8 +25,11 @@ import Musl
 /// ```
 public final class SpawnedProcess: Sendable {
     /// Where a standard stream goes.
+    ///
+    /// A child given the test process's own output keeps the test runner's pipe open: if the test
+    /// process crashes, the runner then waits for that child instead of reporting the crash.
     public enum Stream: Sendable {
-        /// The test process's own.
+        /// The test process's own (see above).
         case inherit
         /// `/dev/null`.
         case null
@@ -72,10 +75,13 @@ public final class SpawnedProcess: Sendable {
     /// Starts `executable` with `arguments`.
     /// - Parameters:
     ///   - environment: the child's whole environment (the test process's when nil).
+    ///   - input: its standard input, `/dev/null` unless given.
+    ///   - output: its standard output, likewise.
+    ///   - errors: its standard error, likewise.
     /// - Throws: ``LaunchError`` when a pipe cannot be made or the program cannot be started.
     public init(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: Stream = .null,
-        output: Stream = .inherit, errors: Stream = .inherit
+        output: Stream = .null, errors: Stream = .null
     ) throws {
         #if !canImport(Darwin)
         let closeFrom = try Self.closeFrom()
@@ -230,12 +236,15 @@ public final class SpawnedProcess: Sendable {
                 }?.resume(returning: value)
             }
             let deadline = Task {
-                try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                // Cancelled: the exit came first, and resumed.
+                guard (try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))) != nil else {
+                    return
+                }
                 resume(nil)
             }
             whenExited { termination in
-                deadline.cancel()
                 resume(termination)
+                deadline.cancel()
             }
         }
     }

@@ -35,13 +35,16 @@ final class CollectorProcess: Sendable {
     /// Starts `touchpoint serve --port 0 …` and waits until it prints where it listens.
     static func start(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> CollectorProcess {
         let process = try SpawnedProcess(
-            try executable(), ["serve", "--port", "0", "--log-level", "warning"] + arguments, output: .capture)
+            try executable(), ["serve", "--port", "0", "--log-level", "warning"] + arguments, output: .capture,
+            errors: .capture)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let port = listeningPort(in: text(of: process)) { return CollectorProcess(process: process, port: port) }
             if let ended = process.termination {
                 await process.capturesEnded()
-                throw TestFailure("touchpoint serve exited with \(ended): \(text(of: process))")
+                throw TestFailure(
+                    "touchpoint serve exited with \(ended): \(text(of: process)) \(String(decoding: process.errors, as: UTF8.self))"
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }
