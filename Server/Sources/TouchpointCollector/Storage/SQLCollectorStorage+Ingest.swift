@@ -173,8 +173,8 @@ extension SQLCollectorStorage {
         "INSERT INTO events (\(insertColumns), session_key, lifted, person_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
-    /// row's rowid (the session's key in `events`) and its count of events. Only the times and the count change here: the
-    /// columns of no index but `sessions_recent`.
+    /// row's rowid (the session's key in `events`) and its count of events. Only the times and
+    /// the count change here: the columns of no index but `sessions_recent`.
     private static let sqliteSessionUpsert = """
         INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \
