@@ -102,3 +102,35 @@ struct SourceCountsTests {
         }
     }
 }
+
+extension SourceCountsTests {
+    /// Folds while writers add rows: no write is lost or counted twice (PostgreSQL's case; SQLite
+    /// runs the same code on its one row).
+    @Test(arguments: StorageKind.available)
+    func foldsDuringConcurrentWritesKeepEveryWrite(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let writers = 6
+            let perWriter = 40
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        for index in 0..<perWriter {
+                            let message = TestMessages.ingest(
+                                "e", id: "w\(writer)-\(index)", session: "s\(writer)-\(index % 3)", at: Double(index))
+                            _ = try await storage.insert([message], source: "default")
+                        }
+                    }
+                }
+                group.addTask {
+                    for _ in 0..<30 { try await storage.foldCounts(source: "default") }
+                }
+                try await group.waitForAll()
+            }
+            try await Self.expectCounts(
+                storage, ["default": StorageCounts(events: writers * perWriter, sessions: writers * 3)])
+            try await storage.foldCounts(source: "default")
+            try await Self.expectCounts(
+                storage, ["default": StorageCounts(events: writers * perWriter, sessions: writers * 3)])
+        }
+    }
+}
