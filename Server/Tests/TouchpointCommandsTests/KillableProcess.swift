@@ -15,14 +15,7 @@ struct KillableProcess {
     }
 
     /// The `touchpoint` executable of this build.
-    static var touchpoint: URL {
-        let candidates = [
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        ]
-        return candidates.map { $0.appendingPathComponent("touchpoint") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }
+    static var touchpoint: URL { ChildProcess.builtProduct("touchpoint") }
 
     let child: SpawnedProcess
     let outputPath: String
@@ -38,13 +31,14 @@ struct KillableProcess {
 
     /// Waits for the child to exit (killing it after `timeout` seconds) and collects its output.
     func finish(timeout: Double = 120) async -> Result {
-        var ended = await child.exit(within: timeout)
-        if ended == nil {
+        let termination: SpawnedProcess.Termination
+        if let ended = await child.exit(within: timeout) {
+            termination = ended
+        } else {
             Issue.record("\(URL(fileURLWithPath: outputPath).lastPathComponent) child did not exit within \(timeout) s")
             child.send(SIGKILL)
-            ended = await child.exit()
+            termination = await child.exit()
         }
-        let termination = ended ?? .signaled(SIGKILL)
         let signaled = if case .signaled = termination { true } else { false }
         return Result(
             status: termination.status, killed: signaled,
