@@ -154,7 +154,7 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         // Back to schema 8, and events stored as its ingest stored them (whole payloads, sessions).
-        for statement in StorageSuiteTests.schemaThirteenUndone + StorageSuiteTests.schemaTwelveUndone
+        for statement in StorageSuiteTests.schemaThirteenUndone(.sqlite) + StorageSuiteTests.schemaTwelveUndone
             + StorageSuiteTests.schemaElevenUndone
             + StorageSuiteTests.schemaTenUndone(.sqlite)
             + StorageSuiteTests.schemaNineUndone(.sqlite)

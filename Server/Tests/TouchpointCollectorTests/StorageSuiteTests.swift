@@ -451,7 +451,8 @@ struct StorageSuiteTests {
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in Self.schemaThirteenUndone + Self.schemaTwelveUndone + Self.schemaElevenUndone
+            for statement in Self.schemaThirteenUndone(storage.dialect) + Self.schemaTwelveUndone
+                + Self.schemaElevenUndone
                 + Self.schemaTenUndone(storage.dialect)
                 + Self.schemaNineUndone(storage.dialect)
                 + Self.schemaEightUndone + [
@@ -464,7 +465,7 @@ struct StorageSuiteTests {
             {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11, 12, 13])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11, 12, 13, 14])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -485,9 +486,32 @@ struct StorageSuiteTests {
         }
     }
 
+    /// What schema 14 added, removed again (and its record): events that name a shared context get
+    /// it back inline first (SQLite; PostgreSQL keeps every context inline).
+    static func schemaFourteenUndone(_ dialect: SQLDialect) -> [String] {
+        (dialect == .postgres
+            ? []
+            : [
+                """
+                UPDATE events SET payload = json_set(payload, '$.context', json_patch(json_extract(payload, '$.context'),
+                    (SELECT body FROM contexts WHERE contexts.id = events.context_id))), lifted = lifted & ~512
+                WHERE context_id IS NOT NULL
+                """
+            ])
+            + [
+                "ALTER TABLE events DROP COLUMN context_id", "DROP TABLE contexts",
+                "DELETE FROM schema_migrations WHERE version >= 14",
+            ]
+    }
+
+    /// What schema 13 added, removed again (and its record), with what came after it.
+    static func schemaThirteenUndone(_ dialect: SQLDialect) -> [String] {
+        schemaFourteenUndone(dialect) + [
+            "DROP TABLE source_counts", "DELETE FROM schema_migrations WHERE version >= 13",
+        ]
+    }
+
     /// What schema 12 added, removed again (and its record), to test upgrades from schema 11.
-    /// What schema 13 added, removed again (and its record).
-    static let schemaThirteenUndone = ["DROP TABLE source_counts", "DELETE FROM schema_migrations WHERE version >= 13"]
 
     static let schemaTwelveUndone = [
         "DROP INDEX events_name_minute", "ALTER TABLE events DROP COLUMN person_key",
@@ -531,7 +555,8 @@ struct StorageSuiteTests {
     @Test(arguments: StorageKind.available)
     func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
-            for statement in Self.schemaThirteenUndone + Self.schemaTwelveUndone + Self.schemaElevenUndone
+            for statement in Self.schemaThirteenUndone(storage.dialect) + Self.schemaTwelveUndone
+                + Self.schemaElevenUndone
                 + Self.schemaTenUndone(storage.dialect)
                 + Self.schemaNineUndone(storage.dialect)
                 + Self.schemaEightUndone
@@ -557,7 +582,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11, 12, 13])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11, 12, 13, 14])
             #expect(try await storage.counts(source: "default") == StorageCounts(events: 5, sessions: 0))
             #expect(
                 try await storage.profile(source: "default", userId: "u1")

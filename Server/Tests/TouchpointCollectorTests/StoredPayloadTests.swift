@@ -58,6 +58,12 @@ struct StoredPayloadTests {
                     "SELECT SUM(LENGTH(payload)) FROM events", [])
                 let received = messages.reduce(0) { $0 + $1.payload.utf8.count }
                 #expect(try #require(sizes.first?.first?.int) < Int64(received) * 3 / 4)
+                // The web events' library, locale and user agent are kept once.
+                let shared = try await storage.backend.query(
+                    "SELECT (SELECT COUNT(*) FROM contexts), (SELECT COUNT(*) FROM events WHERE context_id IS NOT NULL)",
+                    [])
+                #expect(shared.first?[0].int == 1)
+                #expect(try #require(shared.first?[1].int) > 50)
             }
             // The export gives the messages as received too.
             let export = try await storage.exportPage(
@@ -86,5 +92,48 @@ struct StoredPayloadTests {
         #expect(try !lifted("m-6").contains(.sessionId))
         // The batch's session id was not in the message.
         #expect(try !lifted("m-11").contains(.sessionId))
+    }
+
+    /// Set apart, a context's shareable members come back where they were: inline (when the writer
+    /// keeps them in the event) or from their row. Only distinct plain keys are set apart.
+    @Test func aSharedContextComesBackAsItWas() throws {
+        let userAgent = String(repeating: "Mozilla/5.0 ", count: 8)
+        let payloads = [
+            #"{"type":"track","event":"e","messageId":"m","context":{"sessionId":"s","page":{"path":"/"},"userAgent":"\#(userAgent)","locale":"en"}}"#,
+            #"{"type":"page","name":"p","messageId":"m","context":{"userAgent":"\#(userAgent)"}}"#,
+            #"{"type":"screen","name":"p","messageId":"m","context" : { "app" : {"v":[1,2]} , "userAgent":"\#(userAgent)" } }"#,
+            // Not set apart: a repeated key, an escaped key, an identify call, a small context.
+            #"{"type":"track","event":"e","messageId":"m","context":{"userAgent":"\#(userAgent)","userAgent":"x"}}"#,
+            #"{"type":"track","event":"e","messageId":"m","context":{"user\u0041gent":"\#(userAgent)"}}"#,
+            #"{"type":"identify","messageId":"m","context":{"userAgent":"\#(userAgent)"}}"#,
+            #"{"type":"track","event":"e","messageId":"m","context":{"locale":"en-US","sessionId":"s"}}"#,
+        ]
+        var shared = 0
+        for (index, payload) in payloads.enumerated() {
+            let value = try JSONParser.parse(payload)
+            let type = value["type"]?.stringValue ?? ""
+            let columns = StoredPayload.Columns(
+                messageId: "m", type: type, name: value["event"]?.stringValue ?? value["name"]?.stringValue,
+                userId: nil, anonymousId: nil, originalTimestamp: nil, sessionId: index == 0 || index == 6 ? "s" : nil)
+            let compacted = StoredPayload.compact(payload, columns: columns, shareContext: true)
+            #expect((compacted.sharedContext != nil) == compacted.lifted.contains(.context))
+            #expect((compacted.sharedContext != nil) == (index < 3), "\(payload)")
+            if let body = compacted.sharedContext {
+                shared += 1
+                #expect(try JSONParser.parse(body)["userAgent"]?.stringValue == userAgent)
+                #expect(!compacted.payload.contains("Mozilla"))
+            }
+            let fromRow = StoredPayload.restore(
+                compacted.payload, lifted: compacted.lifted, columns: columns, sharedContext: compacted.sharedContext)
+            #expect(try JSONParser.parse(fromRow) == value, "\(payload)")
+            let inline = compacted.inline
+            #expect(!inline.lifted.contains(.context) && inline.sharedContext == nil)
+            #expect(
+                try JSONParser.parse(StoredPayload.restore(inline.payload, lifted: inline.lifted, columns: columns))
+                    == value, "\(payload)")
+            // Without sharing, nothing is set apart.
+            #expect(StoredPayload.compact(payload, columns: columns).sharedContext == nil)
+        }
+        #expect(shared == 3)
     }
 }

@@ -13,18 +13,17 @@ final class InsertCoalescer: Sendable {
     final class Row: Sendable {
         let source: String
         let message: IngestMessage
-        /// The payload as stored: without the members the columns hold (``StoredPayload``).
-        let storedPayload: String
-        /// Which members those are (the `lifted` column).
-        let lifted: Int64
+        /// The payload as stored: without the members the columns hold (``StoredPayload``), and
+        /// with the context's shareable members set apart when the store shares contexts.
+        let stored: StoredPayload.Compacted
 
         /// Compacts the message's payload here, on the request's task (not the writer's thread).
-        init(source: String, message: IngestMessage) {
+        /// - Parameter shareContext: whether the store keeps shared contexts (``SharedContexts``).
+        init(source: String, message: IngestMessage, shareContext: Bool = false) {
             self.source = source
             self.message = message
-            let stored = StoredPayload.compact(message.payload, columns: StoredPayload.Columns(message))
-            storedPayload = stored.payload
-            lifted = stored.lifted.rawValue
+            stored = StoredPayload.compact(
+                message.payload, columns: StoredPayload.Columns(message), shareContext: shareContext)
         }
     }
 

@@ -74,7 +74,8 @@ extension SQLCollectorStorage {
                 statement.append("anonymous_id IN ")
                 statement.bindTuple(anonymousIds.map { .text($0) })
             }
-            statement.append(") RETURNING source")
+            // An event's row returns its shared context (`SharedContexts`), released below.
+            statement.append(table == "events" ? ") RETURNING context_id" : ") RETURNING source")
             statements.append((statement, table))
         }
         // The ids' numbers (`PersonKeys`) and their merges (first, found through the numbers).
@@ -128,8 +129,13 @@ extension SQLCollectorStorage {
         return try await backend.write { transaction in
             var deleted = DeletedData()
             for (statement, table) in plan.statements {
-                let rows = try await transaction.query(statement).count
-                if table == "events" { deleted.events += rows } else if table == "sessions" { deleted.sessions += rows }
+                let rows = try await transaction.query(statement)
+                if table == "events" {
+                    deleted.events += rows.count
+                    try await SharedContexts.release(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+                } else if table == "sessions" {
+                    deleted.sessions += rows.count
+                }
             }
             if deleted.events > 0 || deleted.sessions > 0 {
                 _ = try await transaction.query(

@@ -8,7 +8,8 @@ extension SQLCollectorStorage {
 
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
         guard !messages.isEmpty else { return [] }
-        let rows = messages.map { InsertCoalescer.Row(source: source, message: $0) }
+        let share = messageKeys != nil  // SQLite keeps shared contexts (`SharedContexts`)
+        let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, shareContext: share) }
         switch ingest {
         case .groupCommit(let coalescer, _):
             return try await coalescer.insert(rows)
@@ -34,9 +35,9 @@ extension SQLCollectorStorage {
     /// updated once however many of its events the write holds (and its rowid, the events'
     /// `session_key`, read back); one prepared insert run per new row.
     /// - Returns: per row, whether it was stored now.
-    static func write(_ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex) async throws
-        -> [Bool]
-    {
+    static func write(
+        _ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts
+    ) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
         return try await sqlite.writeNow { connection in
             let found = try keys.lookUp(rows, on: connection)
@@ -79,8 +80,11 @@ extension SQLCollectorStorage {
             let personKeys = try PersonKeys.sqliteKeys(
                 PersonKeys.people(of: rows, stored: inserted, links: links), on: connection)
             let new = rows.indices.filter { inserted[$0] }
+            let shared = try contexts.references(rows, new: new, on: connection)
             let rowids = try connection.insertEach(sqliteInsertRow, new) { index, statement in
                 let row = rows[index]
+                let context = shared[index]
+                let stored = context == nil ? row.stored.inline : row.stored
                 try statement.bind(1, row.source)
                 try statement.bind(2, row.message.messageId)
                 try statement.bind(3, row.message.type.rawValue)
@@ -92,16 +96,17 @@ extension SQLCollectorStorage {
                 try statement.bind(9, row.message.originalTimestamp)
                 try statement.bind(10, row.message.sentAt)
                 try statement.bind(11, row.message.receivedAt)
-                try statement.bind(12, row.storedPayload)
+                try statement.bind(12, stored.payload)
                 try statement.bind(
                     13,
                     row.message.sessionId.flatMap { sessionKeys[SessionRollup.Key(source: row.source, sessionId: $0)] })
-                try statement.bind(14, row.lifted)
+                try statement.bind(14, stored.lifted.rawValue)
                 try statement.bind(
                     15,
                     PersonKeys.person(of: row).flatMap { found in
                         personKeys[found.person].map { PersonKeys.eventKey($0, isUser: found.isUser) }
                     })
+                try statement.bind(16, context)
             }
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
@@ -170,7 +175,7 @@ extension SQLCollectorStorage {
     }
 
     private static let sqliteInsertRow =
-        "INSERT INTO events (\(insertColumns), session_key, lifted, person_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO events (\(insertColumns), session_key, lifted, person_key, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
     /// row's rowid (the session's key in `events`) and its count of events. Only the times and
@@ -254,8 +259,8 @@ extension SQLCollectorStorage {
             .textArray(rows.map { $0.message.sessionId ?? "" }), .intArray(rows.map(\.message.timestamp)),
             .textArray(rows.map { $0.message.originalTimestamp ?? "" }),
             .textArray(rows.map { $0.message.sentAt.map(String.init) ?? "" }),
-            .intArray(rows.map(\.message.receivedAt)), .textArray(rows.map(\.storedPayload)),
-            .intArray(rows.map(\.lifted)),
+            .intArray(rows.map(\.message.receivedAt)), .textArray(rows.map(\.stored.inline.payload)),
+            .intArray(rows.map(\.stored.inline.lifted.rawValue)),
         ]
     }
 

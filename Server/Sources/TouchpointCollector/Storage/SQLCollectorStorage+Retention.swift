@@ -11,7 +11,7 @@ extension SQLCollectorStorage {
         statement.bind(.int(beforeMinute))
         statement.append(" LIMIT ")
         statement.bind(.int(Int64(limit)))
-        statement.append(") RETURNING seq")
+        statement.append(") RETURNING context_id")
         return try await deleting(statement, source: source, events: true)
     }
 
@@ -28,14 +28,18 @@ extension SQLCollectorStorage {
         return try await deleting(statement, source: source, events: false)
     }
 
-    /// Runs a delete that returns a row per deleted row (of `events`, or else of `sessions`) and
-    /// takes them off `source`'s counts (`SourceCounts`), in one transaction; returns how many it
-    /// deleted.
+    /// Runs a delete that returns a row per deleted row (of `events`, their `context_id`, or else
+    /// of `sessions`) and takes them off `source`'s counts (`SourceCounts`) and, for events, off
+    /// their shared contexts (`SharedContexts`), in one transaction; returns how many it deleted.
     private func deleting(_ statement: SQLStatement, source: String, events: Bool) async throws -> Int {
         let dialect = self.dialect
         return try await backend.write { transaction in
-            let deleted = try await transaction.query(statement).count
+            let rows = try await transaction.query(statement)
+            let deleted = rows.count
             guard deleted > 0 else { return 0 }
+            if events {
+                try await SharedContexts.release(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+            }
             _ = try await transaction.query(
                 SourceCounts.change(
                     dialect, source: source, events: events ? -deleted : 0, sessions: events ? 0 : -deleted))

@@ -44,8 +44,9 @@ final class SQLCollectorStorage: CollectorStorage {
             let keys = try await backend.writeNow {
                 try MessageKeyIndex.load($0, minimumMerge: minimumMerge, keyOverride: keyOverride)
             }
+            let contexts = SharedContexts()
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
-                let stored = try await Self.write(rows, sqlite: backend, keys: keys)
+                let stored = try await Self.write(rows, sqlite: backend, keys: keys, contexts: contexts)
                 keys.mergeIfDue(into: backend, logger: logger)
                 return stored
             }
@@ -91,11 +92,12 @@ final class SQLCollectorStorage: CollectorStorage {
 
     // MARK: Shared row decoding
 
+    /// The columns of an event as read back: its row's, then its shared context (``SharedContexts``).
     static let eventColumns =
-        "seq, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, lifted"
+        "seq, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, lifted, \(SharedContexts.column)"
 
     static func event(from row: SQLRow) throws -> StoredEvent {
-        guard row.count == 13, let sequence = row[0].int, let messageId = row[1].text, let type = row[2].text,
+        guard row.count == 14, let sequence = row[0].int, let messageId = row[1].text, let type = row[2].text,
             let timestamp = row[7].int, let receivedAt = row[10].int
         else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
         let payload = try message(from: row)
@@ -111,15 +113,22 @@ final class SQLCollectorStorage: CollectorStorage {
     /// The message of a row of ``eventColumns`` as it was received: its stored payload with the
     /// members its columns hold put back (``StoredPayload``).
     static func message(from row: SQLRow) throws -> String {
-        guard row.count == 13, let messageId = row[1].text, let type = row[2].text, let payload = row[11].text else {
+        guard row.count == 14, let messageId = row[1].text, let type = row[2].text, let payload = row[11].text else {
             throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns")
         }
         let lifted = StoredPayload.Lifted(rawValue: row[12].int ?? 0)
+        let shared = row[13].text
+        if lifted.contains(.context), shared == nil {
+            throw StorageError(
+                code: .corruptRow,
+                message: "event \(row[0].int.map(String.init) ?? "?") names a shared context that is not in contexts")
+        }
         return StoredPayload.restore(
             payload, lifted: lifted,
             columns: StoredPayload.Columns(
                 messageId: messageId, type: type, name: row[3].text, userId: row[4].text, anonymousId: row[5].text,
-                originalTimestamp: row[8].text, sessionId: row[6].text))
+                originalTimestamp: row[8].text, sessionId: row[6].text),
+            sharedContext: shared)
     }
 
     /// A keyset cursor `<a>:<b>` of two integers, or nil for the first page.

@@ -327,6 +327,17 @@ enum SchemaMigrations {
                     """
                 ]
         },
+        Migration(version: 14, summary: "contexts kept once, not in every event") { dialect in
+            // See `SharedContexts`. Events stored before keep their whole context (context_id NULL).
+            // PostgreSQL has the table and column too (the reads name them) but keeps contexts inline.
+            let key = dialect == .sqlite ? "id INTEGER PRIMARY KEY" : "id BIGSERIAL PRIMARY KEY"
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            return [
+                "CREATE TABLE contexts (\(key), body TEXT NOT NULL, events \(integer) NOT NULL)",
+                "CREATE UNIQUE INDEX contexts_body ON contexts (body)",
+                "ALTER TABLE events ADD COLUMN context_id \(integer)",
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

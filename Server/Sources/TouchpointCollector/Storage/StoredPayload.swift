@@ -8,6 +8,12 @@ import TouchpointCore
 /// payload only when it occurs once and is a string that needs no escaping and equals its column,
 /// so that putting it back gives exactly the value sent; `lifted` records which were left out. A
 /// message read back is the same JSON value as the one received (its members in another order).
+///
+/// A `track`, `page` or `screen` call's context apart from `page` and `sessionId` (a web SDK's
+/// library, locale and user agent, a mobile SDK's app, device and OS) is the same for every event
+/// of a visit, and often of every visitor on one browser: SQLite may keep it once, in a row of
+/// `contexts` (``SharedContexts``), rather than in each event. ``compact(_:columns:shareContext:)``
+/// sets those members apart; the writer decides whether they are shared or put back.
 enum StoredPayload {
     /// The members left out of a stored payload, as bits of the `lifted` column.
     struct Lifted: OptionSet, Sendable {
@@ -23,7 +29,12 @@ enum StoredPayload {
         static let originalTimestamp = Lifted(rawValue: 128)
         /// `context.sessionId`.
         static let sessionId = Lifted(rawValue: 256)
+        /// The context's other members but `page`: in the `contexts` row of `context_id`.
+        static let context = Lifted(rawValue: 512)
     }
+
+    /// The smallest shared part of a context worth a row of `contexts` (a shorter one stays inline).
+    static let minimumSharedContext = 64
 
     /// The columns a payload's left-out members are put back from.
     struct Columns {
@@ -79,12 +90,33 @@ enum StoredPayload {
         (.anonymousId, "anonymousId"), (.timestamp, "timestamp"), (.originalTimestamp, "originalTimestamp"),
     ]
 
+    /// A payload as stored: without the members its columns hold (`lifted` says which), and with
+    /// the context's shareable members set apart in `sharedContext` (a JSON object) when
+    /// `lifted` contains ``Lifted/context``.
+    struct Compacted: Equatable {
+        var payload: String
+        var lifted: Lifted
+        var sharedContext: String?
+
+        /// The same message with its shared context members back in `payload` (kept inline).
+        var inline: Compacted {
+            guard let sharedContext, lifted.contains(.context) else { return self }
+            let members = Array(sharedContext.utf8.dropFirst().dropLast())
+            return Compacted(
+                payload: StoredPayload.inserting(members, intoContextOf: payload), lifted: lifted.subtracting(.context),
+                sharedContext: nil)
+        }
+    }
+
     /// `payload` without the members its columns hold, and which those are.
-    static func compact(_ payload: String, columns: Columns) -> (payload: String, lifted: Lifted) {
+    /// - Parameter shareContext: whether to set the context's shareable members apart (only a
+    ///   `track`, `page` or `screen` call's, when they are distinct plain keys and at least
+    ///   ``minimumSharedContext`` bytes).
+    static func compact(_ payload: String, columns: Columns, shareContext: Bool = false) -> Compacted {
         var payload = payload
         return payload.withUTF8 { bytes in
             guard let members = try? Self.members(of: bytes) else {
-                return (String(decoding: bytes, as: UTF8.self), [])
+                return Compacted(payload: String(decoding: bytes, as: UTF8.self), lifted: [])
             }
             var lifted: Lifted = []
             var dropped = Set<Int>()
@@ -100,36 +132,86 @@ enum StoredPayload {
                 dropped.insert(found[0])
             }
             var context: [UInt8]?
+            var shared: String?
             let contexts = members.indices.filter { JSONCursor.key(members[$0].key, is: "context") }
-            if contexts.count == 1, let sessionId = columns.sessionId {
+            if contexts.count == 1 {
                 let range = members[contexts[0]].value
                 let inner = UnsafeBufferPointer(rebasing: bytes[range])
                 if let contextMembers = try? Self.members(of: inner) {
+                    var kept = Set(contextMembers.indices)
                     let sessions = contextMembers.indices.filter {
                         JSONCursor.key(contextMembers[$0].key, is: "sessionId")
                     }
-                    if sessions.count == 1,
+                    if let sessionId = columns.sessionId, sessions.count == 1,
                         Self.isPlainString(contextMembers[sessions[0]].value, equalTo: sessionId, in: inner)
                     {
                         lifted.insert(.sessionId)
-                        context = Self.object(contextMembers, of: inner, without: [sessions[0]])
+                        kept.remove(sessions[0])
+                    }
+                    if shareContext, Self.sharesContext(columns.type),
+                        let apart = Self.shareable(contextMembers, of: inner)
+                    {
+                        let body = Self.object(
+                            contextMembers, of: inner, without: Set(contextMembers.indices).subtracting(apart))
+                        lifted.insert(.context)
+                        kept.subtract(apart)
+                        shared = String(decoding: body, as: UTF8.self)
+                    }
+                    if kept.count < contextMembers.count {
+                        context = Self.object(
+                            contextMembers, of: inner, without: Set(contextMembers.indices).subtracting(kept))
                     }
                 }
             }
-            guard !lifted.isEmpty else { return (String(decoding: bytes, as: UTF8.self), []) }
+            guard !lifted.isEmpty else { return Compacted(payload: String(decoding: bytes, as: UTF8.self), lifted: []) }
             let replacing = context.map { (index: contexts[0], value: $0) }
             let object = Self.object(members, of: bytes, without: dropped, replacing: replacing)
-            return (String(decoding: object, as: UTF8.self), lifted)
+            return Compacted(payload: String(decoding: object, as: UTF8.self), lifted: lifted, sharedContext: shared)
         }
     }
 
+    /// Whether calls of `type` may share their context: not `identify`, `group` or `alias`,
+    /// whose payloads the people pages read and search as stored.
+    private static func sharesContext(_ type: String) -> Bool {
+        type == "track" || type == "page" || type == "screen"
+    }
+
+    /// The context members to share (all but `sessionId` and `page`), or nil when there are none
+    /// worth a row or the keys are not all distinct and plain (then the members' order could
+    /// matter to a reader, and putting them back elsewhere could change the value).
+    private static func shareable(_ members: [Member], of bytes: UnsafeBufferPointer<UInt8>) -> Set<Int>? {
+        guard members.count <= 64 else { return nil }
+        var apart = Set<Int>()
+        var size = 0
+        for (index, member) in members.enumerated() {
+            guard member.key.baseAddress != nil else { return nil }
+            for earlier in members[..<index] where earlier.key.elementsEqual(member.key) { return nil }
+            if JSONCursor.key(member.key, is: "sessionId") || JSONCursor.key(member.key, is: "page") { continue }
+            apart.insert(index)
+            size += member.value.upperBound - member.start + 1
+        }
+        return size >= minimumSharedContext ? apart : nil
+    }
+
     /// The message as received (the same JSON value) from a stored payload and its columns.
-    static func restore(_ payload: String, lifted: Lifted, columns: Columns) -> String {
+    /// - Parameter sharedContext: the `contexts` row's object, when `lifted` contains ``Lifted/context``.
+    static func restore(_ payload: String, lifted: Lifted, columns: Columns, sharedContext: String? = nil) -> String {
         guard !lifted.isEmpty else { return payload }
         var body = payload
+        var contextMembers: [UInt8] = []
         if lifted.contains(.sessionId), let sessionId = columns.sessionId {
-            body = Self.insertingSessionId(sessionId, into: body)
+            var writer = JSONWriter(capacity: sessionId.utf8.count + 16)
+            writer.beginObject()
+            writer.key("sessionId")
+            writer.string(sessionId)
+            writer.endObject()
+            contextMembers += writer.bytes.dropFirst().dropLast()  // "sessionId":"…"
         }
+        if lifted.contains(.context), let sharedContext, sharedContext.utf8.count > 2 {
+            if !contextMembers.isEmpty { contextMembers.append(UInt8(ascii: ",")) }
+            contextMembers += sharedContext.utf8.dropFirst().dropLast()
+        }
+        if !contextMembers.isEmpty { body = Self.inserting(contextMembers, intoContextOf: body) }
         var writer = JSONWriter(capacity: body.utf8.count + 256)
         writer.beginObject()
         for (flag, key) in topLevel where lifted.contains(flag) {
@@ -217,20 +299,15 @@ enum StoredPayload {
         return object
     }
 
-    /// `payload` with `"sessionId":"<id>"` put first into its `context` object.
-    private static func insertingSessionId(_ sessionId: String, into payload: String) -> String {
+    /// `payload` with `members` (JSON members, comma-separated) put first into its `context` object.
+    static func inserting(_ members: [UInt8], intoContextOf payload: String) -> String {
         var payload = payload
         return payload.withUTF8 { bytes in
-            guard let members = try? Self.members(of: bytes),
-                let context = members.first(where: { JSONCursor.key($0.key, is: "context") }),
+            guard let found = try? Self.members(of: bytes),
+                let context = found.first(where: { JSONCursor.key($0.key, is: "context") }),
                 bytes[context.value.lowerBound] == UInt8(ascii: "{")
             else { return String(decoding: bytes, as: UTF8.self) }
-            var writer = JSONWriter(capacity: sessionId.utf8.count + 16)
-            writer.beginObject()
-            writer.key("sessionId")
-            writer.string(sessionId)
-            writer.endObject()
-            var member = writer.bytes.dropFirst().dropLast()  // "sessionId":"…"
+            var member = members
             var after = context.value.lowerBound + 1
             while after < context.value.upperBound, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[after]) { after += 1 }
             if bytes[after] != UInt8(ascii: "}") { member.append(UInt8(ascii: ",")) }
