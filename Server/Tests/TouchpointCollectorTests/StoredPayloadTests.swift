@@ -51,6 +51,7 @@ struct StoredPayloadTests {
             for message in messages {
                 let event = try #require(byId[message.messageId])
                 #expect(event.message == (try JSONParser.parse(message.payload)), "\(message.payload)")
+                #expect(event.originalTimestamp == message.originalTimestamp, "\(message.payload)")
             }
             // Stored smaller: the web events' ids and times are not kept twice.
             if kind == .sqlite {
@@ -58,12 +59,23 @@ struct StoredPayloadTests {
                     "SELECT SUM(LENGTH(payload)) FROM events", [])
                 let received = messages.reduce(0) { $0 + $1.payload.utf8.count }
                 #expect(try #require(sizes.first?.first?.int) < Int64(received) * 3 / 4)
-                // The web events' library, locale and user agent are kept once.
+                // The web events' library, locale and user agent are kept once, and the past
+                // traffic's library.
                 let shared = try await storage.backend.query(
                     "SELECT (SELECT COUNT(*) FROM contexts), (SELECT COUNT(*) FROM events WHERE context_id IS NOT NULL)",
                     [])
-                #expect(shared.first?[0].int == 1)
+                #expect(shared.first?[0].int == 2)
                 #expect(try #require(shared.first?[1].int) > 50)
+                // An original timestamp that the corrected time gives back is not kept: here all but
+                // the two written otherwise ("…06Z" without milliseconds, "…+01:00").
+                let kept = try await storage.backend.query(
+                    "SELECT message_id FROM events WHERE original_timestamp IS NOT NULL ORDER BY message_id", [])
+                #expect(kept.compactMap { $0.first?.text } == ["m-2", "m-3"], "\(kept)")
+                // Among them events whose sentAt corrected their time.
+                let corrected = try await storage.backend.query(
+                    "SELECT COUNT(*) FROM events WHERE original_timestamp IS NULL AND sent_at IS NOT NULL AND sent_at != received_at",
+                    [])
+                #expect(try #require(corrected.first?.first?.int) > 50)
             }
             // The export gives the messages as received too.
             let export = try await storage.exportPage(

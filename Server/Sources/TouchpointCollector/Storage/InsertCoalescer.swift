@@ -13,17 +13,21 @@ final class InsertCoalescer: Sendable {
     final class Row: Sendable {
         let source: String
         let message: IngestMessage
-        /// The payload as stored: without the members the columns hold (``StoredPayload``), and
-        /// with the context's shareable members set apart when the store shares contexts.
+        /// The payload as stored: without the members the columns hold (``StoredPayload``); for
+        /// SQLite also with the context's shareable members set apart, and
+        /// ``StoredPayload/Lifted/derivedTime`` when `original_timestamp` need not be kept.
         let stored: StoredPayload.Compacted
 
         /// Compacts the message's payload here, on the request's task (not the writer's thread).
-        /// - Parameter shareContext: whether the store keeps shared contexts (``SharedContexts``).
-        init(source: String, message: IngestMessage, shareContext: Bool = false) {
+        /// - Parameter forSQLite: whether the row goes to SQLite, which keeps shared contexts
+        ///   (``SharedContexts``) and leaves out an original timestamp it can work out.
+        init(source: String, message: IngestMessage, forSQLite: Bool = false) {
             self.source = source
             self.message = message
-            stored = StoredPayload.compact(
-                message.payload, columns: StoredPayload.Columns(message), shareContext: shareContext)
+            var stored = StoredPayload.compact(
+                message.payload, columns: StoredPayload.Columns(message), shareContext: forSQLite)
+            if forSQLite, StoredPayload.derivesOriginalTimestamp(message) { stored.lifted.insert(.derivedTime) }
+            self.stored = stored
         }
     }
 

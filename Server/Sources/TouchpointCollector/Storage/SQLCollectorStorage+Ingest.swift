@@ -8,8 +8,8 @@ extension SQLCollectorStorage {
 
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
         guard !messages.isEmpty else { return [] }
-        let share = messageKeys != nil  // SQLite keeps shared contexts (`SharedContexts`)
-        let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, shareContext: share) }
+        let sqlite = messageKeys != nil
+        let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
         switch ingest {
         case .groupCommit(let coalescer, _):
             return try await coalescer.insert(rows)
@@ -93,7 +93,8 @@ extension SQLCollectorStorage {
                 try statement.bind(6, row.message.anonymousId)
                 try statement.bind(7, row.message.sessionId)
                 try statement.bind(8, row.message.timestamp)
-                try statement.bind(9, row.message.originalTimestamp)
+                try statement.bind(
+                    9, stored.lifted.contains(.derivedTime) ? nil : row.message.originalTimestamp)
                 try statement.bind(10, row.message.sentAt)
                 try statement.bind(11, row.message.receivedAt)
                 try statement.bind(12, stored.payload)

@@ -105,7 +105,7 @@ final class SQLCollectorStorage: CollectorStorage {
         return StoredEvent(
             sequence: sequence, messageId: messageId, type: type, name: row[3].text, userId: row[4].text,
             anonymousId: row[5].text, sessionId: row[6].text, timestamp: Timestamp.date(milliseconds: timestamp),
-            originalTimestamp: row[8].text, sentAt: row[9].int.map(Timestamp.date(milliseconds:)),
+            originalTimestamp: originalTimestamp(of: row), sentAt: row[9].int.map(Timestamp.date(milliseconds:)),
             receivedAt: Timestamp.date(milliseconds: receivedAt),
             message: message)
     }
@@ -127,8 +127,18 @@ final class SQLCollectorStorage: CollectorStorage {
             payload, lifted: lifted,
             columns: StoredPayload.Columns(
                 messageId: messageId, type: type, name: row[3].text, userId: row[4].text, anonymousId: row[5].text,
-                originalTimestamp: row[8].text, sessionId: row[6].text),
+                originalTimestamp: originalTimestamp(of: row), sessionId: row[6].text),
             sharedContext: shared)
+    }
+
+    /// The original timestamp of a row of ``eventColumns``: its column, or the text its times give
+    /// back when SQLite left the column empty (``StoredPayload/Lifted/derivedTime``).
+    static func originalTimestamp(of row: SQLRow) -> String? {
+        if let text = row[8].text { return text }
+        guard StoredPayload.Lifted(rawValue: row[12].int ?? 0).contains(.derivedTime), let timestamp = row[7].int,
+            let receivedAt = row[10].int
+        else { return nil }
+        return StoredPayload.derivedOriginalTimestamp(timestamp: timestamp, sentAt: row[9].int, receivedAt: receivedAt)
     }
 
     /// A keyset cursor `<a>:<b>` of two integers, or nil for the first page.

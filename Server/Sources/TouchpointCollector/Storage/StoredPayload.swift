@@ -31,10 +31,29 @@ enum StoredPayload {
         static let sessionId = Lifted(rawValue: 256)
         /// The context's other members but `page`: in the `contexts` row of `context_id`.
         static let context = Lifted(rawValue: 512)
+        /// The `original_timestamp` column is NULL: the text is ``derivedOriginalTimestamp(timestamp:sentAt:receivedAt:)``.
+        static let derivedTime = Lifted(rawValue: 1024)
+    }
+
+    /// The device time an event's corrected time came from, as `YYYY-MM-DDTHH:MM:SS.sssZ`:
+    /// `timestamp − receivedAt + sentAt` (the correction undone), or `timestamp` without `sentAt`.
+    /// SQLite keeps no text that this gives back exactly (an SDK's `toISOString()` or its like,
+    /// 24 bytes an event); nil outside years 1970 to 9999.
+    static func derivedOriginalTimestamp(timestamp: Int64, sentAt: Int64?, receivedAt: Int64) -> String? {
+        let original = sentAt.map { timestamp &- receivedAt &+ $0 } ?? timestamp
+        guard original >= 0, original < 253_402_300_800_000 else { return nil }
+        return Timestamp.format(Timestamp.date(milliseconds: original))
+    }
+
+    /// Whether the message's `originalTimestamp` is the one its corrected time gives back.
+    static func derivesOriginalTimestamp(_ message: IngestMessage) -> Bool {
+        guard let text = message.originalTimestamp, text.utf8.count == 24 else { return false }
+        return derivedOriginalTimestamp(
+            timestamp: message.timestamp, sentAt: message.sentAt, receivedAt: message.receivedAt) == text
     }
 
     /// The smallest shared part of a context worth a row of `contexts` (a shorter one stays inline).
-    static let minimumSharedContext = 64
+    static let minimumSharedContext = 32
 
     /// The columns a payload's left-out members are put back from.
     struct Columns {
