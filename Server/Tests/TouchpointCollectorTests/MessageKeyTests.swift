@@ -273,6 +273,34 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// A store that is closing starts no merge, and a filter being built stops scanning the table
+    /// (on a reader's thread, which the merge task's cancellation does not reach).
+    @Test func aStoppedIndexMergesNothingAndStopsItsFilterScan() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        let messages = (0..<100).map { TestMessages.ingest("e", id: "m\($0)") }
+        var storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        try await #require(storage.messageKeys).waitForMerge()
+        try await storage.close()
+
+        // Started again: no filter until a merge builds it from the table.
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        let keys = try #require(storage.messageKeys)
+        let backend = try #require(storage.backend as? SQLiteBackend)
+        #expect(keys.mergedThrough == 100 && keys.filterCapacity == nil)
+        await keys.stopMerging()
+        #expect(!keys.claimMerge())
+        // A merge already under way stops its scan at the first key, and puts no filter in place.
+        await #expect(throws: CancellationError.self) { try await keys.merge(into: backend) }
+        #expect(keys.filterCapacity == nil)
+        // The keys are still found, in the table.
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
+        try await storage.close()
+    }
+
     private func withSQLite(
         minimumMerge: Int = 250_000, _ body: (SQLCollectorStorage, MessageKeyIndex) async throws -> Void
     ) async throws {

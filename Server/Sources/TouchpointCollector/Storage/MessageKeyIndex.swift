@@ -186,6 +186,8 @@ final class MessageKeyIndex: Sendable {
     // MARK: Merging
 
     private let running = Locked<Task<Void, Never>?>(nil)
+    /// Set by ``stopMerging()``: no merge starts, and a filter's scan stops at its next check.
+    private let stopped = Locked(false)
 
     /// Starts a merge in the background when one is due (``claimMerge()``): its transactions take
     /// turns with the writes that follow.
@@ -215,6 +217,7 @@ final class MessageKeyIndex: Sendable {
     /// Stops a merge in progress after its current transaction (before the database closes; the
     /// watermark stays, so the next start merges those keys again).
     func stopMerging() async {
+        stopped.withLock { $0 = true }
         let task = running.withLock { $0 }
         task?.cancel()
         await task?.value
@@ -223,7 +226,8 @@ final class MessageKeyIndex: Sendable {
     /// Whether enough keys are in memory to merge them, or (unless `onlyWhenDue`) the filter is to
     /// be built, and no merge runs: then marks one as running (the caller must run ``merge(into:)``).
     func claimMerge(onlyWhenDue: Bool = false) -> Bool {
-        state.withLock { state in
+        guard !stopped.value else { return false }
+        return state.withLock { state in
             guard !state.isMerging, isMergeDue(state) || (!onlyWhenDue && state.filter?.isFull ?? true) else {
                 return false
             }
@@ -337,16 +341,23 @@ final class MessageKeyIndex: Sendable {
 
     /// Builds the filter from `message_keys` on a reader connection, sized for half as many keys
     /// again as the table holds (and at least a merge's), and puts it in place of the one before.
-    /// Runs while a merge is claimed, so no key enters the table meanwhile.
+    /// Runs while a merge is claimed, so no key enters the table meanwhile. The scan (seconds at
+    /// tens of millions of keys, on a reader's thread, where the task's cancellation does not
+    /// reach) stops within 65,536 keys of ``stopMerging()``.
     private func buildFilter(from backend: SQLiteBackend, logger: Logger?) async throws {
         let clock = ContinuousClock()
         let began = clock.now
-        let filter = try await backend.read { [minimumMerge] connection in
+        let filter = try await backend.read { [minimumMerge, stopped] connection in
             let count = Int(try connection.execute("SELECT COUNT(*) FROM message_keys", []).first?.first?.int ?? 0)
             var filter = MessageKeyFilter(capacity: max(count + count / 2, minimumMerge))
+            var scanned = 0
             try connection.queryEach(
                 "SELECT key FROM message_keys", [()], bind: { _, _ in },
-                row: { _, statement in filter.insert(statement.integer(0)) })
+                row: { _, statement in
+                    if scanned & 0xFFFF == 0, stopped.value { throw CancellationError() }
+                    scanned += 1
+                    filter.insert(statement.integer(0))
+                })
             return filter
         }
         state.withLock { $0.filter = filter }
