@@ -63,6 +63,7 @@ struct SyntheticBatchesTests {
         try await RouterHarness.run { client, services async throws in
             var batches = SyntheticBatches(seed: 5)
             var sessionsOf: [String: Set<String>] = [:]
+            var agentsOf: [String: Set<String>] = [:]
             var ids = Set<String>()
             var bytes = 0
             var events = 0
@@ -81,6 +82,7 @@ struct SyntheticBatchesTests {
                     ids.insert(id)
                     let visitor = try #require(message["anonymousId"]?.stringValue)
                     sessionsOf[visitor, default: []].insert(message["context"]?["sessionId"]?.stringValue ?? "")
+                    agentsOf[visitor, default: []].insert(message["context"]?["userAgent"]?.stringValue ?? "")
                 }
                 let response = try await client.execute(
                     uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
@@ -90,6 +92,9 @@ struct SyntheticBatchesTests {
             #expect(ids.count == events)
             // Visitors come back: some have several sessions.
             #expect(sessionsOf.values.filter { $0.count > 1 }.count > 10)
+            // Each visitor on one browser; visitors on many.
+            #expect(agentsOf.values.allSatisfy { $0.count == 1 && !$0.contains("") })
+            #expect(Set(agentsOf.values.flatMap { $0 }).count > 20)
             // A web SDK's sizes: a few hundred bytes an event.
             #expect((250...600).contains(bytes / events), "\(bytes / events) bytes an event")
             #expect(try await services.query.counts(source: "default").events == events)

@@ -59,12 +59,12 @@ struct StoredPayloadTests {
                     "SELECT SUM(LENGTH(payload)) FROM events", [])
                 let received = messages.reduce(0) { $0 + $1.payload.utf8.count }
                 #expect(try #require(sizes.first?.first?.int) < Int64(received) * 3 / 4)
-                // The web events' library, locale and user agent are kept once, and the past
-                // traffic's library.
+                // The web events' library, locale and user agent are kept once per browser, and
+                // the past traffic's library once.
                 let shared = try await storage.backend.query(
                     "SELECT (SELECT COUNT(*) FROM contexts), (SELECT COUNT(*) FROM events WHERE context_id IS NOT NULL)",
                     [])
-                #expect(shared.first?[0].int == 2)
+                #expect(try #require(shared.first?[0].int) >= 2)
                 #expect(try #require(shared.first?[1].int) > 50)
                 // An original timestamp that the corrected time gives back is not kept: here all but
                 // the two written otherwise ("…06Z" without milliseconds, "…+01:00").

@@ -26,6 +26,8 @@ struct SyntheticBatches {
         var sessionId: String
         var remaining: Int
         var page: Int
+        /// The visitor's browser: which of ``browserContexts`` their events carry.
+        var browser: Int
     }
 
     /// Visits in progress at once, per client.
@@ -67,7 +69,8 @@ struct SyntheticBatches {
         let anonymousId = "anon-\(seed)-\(visitor)"
         return Visit(
             anonymousId: anonymousId, userId: visitor % 4 == 0 ? "user-\(seed)-\(visitor)" : nil,
-            sessionId: idRandom.uuid4().uuidString, remaining: 3 + uniform(30), page: uniform(Self.pages.count))
+            sessionId: idRandom.uuid4().uuidString, remaining: 3 + uniform(30), page: uniform(Self.pages.count),
+            browser: (visitor * 37 + Int(seed % 1024)) % Self.browserContexts.count)
     }
 
     private mutating func event(at date: Date) {
@@ -125,7 +128,7 @@ struct SyntheticBatches {
         writer.key("url")
         writer.string("https://shop.example.com" + Self.pages[visit.page].path)
         writer.endObject()
-        for (key, value) in Self.constantContext {
+        for (key, value) in Self.browserContexts[visit.browser] {
             writer.key(key)
             writer.raw(value)
         }
@@ -195,17 +198,36 @@ struct SyntheticBatches {
 
     private static let plans = ["free", "pro", "team"]
 
-    /// The context members that are the same for every event, each value written once (the load
-    /// generator's own CPU counts against the collector's on a shared machine).
-    private static let constantContext: [(String, [UInt8])] =
-        ([
-            ("library", ["name": "analytics.js", "version": "next-1.72.0"]),
-            ("locale", "en-US"),
-            (
-                "userAgent",
-                "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15"
-            ),
-        ] as [(String, JSONValue)]).map { ($0.0, $0.1.jsonBytes()) }
+    /// The context members that are the same for every event of a visitor (one browser): a
+    /// library, a locale and one of 32 user agents (8 browsers, 4 versions each), 128 in all. Each
+    /// value is written once (the load generator's own CPU counts against the collector's on a
+    /// shared machine).
+    private static let browserContexts: [[(String, [UInt8])]] = {
+        let agents = [
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/13{v}.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/13{v}.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.{v} Safari/605.1.15",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 18_{v} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.{v} Mobile/15E148 Safari/604.1",
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:13{v}.0) Gecko/20100101 Firefox/13{v}.0",
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/13{v}.0.0.0 Safari/537.36 Edg/13{v}.0.0.0",
+            "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/13{v}.0.0.0 Mobile Safari/537.36",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:13{v}.0) Gecko/20100101 Firefox/13{v}.0",
+        ]
+        let locales = ["en-US", "de-DE", "fr-FR", "en-GB"]
+        var contexts: [[(String, [UInt8])]] = []
+        for agent in agents {
+            for version in 0..<4 {
+                for locale in locales {
+                    let members: [(String, JSONValue)] = [
+                        ("library", ["name": "analytics.js", "version": "next-1.72.0"]), ("locale", .string(locale)),
+                        ("userAgent", .string(agent.replacingOccurrences(of: "{v}", with: "\(version)"))),
+                    ]
+                    contexts.append(members.map { ($0.0, $0.1.jsonBytes(sortedKeys: true)) })
+                }
+            }
+        }
+        return contexts
+    }()
 }
 
 extension SeededRandomNumberGenerator {
