@@ -25,31 +25,39 @@ final class SharedContexts: Sendable {
     /// Runs in the writer's transaction, before the rows are inserted.
     /// - Parameters:
     ///   - new: the indices of the rows that will be stored.
-    /// - Returns: per index of `rows` whose context is shared, the `contexts` row's id.
-    func references(_ rows: [InsertCoalescer.Row], new: [Int], on connection: SQLiteConnection) throws -> [Int: Int64] {
-        var order: [String] = []
-        var users: [String: [Int]] = [:]
+    /// - Returns: per row of `rows`, the `contexts` row's id when its context is shared.
+    func references(_ rows: [InsertCoalescer.Row], new: [Int], on connection: SQLiteConnection) throws -> [Int64?] {
+        // Each distinct context once (its text hashed once per row), with the rows that carry it.
+        var groups: [String: Int] = [:]
+        var bodies: [String] = []
+        var users: [[Int]] = []
         for index in new {
             guard let body = rows[index].stored.sharedContext else { continue }
-            if users[body] == nil { order.append(body) }
-            users[body, default: []].append(index)
+            if let group = groups[body] {
+                users[group].append(index)
+            } else {
+                groups[body] = bodies.count
+                bodies.append(body)
+                users.append([index])
+            }
         }
-        guard !order.isEmpty else { return [:] }
-        var ids: [String: Int64] = [:]
+        var references = [Int64?](repeating: nil, count: rows.count)
+        guard !bodies.isEmpty else { return references }
+        var ids = [Int64?](repeating: nil, count: bodies.count)
         try connection.queryEach(
-            Self.sqliteAdd, order,
-            bind: { body, statement in
-                try statement.bind(1, Int64(users[body]?.count ?? 0))
-                try statement.bind(2, body)
+            Self.sqliteAdd, bodies.indices,
+            bind: { group, statement in
+                try statement.bind(1, Int64(users[group].count))
+                try statement.bind(2, bodies[group])
             },
-            row: { body, statement in ids[body] = statement.integer(0) })
+            row: { group, statement in ids[group] = statement.integer(0) })
         // A context without a row gets one when it is seen a second time.
-        let missing = order.filter { ids[$0] == nil }
+        let missing = bodies.indices.filter { ids[$0] == nil }
         let created = seen.withLock { seen in
-            missing.filter { body in
-                let hash = body.hashValue
+            missing.filter { group in
+                let hash = bodies[group].hashValue
                 let slot = hash & (seen.count - 1)
-                if (users[body]?.count ?? 0) > 1 || seen[slot] == hash {
+                if users[group].count > 1 || seen[slot] == hash {
                     seen[slot] = 0
                     return true
                 }
@@ -57,19 +65,19 @@ final class SharedContexts: Sendable {
                 return false
             }
         }
-        let rowids = try connection.insertEach(Self.sqliteInsert, created) { body, statement in
-            try statement.bind(1, body)
-            try statement.bind(2, Int64(users[body]?.count ?? 0))
+        let rowids = try connection.insertEach(Self.sqliteInsert, created) { group, statement in
+            try statement.bind(1, bodies[group])
+            try statement.bind(2, Int64(users[group].count))
         }
-        for (body, rowid) in zip(created, rowids) {
+        for (group, rowid) in zip(created, rowids) {
             guard let rowid else {
                 throw StorageError(code: .database, message: "SQLite stored no row for a new shared context")
             }
-            ids[body] = rowid
+            ids[group] = rowid
         }
-        var references: [Int: Int64] = [:]
-        for (body, id) in ids {
-            for index in users[body] ?? [] { references[index] = id }
+        for (group, id) in ids.enumerated() {
+            guard let id else { continue }
+            for index in users[group] { references[index] = id }
         }
         return references
     }

@@ -40,16 +40,31 @@ enum StoredPayload {
     /// SQLite keeps no text that this gives back exactly (an SDK's `toISOString()` or its like,
     /// 24 bytes an event); nil outside years 1970 to 9999.
     static func derivedOriginalTimestamp(timestamp: Int64, sentAt: Int64?, receivedAt: Int64) -> String? {
-        let original = sentAt.map { timestamp &- receivedAt &+ $0 } ?? timestamp
-        guard original >= 0, original < 253_402_300_800_000 else { return nil }
-        return Timestamp.format(Timestamp.date(milliseconds: original))
+        originalTime(timestamp: timestamp, sentAt: sentAt, receivedAt: receivedAt).map {
+            Timestamp.format(Timestamp.date(milliseconds: $0))
+        }
     }
+
+    /// The device time in milliseconds (the correction undone), when in years 1970 to 9999.
+    private static func originalTime(timestamp: Int64, sentAt: Int64?, receivedAt: Int64) -> Int64? {
+        let original = sentAt.map { timestamp &- receivedAt &+ $0 } ?? timestamp
+        return original >= 0 && original < latestDerived ? original : nil
+    }
+
+    /// 10000-01-01T00:00:00Z in milliseconds: the years of four digits end before it.
+    private static let latestDerived: Int64 = 253_402_300_800_000
 
     /// Whether the message's `originalTimestamp` is the one its corrected time gives back.
     static func derivesOriginalTimestamp(_ message: IngestMessage) -> Bool {
         guard let text = message.originalTimestamp, text.utf8.count == 24 else { return false }
-        return derivedOriginalTimestamp(
-            timestamp: message.timestamp, sentAt: message.sentAt, receivedAt: message.receivedAt) == text
+        guard
+            let original = originalTime(
+                timestamp: message.timestamp, sentAt: message.sentAt, receivedAt: message.receivedAt)
+        else { return false }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        Timestamp.append(Timestamp.date(milliseconds: original), to: &bytes)
+        return text.utf8.elementsEqual(bytes)
     }
 
     /// The smallest shared part of a context worth a row of `contexts` (a shorter one stays inline).
@@ -138,7 +153,8 @@ enum StoredPayload {
                 return Compacted(payload: String(decoding: bytes, as: UTF8.self), lifted: [])
             }
             var lifted: Lifted = []
-            var dropped = Set<Int>()
+            // Per member, whether it is left out (flags, not a set: this runs for every event).
+            var dropped = [Bool](repeating: false, count: members.count)
             for (flag, key) in topLevel {
                 let found = members.indices.filter { JSONCursor.key(members[$0].key, is: key) }
                 guard found.count == 1, let value = columns.value(of: flag),
@@ -148,7 +164,7 @@ enum StoredPayload {
                 if flag == .name, lifted.contains(.event) { continue }
                 if flag == .originalTimestamp, lifted.contains(.timestamp) { continue }
                 lifted.insert(flag)
-                dropped.insert(found[0])
+                dropped[found[0]] = true
             }
             var context: [UInt8]?
             var shared: String?
@@ -157,7 +173,7 @@ enum StoredPayload {
                 let range = members[contexts[0]].value
                 let inner = UnsafeBufferPointer(rebasing: bytes[range])
                 if let contextMembers = try? Self.members(of: inner) {
-                    var kept = Set(contextMembers.indices)
+                    var omitted = [Bool](repeating: false, count: contextMembers.count)
                     let sessions = contextMembers.indices.filter {
                         JSONCursor.key(contextMembers[$0].key, is: "sessionId")
                     }
@@ -165,20 +181,18 @@ enum StoredPayload {
                         Self.isPlainString(contextMembers[sessions[0]].value, equalTo: sessionId, in: inner)
                     {
                         lifted.insert(.sessionId)
-                        kept.remove(sessions[0])
+                        omitted[sessions[0]] = true
                     }
                     if shareContext, Self.sharesContext(columns.type),
                         let apart = Self.shareable(contextMembers, of: inner)
                     {
-                        let body = Self.object(
-                            contextMembers, of: inner, without: Set(contextMembers.indices).subtracting(apart))
+                        let body = Self.object(contextMembers, of: inner, without: apart.map { !$0 })
                         lifted.insert(.context)
-                        kept.subtract(apart)
+                        for index in apart.indices where apart[index] { omitted[index] = true }
                         shared = String(decoding: body, as: UTF8.self)
                     }
-                    if kept.count < contextMembers.count {
-                        context = Self.object(
-                            contextMembers, of: inner, without: Set(contextMembers.indices).subtracting(kept))
+                    if omitted.contains(true) {
+                        context = Self.object(contextMembers, of: inner, without: omitted)
                     }
                 }
             }
@@ -198,15 +212,15 @@ enum StoredPayload {
     /// The context members to share (all but `sessionId` and `page`), or nil when there are none
     /// worth a row or the keys are not all distinct and plain (then the members' order could
     /// matter to a reader, and putting them back elsewhere could change the value).
-    private static func shareable(_ members: [Member], of bytes: UnsafeBufferPointer<UInt8>) -> Set<Int>? {
+    private static func shareable(_ members: [Member], of bytes: UnsafeBufferPointer<UInt8>) -> [Bool]? {
         guard members.count <= 64 else { return nil }
-        var apart = Set<Int>()
+        var apart = [Bool](repeating: false, count: members.count)
         var size = 0
         for (index, member) in members.enumerated() {
             guard member.key.baseAddress != nil else { return nil }
             for earlier in members[..<index] where earlier.key.elementsEqual(member.key) { return nil }
             if JSONCursor.key(member.key, is: "sessionId") || JSONCursor.key(member.key, is: "page") { continue }
-            apart.insert(index)
+            apart[index] = true
             size += member.value.upperBound - member.start + 1
         }
         return size >= minimumSharedContext ? apart : nil
@@ -297,15 +311,15 @@ enum StoredPayload {
         return true
     }
 
-    /// The object of `members` (in `bytes`) without the members at `dropped`, and with the value
+    /// The object of `members` (in `bytes`) without the members `dropped` flags, and with the value
     /// of the member at `replacing.index` replaced, as bytes (built once, on the request's task).
     private static func object(
-        _ members: [Member], of bytes: UnsafeBufferPointer<UInt8>, without dropped: Set<Int>,
+        _ members: [Member], of bytes: UnsafeBufferPointer<UInt8>, without dropped: [Bool],
         replacing: (index: Int, value: [UInt8])? = nil
     ) -> [UInt8] {
         var object: [UInt8] = [UInt8(ascii: "{")]
         object.reserveCapacity(bytes.count)
-        for (index, member) in members.enumerated() where !dropped.contains(index) {
+        for (index, member) in members.enumerated() where !dropped[index] {
             if object.count > 1 { object.append(UInt8(ascii: ",")) }
             if let replacing, replacing.index == index {
                 object += bytes[member.start..<member.value.lowerBound]
