@@ -2,7 +2,8 @@ import PostgresNIO
 import TouchpointCore
 
 extension SQLCollectorStorage {
-    /// The columns of `events` an insert writes, in order (and `lifted`; SQLite also `session_key`).
+    /// The columns of `events` an insert writes, in order (and `lifted` and `person_key`; SQLite
+    /// also `session_key` and `context_id`).
     static let insertColumns =
         "source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
 
