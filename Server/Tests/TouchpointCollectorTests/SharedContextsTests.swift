@@ -150,3 +150,48 @@ struct SharedContextsTests {
         }
     }
 }
+
+/// The request shapes the SDKs send (``SDKRequestShapesTests``) read back the same when their
+/// contexts are kept once: an app's, a browser's, RudderStack's with a numeric session id.
+struct SharedContextsSDKShapesTests {
+    static let browserPage = """
+        {"batch":[{"type":"page","properties":{"path":"/","url":"https://shop.example.com/"},"name":null,"context":{"page":{"path":"/","referrer":"","title":"Shop"},"userAgent":"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15","userAgentData":{"brands":[{"brand":"Chromium","version":"131"}],"mobile":false,"platform":"macOS"},"locale":"en-US","library":{"name":"analytics.js","version":"next-1.70.0"}},"anonymousId":"ajs-anon","timestamp":"2026-01-01T10:00:00.000Z","integrations":{},"messageId":"ajs-1","userId":null,"_metadata":{"bundled":["Segment.io"],"unbundled":[],"bundledIds":[]}}],"sentAt":"2026-01-01T10:00:00.500Z"}
+        """
+    static let rudderStack = """
+        {"batch":[{"type":"track","event":"Product Viewed","properties":{"id":"p-1"},"messageId":"rs-1","anonymousId":"rs-anon","channel":"mobile","originalTimestamp":"2026-01-01T10:00:00.000Z","context":{"sessionId":1767261590000,"library":{"name":"com.rudderstack.android.sdk.core","version":"1.20.0"},"traits":{"anonymousId":"rs-anon"}},"integrations":{"All":true}}],"sentAt":"2026-01-01T10:00:03.000Z"}
+        """
+
+    /// Each body's events, three times over with new message ids.
+    static func copies(of body: String) throws -> [IngestMessage] {
+        let decoded = try BatchDecoder().decode(Array(body.utf8), endpoint: .batch, receivedAt: 1_767_261_605_000)
+        #expect(decoded.rejections.isEmpty, "\(decoded.rejections)")
+        return decoded.messages.flatMap { message in
+            (0..<3).map { copy in
+                var message = message
+                let id = "\(message.messageId)-copy-\(copy)"
+                message.payload = message.payload.replacingOccurrences(
+                    of: "\"messageId\":\"\(message.messageId)\"", with: "\"messageId\":\"\(id)\"")
+                message.messageId = id
+                return message
+            }
+        }
+    }
+
+    @Test func everySDKsEventReadsBackTheSame() async throws {
+        let messages = try [SDKRequestShapesTests.analyticsSwiftBody, Self.browserPage, Self.rudderStack]
+            .flatMap(Self.copies)
+        try await withStorage(.sqlite) { storage async throws in
+            for message in messages {
+                #expect(try await storage.insert([message], source: "default") == [true])
+            }
+            try await SharedContextsTests.expectReadBack(storage, messages)
+            // The app's, the browser's and RudderStack's contexts, and the screen call's library,
+            // each kept once from its second event.
+            let rows = try await SharedContextsTests.rows(storage)
+            #expect(rows.count == 4, "\(rows.keys)")
+            #expect(rows.values.allSatisfy { $0 == 2 })
+            #expect(rows.keys.contains { $0.contains("iPhone15,2") && $0.contains("Europe/Berlin") })
+            #expect(rows.keys.contains { $0.contains("userAgentData") && !$0.contains("referrer") })
+        }
+    }
+}
