@@ -121,7 +121,9 @@ final class SQLCollectorStorage: CollectorStorage {
         if lifted.contains(.context), shared == nil {
             throw StorageError(
                 code: .corruptRow,
-                message: "event \(row[0].int.map(String.init) ?? "?") names a shared context that is not in contexts")
+                message:
+                    "event \(row[0].int.map(String.init) ?? "?") keeps its context in the contexts table, which has no row for it: the database was changed outside the collector; restore it from a backup"
+            )
         }
         return StoredPayload.restore(
             payload, lifted: lifted,
