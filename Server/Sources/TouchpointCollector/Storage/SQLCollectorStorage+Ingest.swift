@@ -12,7 +12,7 @@ extension SQLCollectorStorage {
         let sqlite = messageKeys != nil
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
         switch ingest {
-        case .groupCommit(let coalescer, _):
+        case .groupCommit(let coalescer, _, _):
             return try await coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])
@@ -37,34 +37,21 @@ extension SQLCollectorStorage {
     /// `session_key`, read back); one prepared insert run per new row.
     /// - Returns: per row, whether it was stored now.
     static func write(
-        _ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts
+        _ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts,
+        sessionRows: SessionRows
     ) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
         return try await sqlite.writeNow { connection in
             let found = try keys.lookUp(rows, on: connection)
             let inserted = found.map { !$0.stored }
             let sessions = SessionRollup.rollups(of: rows, stored: inserted)
-            var sessionKeys: [SessionRollup.Key: Int64] = [:]
-            // What the write adds to each source's counts (`SourceCounts`): a session is new when
-            // its row holds only this write's events (a stored session has at least one event).
+            // What the write adds to each source's counts (`SourceCounts`).
             var counted: [String: (events: Int, sessions: Int)] = [:]
-            try connection.queryEach(
-                sqliteSessionUpsert, sessions,
-                bind: { session, statement in
-                    try statement.bind(1, session.source)
-                    try statement.bind(2, session.sessionId)
-                    try statement.bind(3, session.userId)
-                    try statement.bind(4, session.anonymousId)
-                    try statement.bind(5, session.firstTimestamp)
-                    try statement.bind(6, session.lastTimestamp)
-                    try statement.bind(7, session.eventCount)
-                },
-                row: { session, statement in
-                    sessionKeys[session.key] = statement.integer(0)
-                    if statement.integer(1) == session.eventCount {
-                        counted[session.source, default: (0, 0)].sessions += 1
-                    }
-                })
+            var sessionKeys: [SessionRollup.Key: Int64] = [:]
+            for (session, row) in zip(sessions, try sessionRows.add(sessions, on: connection)) {
+                sessionKeys[session.key] = row.rowid
+                if row.isNew { counted[session.source, default: (0, 0)].sessions += 1 }
+            }
             // The ids of a session that has a row already: changed only when they change, so its
             // index entries are rewritten only then.
             _ = try connection.executeEach(sqliteSessionUser, sessions.filter { $0.userId != nil }) {
@@ -178,17 +165,6 @@ extension SQLCollectorStorage {
 
     private static let sqliteInsertRow =
         "INSERT INTO events (\(insertColumns), session_key, lifted, person_key, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-
-    /// Adds one rollup to its session row, creating the row for a new session, and returns the
-    /// row's rowid (the session's key in `events`) and its count of events. Only the times and
-    /// the count change here: the columns of no index but `sessions_recent`.
-    private static let sqliteSessionUpsert = """
-        INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \
-        first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp), \
-        last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp), \
-        event_count = sessions.event_count + excluded.event_count RETURNING rowid, event_count
-        """
 
     /// The newest user id of a session (as `sessionMerge`), when it is another.
     private static let sqliteSessionUser = "UPDATE sessions SET user_id = ? WHERE rowid = ? AND user_id IS NOT ?1"

@@ -14,16 +14,23 @@ final class SQLCollectorStorage: CollectorStorage {
 
     enum IngestPath {
         /// SQLite has one writer: requests waiting for it are written together (group commit),
-        /// deduplicated through the keys of ``MessageKeyIndex``.
-        case groupCommit(InsertCoalescer, MessageKeyIndex)
+        /// deduplicated through the keys of ``MessageKeyIndex``, their sessions added to the rows
+        /// ``SessionRows`` remembers.
+        case groupCommit(InsertCoalescer, MessageKeyIndex, SessionRows)
         /// PostgreSQL writes each request on its own, in parallel on several connections.
         case postgres(PostgresBackend)
     }
 
     /// SQLite's message keys (nil for PostgreSQL).
     var messageKeys: MessageKeyIndex? {
-        guard case .groupCommit(_, let keys) = ingest else { return nil }
+        guard case .groupCommit(_, let keys, _) = ingest else { return nil }
         return keys
+    }
+
+    /// SQLite's writer's sessions (nil for PostgreSQL).
+    var sessionRows: SessionRows? {
+        guard case .groupCommit(_, _, let rows) = ingest else { return nil }
+        return rows
     }
 
     private init(backend: any SQLBackend, ingest: IngestPath) {
@@ -45,12 +52,14 @@ final class SQLCollectorStorage: CollectorStorage {
                 try MessageKeyIndex.load($0, minimumMerge: minimumMerge, keyOverride: keyOverride)
             }
             let contexts = SharedContexts()
+            let sessionRows = SessionRows()
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
-                let stored = try await Self.write(rows, sqlite: backend, keys: keys, contexts: contexts)
+                let stored = try await Self.write(
+                    rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows)
                 keys.mergeIfDue(into: backend, logger: logger)
                 return stored
             }
-            return .groupCommit(coalescer, keys)
+            return .groupCommit(coalescer, keys, sessionRows)
         }
         return storage
     }

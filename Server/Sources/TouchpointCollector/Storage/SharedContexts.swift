@@ -18,8 +18,8 @@ import TouchpointCore
 /// PostgreSQL keeps every context inline: its writes run in parallel, and a row that they all
 /// update would make them wait for each other's commits.
 final class SharedContexts: Sendable {
-    /// Hashes of contexts seen recently that have no row yet, each in the slot its hash picks.
-    private let seen = Locked([Int](repeating: 0, count: 1 << 16))
+    /// Hashes of contexts seen recently that have no row yet.
+    private let seen = Locked(RecentHashes<Bool>(slots: 1 << 16))
 
     /// Each new row's context: the `contexts` row that now names it, or nil to keep it inline.
     /// Runs in the writer's transaction, before the rows are inserted.
@@ -56,12 +56,11 @@ final class SharedContexts: Sendable {
         let created = seen.withLock { seen in
             missing.filter { group in
                 let hash = bodies[group].hashValue
-                let slot = hash & (seen.count - 1)
-                if users[group].count > 1 || seen[slot] == hash {
-                    seen[slot] = 0
+                if users[group].count > 1 || seen[hash] != nil {
+                    seen[hash] = nil
                     return true
                 }
-                seen[slot] = hash
+                seen[hash] = true
                 return false
             }
         }

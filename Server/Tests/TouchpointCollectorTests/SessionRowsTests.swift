@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import TouchpointCore
+
+@testable import TouchpointCollector
+
+/// SQLite's writer adds a session's later events to the row it remembers by rowid, not through
+/// the (source, session id) index, and only when that row is still the session's.
+struct SessionRowsTests {
+    /// A session's row: its rowid, count of events and first and last times.
+    static func row(_ storage: SQLCollectorStorage, _ sessionId: String) async throws -> [Int64] {
+        let rows = try await storage.backend.query(
+            "SELECT rowid, event_count, first_timestamp, last_timestamp FROM sessions WHERE session_id = ?",
+            [.text(sessionId)])
+        return try #require(rows.first).map { $0.int ?? -1 }
+    }
+
+    static func time(_ offset: TimeInterval) -> Int64 {
+        Timestamp.milliseconds(TestMessages.base.addingTimeInterval(offset))
+    }
+
+    @Test func aSessionWrittenAgainIsAddedToByItsRowid() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let rows = try #require(storage.sessionRows)
+            #expect(
+                try await storage.insert([TestMessages.ingest("a", id: "m1", session: "s1", at: 0)], source: "default")
+                    == [true])
+            let first = try await Self.row(storage, "s1")
+            #expect(rows.addedByRowid == 0)
+            // An earlier and a later event of s1, and a new session.
+            let second = [
+                TestMessages.ingest("b", id: "m2", session: "s1", at: -5),
+                TestMessages.ingest("c", id: "m3", session: "s1", at: 10),
+                TestMessages.ingest("d", id: "m4", session: "s2", at: 1),
+            ]
+            #expect(try await storage.insert(second, source: "default") == [true, true, true])
+            #expect(rows.addedByRowid == 1)
+            #expect(try await Self.row(storage, "s1") == [first[0], 3, Self.time(-5), Self.time(10)])
+            #expect(try await Self.row(storage, "s2").dropFirst() == [1, Self.time(1), Self.time(1)])
+            // Every event of s1 names its one row.
+            let keys = try await storage.backend.query(
+                "SELECT DISTINCT session_key FROM events WHERE session_id = 's1'", [])
+            #expect(keys.map { $0.first?.int } == [first[0]])
+            try await SourceCountsTests.expectCounts(storage, ["default": StorageCounts(events: 4, sessions: 2)])
+            // The same session in another source is another row.
+            #expect(
+                try await storage.insert([TestMessages.ingest("e", id: "m5", session: "s1")], source: "other") == [true]
+            )
+            #expect(rows.addedByRowid == 1)
+            try await SourceCountsTests.expectCounts(
+                storage,
+                ["default": StorageCounts(events: 4, sessions: 2), "other": StorageCounts(events: 1, sessions: 1)])
+        }
+    }
+
+    /// A deleted newest row's rowid is given to the next new session: the writer's remembered
+    /// rowid for the deleted session then names another session's row, which must not take in
+    /// the deleted session's events.
+    @Test func aRememberedRowidThatIsNowAnotherSessionsIsNotUsed() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let rows = try #require(storage.sessionRows)
+            let theirs = TestMessages.ingest("a", id: "m1", session: "sa", user: "user-1", anonymous: "anon-a")
+            #expect(try await storage.insert([theirs], source: "default") == [true])
+            let rowid = try await Self.row(storage, "sa")[0]
+            let deletion = StoredDeletion(
+                id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+            let deleted = try await storage.deleteUserData(
+                deletion, userIds: ["user-1"], anonymousIds: [], suppress: [])
+            #expect(deleted.sessions == 1)
+            #expect(
+                try await storage.insert([TestMessages.ingest("b", id: "m2", session: "sb", at: 1)], source: "default")
+                    == [true])
+            // The case under test: sb has sa's old rowid.
+            #expect(try await Self.row(storage, "sb")[0] == rowid)
+            // sa comes back: a row of its own, sb's untouched.
+            let again = TestMessages.ingest("c", id: "m3", session: "sa", user: "user-2", anonymous: "anon-b", at: 2)
+            #expect(try await storage.insert([again], source: "default") == [true])
+            #expect(rows.addedByRowid == 0)
+            #expect(try await Self.row(storage, "sb").dropFirst() == [1, Self.time(1), Self.time(1)])
+            let returned = try await Self.row(storage, "sa")
+            #expect(returned[0] != rowid)
+            #expect(Array(returned.dropFirst()) == [1, Self.time(2), Self.time(2)])
+            try await SourceCountsTests.expectCounts(storage, ["default": StorageCounts(events: 2, sessions: 2)])
+        }
+    }
+
+    /// Retention deletes a session's row; a late event of the session makes a new one.
+    @Test func aRememberedRowidThatIsGoneIsNotUsed() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let rows = try #require(storage.sessionRows)
+            #expect(
+                try await storage.insert([TestMessages.ingest("a", id: "m1", session: "s1")], source: "default") == [
+                    true
+                ])
+            #expect(
+                try await storage.insert([TestMessages.ingest("b", id: "m2", session: "s2", at: 60)], source: "default")
+                    == [true])
+            let before = Self.time(30)
+            #expect(try await storage.deleteSessions(source: "default", lastBefore: before, limit: 10) == 1)
+            #expect(
+                try await storage.insert([TestMessages.ingest("c", id: "m3", session: "s1", at: 90)], source: "default")
+                    == [true])
+            #expect(rows.addedByRowid == 0)
+            #expect(try await Self.row(storage, "s1").dropFirst() == [1, Self.time(90), Self.time(90)])
+            try await SourceCountsTests.expectCounts(storage, ["default": StorageCounts(events: 3, sessions: 2)])
+        }
+    }
+
+    /// The update by rowid reads the table by its key, not the (source, session id) index.
+    @Test func theUpdateByRowidReadsNoIndex() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let plan = try await storage.backend.query(
+                "EXPLAIN QUERY PLAN " + SessionRows.sqliteAddByRowid,
+                [.int(0), .int(0), .int(1), .int(1), .text("default"), .text("s1")]
+            )
+            .compactMap { $0.last?.text }
+            #expect(plan == ["SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)"])
+        }
+    }
+}
