@@ -2,11 +2,12 @@
 /// is in no page of the table, so ingest skips reading one.
 ///
 /// With random message ids each new key falls on a random page of `message_keys`. The filter
-/// answers from two bits instead. It never misses a key it was given (a key in the table is always
-/// looked up); a key it was not given passes it now and then (about 2 % of them just after it is
-/// built, 5 % at its capacity) and is then looked up as before.
+/// answers from three bits instead. It never misses a key it was given (a key in the table is
+/// always looked up); a key it was not given passes it now and then (about 1 % of them just after
+/// it is built, 3 % at its capacity; with two bits a key, 2.5 % and 5 %) and is then looked up as
+/// before.
 ///
-/// Blocked: a key's two bits lie in one 512-bit block (a cache line's worth), picked by the high
+/// Blocked: a key's bits lie in one 512-bit block (a cache line's worth), picked by the high
 /// half of the key, the bits by its low half (the keys are keyed hashes, so the halves are
 /// independent and uniform). A lookup then touches one block, and building it from
 /// `message_keys`, which is read in key order, walks the blocks in order (with the two bits
@@ -22,6 +23,8 @@ struct MessageKeyFilter: Sendable {
 
     /// Bits per key of its capacity.
     static let bitsPerKey = 8
+    /// Bits set per key (three 9-bit pieces of the key's low half).
+    private static let bitsPerKeyInserted: UInt64 = 3
     /// Words per block.
     private static let blockWords = 8
 
@@ -36,28 +39,37 @@ struct MessageKeyFilter: Sendable {
         self.blocks = UInt64(blocks)
     }
 
-    /// The words and bits of `key`: its block is the high half of the key mapped onto
-    /// `0 ..< blocks` by a multiply and shift; the bits' places in it, two 9-bit pieces of the
-    /// low half.
-    private func positions(_ key: Int64) -> (first: Int, firstBit: UInt64, second: Int, secondBit: UInt64) {
-        let value = UInt64(bitPattern: key)
-        let base = Int(((value >> 32) &* blocks) >> 32) * Self.blockWords
-        let first = value & 511
-        let second = (value >> 9) & 511
-        return (base + Int(first >> 6), 1 << (first & 63), base + Int(second >> 6), 1 << (second & 63))
+    /// The first word of `key`'s block: the high half of the key mapped onto `0 ..< blocks` by a
+    /// multiply and shift.
+    private func block(_ value: UInt64) -> Int {
+        Int(((value >> 32) &* blocks) >> 32) * Self.blockWords
+    }
+
+    /// The word (from the block's first) and bit of the `piece`th 9-bit piece of the low half.
+    private static func bit(_ value: UInt64, piece: UInt64) -> (word: Int, bit: UInt64) {
+        let place = (value >> (9 * piece)) & 511
+        return (Int(place >> 6), 1 << (place & 63))
     }
 
     mutating func insert(_ key: Int64) {
-        let place = positions(key)
-        words[place.first] |= place.firstBit
-        words[place.second] |= place.secondBit
+        let value = UInt64(bitPattern: key)
+        let base = block(value)
+        for piece in 0..<Self.bitsPerKeyInserted {
+            let place = Self.bit(value, piece: piece)
+            words[base + place.word] |= place.bit
+        }
         count += 1
     }
 
     /// False when `key` was never inserted; true when it was, and for a few keys that were not.
     func mayContain(_ key: Int64) -> Bool {
-        let place = positions(key)
-        return words[place.first] & place.firstBit != 0 && words[place.second] & place.secondBit != 0
+        let value = UInt64(bitPattern: key)
+        let base = block(value)
+        for piece in 0..<Self.bitsPerKeyInserted {
+            let place = Self.bit(value, piece: piece)
+            if words[base + place.word] & place.bit == 0 { return false }
+        }
+        return true
     }
 
     /// Whether it holds more keys than it was sized for, and a larger one could be built.
