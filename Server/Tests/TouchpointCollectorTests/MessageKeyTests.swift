@@ -279,6 +279,51 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// While a merge moves the keys up to the newest event into the table, that event is deleted
+    /// and the next one is given its seq: the merge's watermark then covers an event whose key it
+    /// did not take, and it must put that key in the table too, or after a restart (which reads
+    /// only the keys after the watermark back into memory) the event would be stored again.
+    @Test(.timeLimit(.minutes(1))) func anEventGivenADeletedSeqDuringAMergeIsStillFoundAfterARestart() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        var storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        let keys = try #require(storage.messageKeys)
+        let (taken, tookKeys) = AsyncStream.makeStream(of: Void.self)
+        let (resume, resumeMerge) = AsyncStream.makeStream(of: Void.self)
+        keys.afterSnapshot.withLock {
+            $0 = {
+                tookKeys.yield()
+                for await _ in resume { break }
+            }
+        }
+        // 100 keys in memory make a merge due; the newest event is a user's.
+        var messages = (0..<99).map { TestMessages.ingest("e", id: "m\($0)", at: Double($0)) }
+        messages.append(TestMessages.ingest("e", id: "theirs", user: "user-1", anonymous: "anon-1", at: 99))
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        for await _ in taken { break }
+        let deletion = StoredDeletion(
+            id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+        #expect(
+            try await storage.deleteUserData(deletion, userIds: ["user-1"], anonymousIds: [], suppress: []).events == 1)
+        let late = TestMessages.ingest("e", id: "late", anonymous: "anon-2", at: 100)
+        #expect(try await storage.insert([late], source: "default") == [true])
+        // The case under test: the new event has the deleted one's seq, the merge's watermark.
+        let seq = try await storage.backend.query("SELECT seq FROM events WHERE message_id = 'late'", [])
+        #expect(seq.first?.first?.int == 100)
+        resumeMerge.yield()
+        await keys.waitForMerge()
+        #expect(keys.mergedThrough == 100)
+        #expect(try await storage.insert([late], source: "default") == [false])
+        try await storage.close()
+
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        #expect(try await storage.insert([late, messages[0]], source: "default") == [false, false])
+        #expect(try await storage.counts(source: "default").events == 100)
+        try await storage.close()
+    }
+
     /// A store that is closing starts no merge, and a filter being built stops scanning the table
     /// (on a reader's thread, which the merge task's cancellation does not reach).
     @Test func aStoppedIndexMergesNothingAndStopsItsFilterScan() async throws {

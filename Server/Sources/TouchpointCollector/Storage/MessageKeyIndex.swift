@@ -186,6 +186,9 @@ final class MessageKeyIndex: Sendable {
     // MARK: Merging
 
     private let running = Locked<Task<Void, Never>?>(nil)
+    /// For tests: awaited by a merge after it has taken the keys it moves, before its first
+    /// transaction (so that a test can write and delete while a merge is under way).
+    let afterSnapshot = Locked<(@Sendable () async -> Void)?>(nil)
     /// Set by ``stopMerging()``: no merge starts, and a filter's scan stops at its next check.
     private let stopped = Locked(false)
 
@@ -273,6 +276,7 @@ final class MessageKeyIndex: Sendable {
             return entries
         }
         guard let through = entries.map(\.seq).max() else { return }
+        if let pause = afterSnapshot.value { await pause() }
         let sorted = entries.sorted { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
         var lastChunk = Duration.zero
         var start = 0
