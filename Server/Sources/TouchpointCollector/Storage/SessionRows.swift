@@ -5,7 +5,7 @@ import TouchpointCore
 /// A session's row is found by (source, session id), through the table's primary key index, at a
 /// random place (session ids are random). At millions of sessions that index's upper pages no
 /// longer stay in the writer's 4 MB cache: 20,000 web events into a 50-million-event store made
-/// the writer read 10,000 pages back from the operating system, 8,900 of them the index's. A
+/// the writer read 12,300 pages back from the operating system, 8,900 of them the index's. A
 /// session's events come in over minutes, so the writer remembers the rowid of each session it
 /// wrote to recently (``RecentHashes``, 262,144 slots) and adds the next share of that session to
 /// the row by its rowid, checking that the row is still that session's: retention and the
