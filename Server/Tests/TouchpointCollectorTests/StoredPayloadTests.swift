@@ -94,7 +94,27 @@ struct StoredPayloadTests {
         }
         #expect(
             try lifted("m-1") == [.type, .event, .messageId, .anonymousId, .userId, .timestamp, .sessionId])
-        #expect(try lifted("m-2") == [.type, .name, .messageId, .anonymousId, .originalTimestamp, .sessionId])
+        // A context that held only the session id is left out whole, and comes back.
+        #expect(
+            try lifted("m-2") == [
+                .type, .name, .messageId, .anonymousId, .originalTimestamp, .sessionId, .emptyContext,
+            ])
+        let page = try #require(messages.first { $0.messageId == "m-2" })
+        let compacted = StoredPayload.compact(page.payload, columns: StoredPayload.Columns(page))
+        #expect(!compacted.payload.contains("context"), "\(compacted.payload)")
+        #expect(
+            try JSONParser.parse(
+                StoredPayload.restore(compacted.payload, lifted: compacted.lifted, columns: StoredPayload.Columns(page)))
+                == JSONParser.parse(page.payload))
+        // Not beside an escaped key, which could be another context.
+        let escaped = #"{"type":"track","event":"e","messageId":"m","cont\u0065xt":{"a":1},"context":{"sessionId":"s"}}"#
+        let columns = StoredPayload.Columns(
+            messageId: "m", type: "track", name: "e", userId: nil, anonymousId: nil, originalTimestamp: nil,
+            sessionId: "s")
+        #expect(!StoredPayload.compact(escaped, columns: columns).lifted.contains(.emptyContext))
+        // A context sent empty is kept as sent.
+        #expect(try !lifted("m-8").contains(.emptyContext))
+        #expect(try !lifted("m-1").contains(.emptyContext))
         // A number is not the string its column holds.
         #expect(try !lifted("m-3").contains(.userId))
         // Escaped text is kept as sent.
@@ -130,6 +150,9 @@ struct StoredPayloadTests {
             let compacted = StoredPayload.compact(payload, columns: columns, shareContext: true)
             #expect((compacted.sharedContext != nil) == compacted.lifted.contains(.context))
             #expect((compacted.sharedContext != nil) == (index < 3), "\(payload)")
+            // Nothing but the shared members and the session id: no context member is kept.
+            #expect(compacted.lifted.contains(.emptyContext) == (index == 1 || index == 2), "\(payload)")
+            #expect(compacted.payload.contains("context") == !compacted.lifted.contains(.emptyContext))
             if let body = compacted.sharedContext {
                 shared += 1
                 #expect(try JSONParser.parse(body)["userAgent"]?.stringValue == userAgent)

@@ -33,6 +33,9 @@ enum StoredPayload {
         static let context = Lifted(rawValue: 512)
         /// The `original_timestamp` column is NULL: the text is ``derivedOriginalTimestamp(timestamp:sentAt:receivedAt:)``.
         static let derivedTime = Lifted(rawValue: 1024)
+        /// The `context` member is left out: an object whose members were all lifted (`sessionId`
+        /// and the shared ones), it is `{}` and comes back as the last member.
+        static let emptyContext = Lifted(rawValue: 2048)
     }
 
     /// The device time an event's corrected time came from, as `YYYY-MM-DDTHH:MM:SS.sssZ`:
@@ -137,8 +140,8 @@ enum StoredPayload {
             guard let sharedContext, lifted.contains(.context) else { return self }
             let members = Array(sharedContext.utf8.dropFirst().dropLast())
             return Compacted(
-                payload: StoredPayload.inserting(members, intoContextOf: payload), lifted: lifted.subtracting(.context),
-                sharedContext: nil)
+                payload: StoredPayload.inserting(members, intoContextOf: StoredPayload.withContext(payload, lifted)),
+                lifted: lifted.subtracting([.context, .emptyContext]), sharedContext: nil)
         }
     }
 
@@ -197,6 +200,16 @@ enum StoredPayload {
                 }
             }
             guard !lifted.isEmpty else { return Compacted(payload: String(decoding: bytes, as: UTF8.self), lifted: []) }
+            // A context left empty is not kept at all (13 bytes of an event of the Touchpoint SDK's,
+            // whose context is its session id and what it shares); not when an escaped key could
+            // be another `context`, whose order to it would then matter.
+            if let remaining = context, remaining == Self.emptyObject,
+                members.allSatisfy({ $0.key.baseAddress != nil })
+            {
+                lifted.insert(.emptyContext)
+                dropped[contexts[0]] = true
+                context = nil
+            }
             let replacing = context.map { (index: contexts[0], value: $0) }
             let object = Self.object(members, of: bytes, without: dropped, replacing: replacing)
             return Compacted(payload: String(decoding: object, as: UTF8.self), lifted: lifted, sharedContext: shared)
@@ -230,7 +243,7 @@ enum StoredPayload {
     /// - Parameter sharedContext: the `contexts` row's object, when `lifted` contains ``Lifted/context``.
     static func restore(_ payload: String, lifted: Lifted, columns: Columns, sharedContext: String? = nil) -> String {
         guard !lifted.isEmpty else { return payload }
-        var body = payload
+        var body = withContext(payload, lifted)
         var contextMembers: [UInt8] = []
         if lifted.contains(.sessionId), let sessionId = columns.sessionId {
             var writer = JSONWriter(capacity: sessionId.utf8.count + 16)
@@ -330,6 +343,17 @@ enum StoredPayload {
         }
         object.append(UInt8(ascii: "}"))
         return object
+    }
+
+    private static let emptyObject: [UInt8] = [UInt8(ascii: "{"), UInt8(ascii: "}")]
+
+    /// A stored payload (an object as ``compact(_:columns:shareContext:)`` writes it, no
+    /// whitespace) with its `context` member back, `{}`, when `lifted` says it was left out.
+    static func withContext(_ payload: String, _ lifted: Lifted) -> String {
+        guard lifted.contains(.emptyContext), payload.utf8.last == UInt8(ascii: "}") else { return payload }
+        let head = payload.utf8.dropLast()
+        let separator = head.count > 1 ? "," : ""
+        return String(decoding: head, as: UTF8.self) + separator + #""context":{}}"#
     }
 
     /// `payload` with `members` (JSON members, comma-separated) put first into its `context` object.
