@@ -102,12 +102,12 @@ struct StoredPayloadTests {
         let page = try #require(messages.first { $0.messageId == "m-2" })
         let compacted = StoredPayload.compact(page.payload, columns: StoredPayload.Columns(page))
         #expect(!compacted.payload.contains("context"), "\(compacted.payload)")
-        #expect(
-            try JSONParser.parse(
-                StoredPayload.restore(compacted.payload, lifted: compacted.lifted, columns: StoredPayload.Columns(page)))
-                == JSONParser.parse(page.payload))
+        let restored = StoredPayload.restore(
+            compacted.payload, lifted: compacted.lifted, columns: StoredPayload.Columns(page))
+        #expect(try JSONParser.parse(restored) == JSONParser.parse(page.payload))
         // Not beside an escaped key, which could be another context.
-        let escaped = #"{"type":"track","event":"e","messageId":"m","cont\u0065xt":{"a":1},"context":{"sessionId":"s"}}"#
+        let escaped =
+            #"{"type":"track","event":"e","messageId":"m","cont\u0065xt":{"a":1},"context":{"sessionId":"s"}}"#
         let columns = StoredPayload.Columns(
             messageId: "m", type: "track", name: "e", userId: nil, anonymousId: nil, originalTimestamp: nil,
             sessionId: "s")
