@@ -145,9 +145,9 @@ final class MessageKeyIndex: Sendable {
             bind: { row, statement in try statement.bind(1, keys[row].key) },
             row: { row, statement in candidates.append((row, statement.integer(0))) })
         guard !candidates.isEmpty else { return keys }
-        // Same key: the same message only when the full (source, messageId) is.
+        // Same key: the same message only when the full (source, messageId) is (the id packed or not).
         try connection.queryEach(
-            "SELECT 1 FROM events WHERE seq = ? AND source = ? AND message_id = ?", candidates,
+            "SELECT 1 FROM events WHERE seq = ? AND source = ? AND touchpoint_id(message_id) = ?", candidates,
             bind: { candidate, statement in
                 try statement.bind(1, candidate.seq)
                 try statement.bind(2, rows[candidate.row].source)

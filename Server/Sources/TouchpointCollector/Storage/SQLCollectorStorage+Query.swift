@@ -36,7 +36,7 @@ extension SQLCollectorStorage {
             // Served by the session index of `events` (see `appendSessions`).
             let session =
                 dialect == .sqlite
-                ? "events.session_key = sessions.rowid AND events.session_id = sessions.session_id"
+                ? "events.session_key = sessions.rowid AND touchpoint_id(events.session_id) = sessions.session_id"
                 : "events.source = sessions.source AND events.session_id = sessions.session_id"
             statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(session) AND events.event = ")
             statement.bind(.text(name))
@@ -244,14 +244,15 @@ extension SQLStatement {
     ///
     /// PostgreSQL finds them through the index on (source, session_id, seq); SQLite through the
     /// index on (session_key, seq), its keys read from the sessions' rows (schema 10), and the
-    /// session id compared too (a deleted session's rowid can be given to a new one).
+    /// session id compared too (a deleted session's rowid can be given to a new one; the events'
+    /// ids may be packed, ``PackedID``).
     mutating func appendSessions(source: String, _ sessionIds: [String]) {
         if dialect == .sqlite {
             append("session_key IN (SELECT rowid FROM sessions WHERE source = ")
             bind(.text(source))
             append(" AND session_id IN ")
             bindTuple(sessionIds.map { .text($0) })
-            append(") AND session_id IN ")
+            append(") AND touchpoint_id(session_id) IN ")
             bindTuple(sessionIds.map { .text($0) })
         } else {
             append("source = ")

@@ -37,35 +37,66 @@ final class SQLiteConnection: @unchecked Sendable {
             throw StorageError(code: .unavailable, message: "cannot open the SQLite database \(path): \(message)")
         }
         sqlite_nio_sqlite3_extended_result_codes(handle, 1)
-        registerMessageKeyFunction(handle)
+        registerFunctions(handle)
         return SQLiteConnection(handle: handle)
     }
 
     /// Makes `touchpoint_message_key(secret, source, message_id)` (``MessageKey``) callable in SQL
     /// on the connection: the migration that keys the stored events and the trigger that forgets a
-    /// deleted event's key compute it where they run. NULL when the secret is not 16 bytes.
-    private static func registerMessageKeyFunction(_ handle: OpaquePointer) {
+    /// deleted event's key compute it where they run. The key of a packed id (``PackedID``) is that
+    /// of its text. NULL when the secret is not 16 bytes.
+    ///
+    /// And `touchpoint_id(value)`: the text of a packed id, any other value as it is.
+    private static func registerFunctions(_ handle: OpaquePointer) {
         sqlite_nio_sqlite3_create_function_v2(
             handle, "touchpoint_message_key", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, count, arguments in
                 guard count == 3, let arguments, let secret = arguments[0], let source = arguments[1],
                     let messageId = arguments[2]
                 else { return sqlite_nio_sqlite3_result_null(context) }
-                func bytes(_ value: OpaquePointer, text: Bool) -> UnsafeBufferPointer<UInt8> {
-                    let start =
-                        text
-                        ? sqlite_nio_sqlite3_value_text(value)
-                        : sqlite_nio_sqlite3_value_blob(value)
-                            .map { $0.assumingMemoryBound(to: UInt8.self) }
-                    return UnsafeBufferPointer(start: start, count: Int(sqlite_nio_sqlite3_value_bytes(value)))
-                }
-                guard let key = MessageKey(secret: bytes(secret, text: false)) else {
+                guard let key = MessageKey(secret: SQLiteConnection.blobBytes(secret)) else {
                     return sqlite_nio_sqlite3_result_null(context)
                 }
-                let sourceBytes = bytes(source, text: true)
-                let messageIdBytes = bytes(messageId, text: true)
-                sqlite_nio_sqlite3_result_int64(context, key.key(source: sourceBytes, messageId: messageIdBytes))
+                let sourceBytes = SQLiteConnection.textBytes(source)
+                if sqlite_nio_sqlite3_value_type(messageId) == SQLITE_BLOB,
+                    var unpacked = PackedID.unpack(UnsafeRawBufferPointer(SQLiteConnection.blobBytes(messageId)))
+                {
+                    let result = unpacked.withUTF8 { key.key(source: sourceBytes, messageId: $0) }
+                    return sqlite_nio_sqlite3_result_int64(context, result)
+                }
+                sqlite_nio_sqlite3_result_int64(
+                    context, key.key(source: sourceBytes, messageId: SQLiteConnection.textBytes(messageId)))
             }, nil, nil, nil)
+        sqlite_nio_sqlite3_create_function_v2(
+            handle, "touchpoint_id", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, count, arguments in
+                guard count == 1, let arguments, let value = arguments[0] else {
+                    return sqlite_nio_sqlite3_result_null(context)
+                }
+                guard sqlite_nio_sqlite3_value_type(value) == SQLITE_BLOB,
+                    var unpacked = PackedID.unpack(UnsafeRawBufferPointer(SQLiteConnection.blobBytes(value)))
+                else { return sqlite_nio_sqlite3_result_value(context, value) }
+                unpacked.withUTF8 { text in
+                    text.withMemoryRebound(to: CChar.self) { characters in
+                        sqlite_nio_sqlite3_result_text64(
+                            context, characters.baseAddress, UInt64(characters.count), SQLiteStatement.transient,
+                            UInt8(SQLITE_UTF8))
+                    }
+                }
+            }, nil, nil, nil)
+    }
+
+    /// A function argument's bytes as a blob.
+    fileprivate static func blobBytes(_ value: OpaquePointer) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(
+            start: sqlite_nio_sqlite3_value_blob(value).map { $0.assumingMemoryBound(to: UInt8.self) },
+            count: Int(sqlite_nio_sqlite3_value_bytes(value)))
+    }
+
+    /// A function argument's bytes as UTF-8 text.
+    fileprivate static func textBytes(_ value: OpaquePointer) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(
+            start: sqlite_nio_sqlite3_value_text(value), count: Int(sqlite_nio_sqlite3_value_bytes(value)))
     }
 
     /// Copies this connection's whole database into `destination`'s with SQLite's online backup
@@ -253,6 +284,14 @@ struct SQLiteStatement {
         }
     }
 
+    /// Binds an event's message or session id (nil: NULL) to the parameter at `index` (from 1):
+    /// packed (``PackedID``) when it is a UUID, else as text.
+    func bind(id index: Int32, _ id: String?) throws {
+        guard let id else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
+        guard let packed = PackedID.pack(id) else { return try bind(index, id) }
+        try bind(blob: index, packed)
+    }
+
     /// Binds bytes as a blob to the parameter at `index` (from 1).
     func bind(blob index: Int32, _ bytes: [UInt8]) throws {
         try check(
@@ -319,8 +358,12 @@ struct SQLiteStatement {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .int(sqlite_nio_sqlite3_column_int64(pointer, index))
         case SQLITE_FLOAT: return .double(sqlite_nio_sqlite3_column_double(pointer, index))
+        case SQLITE_BLOB:
+            // The collector's blobs are packed ids (the secret of the message keys is read as bytes).
+            let count = Int(sqlite_nio_sqlite3_column_bytes(pointer, index))
+            let bytes = UnsafeRawBufferPointer(start: sqlite_nio_sqlite3_column_blob(pointer, index), count: count)
+            return .text(PackedID.unpack(bytes) ?? String(decoding: bytes, as: UTF8.self))
         default:
-            // Text, and blobs read as UTF-8 text (the collector stores none).
             let count = Int(sqlite_nio_sqlite3_column_bytes(pointer, index))
             guard count > 0, let bytes = sqlite_nio_sqlite3_column_blob(pointer, index) else { return .text("") }
             return .text(String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self))
@@ -332,7 +375,7 @@ struct SQLiteStatement {
     }
 
     /// SQLite's `SQLITE_TRANSIENT` destructor (-1), a C macro that Swift cannot import.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     private nonisolated(unsafe) static let empty: UnsafePointer<CChar> = {
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
         pointer.initialize(to: 0)

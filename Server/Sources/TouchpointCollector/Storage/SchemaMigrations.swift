@@ -338,6 +338,14 @@ enum SchemaMigrations {
                 "ALTER TABLE events ADD COLUMN context_id \(integer)",
             ]
         },
+        Migration(version: 15, summary: "SQLite: events' message and session ids kept in 16 bytes when they are UUIDs")
+        {
+            _ in
+            // See `PackedID`. Nothing to change: rows stored before keep their ids as text, which
+            // every read takes as it takes a packed one. The version keeps builds that would read a
+            // packed id as text away from the store.
+            []
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event
