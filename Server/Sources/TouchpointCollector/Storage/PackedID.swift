@@ -15,42 +15,60 @@ enum PackedID {
     /// The last byte of a packed uppercase id.
     static let uppercase: UInt8 = 0x55
 
+    /// The longest packed id.
+    static let maximumCount = 17
+
     /// The blob for `id`, or nil when it is not a UUID in canonical form of one case.
     static func pack(_ id: String) -> [UInt8]? {
         var id = id
-        return id.withUTF8(pack)
+        var bytes = [UInt8](repeating: 0, count: maximumCount)
+        let count = id.withUTF8 { text in bytes.withUnsafeMutableBufferPointer { pack(text, into: $0) } }
+        return count.map { Array(bytes.prefix($0)) }
     }
 
-    /// The blob for the UTF-8 `text`, or nil when it is not a UUID in canonical form of one case.
-    static func pack(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard text.count == 36 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var lower = false
-        var upper = false
-        var index = 0
-        for position in 0..<36 {
-            let character = text[position]
+    /// Packs the UTF-8 `text` into `bytes` (at least ``maximumCount`` of them), without allocating
+    /// (the writer packs two ids an event).
+    /// - Returns: how many bytes the packed id has, or nil when `text` is not a UUID in canonical
+    ///   form of one case.
+    static func pack(_ text: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        guard text.count == 36, bytes.count >= maximumCount else { return nil }
+        var letters: UInt8 = 0  // 1: a lowercase letter seen, 2: an uppercase one
+        var output = 0
+        var position = 0
+        while position < 36 {
             if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard character == UInt8(ascii: "-") else { return nil }
+                guard text[position] == UInt8(ascii: "-") else { return nil }
+                position += 1
                 continue
             }
-            let digit: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = character &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"):
-                digit = character &- UInt8(ascii: "a") &+ 10
-                lower = true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"):
-                digit = character &- UInt8(ascii: "A") &+ 10
-                upper = true
-            default: return nil
+            guard let high = digit(text[position], &letters), let low = digit(text[position + 1], &letters) else {
+                return nil
             }
-            bytes[index >> 1] |= index & 1 == 0 ? digit << 4 : digit
-            index += 1
+            bytes[output] = high << 4 | low
+            output += 1
+            position += 2
         }
-        if lower && upper { return nil }
-        if upper { bytes.append(uppercase) }
-        return bytes
+        switch letters {
+        case 3: return nil
+        case 2:
+            bytes[16] = uppercase
+            return 17
+        default: return 16
+        }
+    }
+
+    /// The value of a hex digit, noting in `letters` the case of a letter.
+    private static func digit(_ character: UInt8, _ letters: inout UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"):
+            letters |= 1
+            return character &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"):
+            letters |= 2
+            return character &- UInt8(ascii: "A") &+ 10
+        default: return nil
+        }
     }
 
     /// The id a blob packs, or nil when `bytes` is not a packed id.
