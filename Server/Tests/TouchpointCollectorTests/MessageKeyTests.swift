@@ -324,6 +324,51 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// A backlog of keys larger than a merge takes is merged in slices of the oldest, each moving
+    /// the watermark: a restart in the middle keeps what the slices before merged.
+    @Test(.timeLimit(.minutes(1))) func aBacklogIsMergedInSlicesThatOutliveARestart() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        func open() async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100)
+        }
+        var storage = try await open()
+        let keys = try #require(storage.messageKeys)
+        // Each slice's watermark as it starts; the third slice waits until the store closes.
+        let watermarks = Locked<[Int64]>([])
+        let (started, sliceStarted) = AsyncStream.makeStream(of: Int.self)
+        // Never yields: waiting on it ends when the merge's task is cancelled.
+        let (never, held) = AsyncStream.makeStream(of: Void.self)
+        keys.afterSnapshot.withLock {
+            $0 = {
+                let count = watermarks.withLock {
+                    $0.append(keys.mergedThrough)
+                    return $0.count
+                }
+                sliceStarted.yield(count)
+                if count == 3 { for await _ in never {} }
+            }
+        }
+        let messages = (0..<350).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        for await count in started where count == 3 { break }
+        #expect(watermarks.value == [0, 100, 200])
+        #expect(keys.keysInMemory == 150)
+        try await storage.close()
+        held.finish()
+
+        storage = try await open()
+        let reopened = try #require(storage.messageKeys)
+        #expect(reopened.mergedThrough == 200 && reopened.keysInMemory == 150)
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
+        await reopened.waitForMerge()
+        #expect(reopened.mergedThrough == 350 && reopened.keysInMemory == 0)
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
+        #expect(try await storage.counts(source: "default").events == 350)
+        try await storage.close()
+    }
+
     /// A store that is closing starts no merge, and a filter being built stops scanning the table
     /// (on a reader's thread, which the merge task's cancellation does not reach).
     @Test func aStoppedIndexMergesNothingAndStopsItsFilterScan() async throws {

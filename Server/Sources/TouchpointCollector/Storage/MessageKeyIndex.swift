@@ -50,7 +50,9 @@ final class MessageKeyIndex: Sendable {
     private let state: Locked<State>
     /// Keys in memory before a merge starts, at least.
     let minimumMerge: Int
-    /// Keys in memory before a merge starts, at most (bounds the memory: about 40 bytes a key).
+    /// Keys in memory before a merge starts, at most (bounds the memory: about 40 bytes a key), and
+    /// the most one merge takes: a backlog (a store restarted after a burst) is merged in slices of
+    /// the oldest keys, each moving the watermark, so that what a slice merged outlives a restart.
     let maximumMerge: Int
     /// Keys per merge transaction.
     let mergeChunk: Int
@@ -71,10 +73,12 @@ final class MessageKeyIndex: Sendable {
     /// Reads the database's secret and watermark, and the keys of the events after the watermark.
     /// - Parameters:
     ///   - minimumMerge: keys in memory before a merge, at least.
+    ///   - maximumMerge: keys in memory before a merge, at most, and the most one merge takes.
     ///   - keyOverride: for tests, a key function in place of the database's (keys of the events
     ///     after the watermark are then computed with it too).
     static func load(
-        _ connection: SQLiteConnection, minimumMerge: Int = 250_000, keyOverride: KeyFunction? = nil
+        _ connection: SQLiteConnection, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
+        keyOverride: KeyFunction? = nil
     ) throws -> MessageKeyIndex {
         var secret: [UInt8] = []
         var mergedThrough: Int64 = 0
@@ -99,7 +103,8 @@ final class MessageKeyIndex: Sendable {
             )
         }
         let function = keyOverride ?? { source, messageId in key(source: source, messageId: messageId) }
-        let index = MessageKeyIndex(key: function, mergedThrough: mergedThrough, minimumMerge: minimumMerge)
+        let index = MessageKeyIndex(
+            key: function, mergedThrough: mergedThrough, minimumMerge: minimumMerge, maximumMerge: maximumMerge)
         if keyOverride == nil {
             try connection.queryEach(
                 "SELECT touchpoint_message_key(?, source, message_id), seq FROM events WHERE seq > ? ORDER BY seq",
@@ -244,14 +249,18 @@ final class MessageKeyIndex: Sendable {
         state.count >= min(maximumMerge, max(minimumMerge, Int(state.mergedThrough / 8)))
     }
 
-    /// Moves the keys in memory into `message_keys` when enough are (``mergeKeys(into:)``), then
-    /// builds the filter when there is none yet or it holds more keys than it was sized for.
+    /// Builds the filter when there is none yet (first: until it is built, every new key reads the
+    /// table), moves keys from memory into `message_keys` when enough are (``mergeKeys(into:)``),
+    /// then builds the filter again when it holds more keys than it was sized for.
     func merge(into backend: SQLiteBackend, logger: Logger? = nil) async throws {
         defer {
             state.withLock { state in
                 state.isMerging = false
                 state.recordedWhileMerging = []
             }
+        }
+        if state.withLock({ $0.filter == nil }) {
+            try await buildFilter(from: backend, logger: logger)
         }
         if state.withLock({ isMergeDue($0) }) {
             try await mergeKeys(into: backend)
@@ -261,18 +270,22 @@ final class MessageKeyIndex: Sendable {
         }
     }
 
-    /// Moves the keys in memory into `message_keys`, in key order, `mergeChunk` per transaction,
-    /// then moves the watermark and frees them. Ingest writes go on between the transactions; a
+    /// Moves the oldest keys in memory (those of the next ``maximumMerge`` seqs after the watermark)
+    /// into `message_keys`, in key order, `mergeChunk` per transaction, then moves the watermark and
+    /// frees them. Ingest writes go on between the transactions; a
     /// key is in memory or in the table (or both) throughout, and in the filter before the table.
     /// A crash part-way leaves the watermark where it was: the next start reads those keys again,
     /// and the table ignores the ones it has.
     private func mergeKeys(into backend: SQLiteBackend) async throws {
-        let entries = state.withLock { state -> [(key: Int64, seq: Int64)] in
+        let entries = state.withLock { [maximumMerge] state -> [(key: Int64, seq: Int64)] in
             state.recordedWhileMerging = []
+            // Each event has a seq of its own: at most `maximumMerge` keys up to `last` (and the
+            // few at or below the watermark, of seqs given again; see `recordedWhileMerging`).
+            let last = state.mergedThrough + Int64(maximumMerge)
             var entries: [(key: Int64, seq: Int64)] = []
-            entries.reserveCapacity(state.count)
-            for (key, seq) in state.recent { entries.append((key, seq)) }
-            for (key, seqs) in state.shared { for seq in seqs { entries.append((key, seq)) } }
+            entries.reserveCapacity(min(state.count, maximumMerge))
+            for (key, seq) in state.recent where seq <= last { entries.append((key, seq)) }
+            for (key, seqs) in state.shared { for seq in seqs where seq <= last { entries.append((key, seq)) } }
             return entries
         }
         guard let through = entries.map(\.seq).max() else { return }
@@ -344,15 +357,18 @@ final class MessageKeyIndex: Sendable {
     }
 
     /// Builds the filter from `message_keys` on a reader connection, sized for half as many keys
-    /// again as the table holds (and at least a merge's), and puts it in place of the one before.
+    /// again as the table holds and memory holds for it (and at least a merge's), and puts it in
+    /// place of the one before.
     /// Runs while a merge is claimed, so no key enters the table meanwhile. The scan (seconds at
     /// tens of millions of keys, on a reader's thread, where the task's cancellation does not
     /// reach) stops within 65,536 keys of ``stopMerging()``.
     private func buildFilter(from backend: SQLiteBackend, logger: Logger?) async throws {
         let clock = ContinuousClock()
         let began = clock.now
+        let inMemory = state.withLock { $0.count }
         let filter = try await backend.read { [minimumMerge, stopped] connection in
-            let count = Int(try connection.execute("SELECT COUNT(*) FROM message_keys", []).first?.first?.int ?? 0)
+            let count =
+                Int(try connection.execute("SELECT COUNT(*) FROM message_keys", []).first?.first?.int ?? 0) + inMemory
             var filter = MessageKeyFilter(capacity: max(count + count / 2, minimumMerge))
             var scanned = 0
             try connection.queryEach(

@@ -42,14 +42,17 @@ final class SQLCollectorStorage: CollectorStorage {
     /// - Parameters:
     ///   - minimumMerge: message keys held in memory before they are merged, at least
     ///     (``MessageKeyIndex``; tests make it small).
+    ///   - maximumMerge: the most message keys one merge takes (tests make it small).
     ///   - keyOverride: for tests, a message key function in place of the database's.
     static func sqlite(
-        path: String, logger: Logger, minimumMerge: Int = 250_000, keyOverride: MessageKeyIndex.KeyFunction? = nil
+        path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
+        keyOverride: MessageKeyIndex.KeyFunction? = nil
     ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger)
         let storage = try await migrated(backend, logger: logger) { backend in
             let keys = try await backend.writeNow {
-                try MessageKeyIndex.load($0, minimumMerge: minimumMerge, keyOverride: keyOverride)
+                try MessageKeyIndex.load(
+                    $0, minimumMerge: minimumMerge, maximumMerge: maximumMerge, keyOverride: keyOverride)
             }
             let contexts = SharedContexts()
             let sessionRows = SessionRows()
