@@ -369,6 +369,38 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// A slice starts at the oldest key in memory, not at the watermark: after a restart, the
+    /// events right after the watermark may be gone (deleted before their keys were merged).
+    @Test(.timeLimit(.minutes(1))) func aSliceStartsAtTheOldestKeyInMemory() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        var storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 5000, maximumMerge: 5000)
+        let messages = (0..<1300).map {
+            TestMessages.ingest("e", id: UUID().uuidString, user: $0 < 1000 ? "gone" : nil, at: Double($0))
+        }
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        let deletion = StoredDeletion(
+            id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+        #expect(
+            try await storage.deleteUserData(deletion, userIds: ["gone"], anonymousIds: [], suppress: []).events == 1000
+        )
+        try await #require(storage.messageKeys).waitForMerge()
+        #expect(try #require(storage.messageKeys).mergedThrough == 0)
+        try await storage.close()
+
+        // 300 keys after the watermark, the first of them at seq 1001.
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100)
+        let keys = try #require(storage.messageKeys)
+        #expect(keys.mergedThrough == 0 && keys.keysInMemory == 300)
+        #expect(try await storage.insert(Array(messages[1000...]), source: "default").allSatisfy { !$0 })
+        await keys.waitForMerge()
+        #expect(keys.mergedThrough == 1300 && keys.keysInMemory == 0)
+        #expect(try await storage.insert(Array(messages[1000...]), source: "default").allSatisfy { !$0 })
+        try await storage.close()
+    }
+
     /// A store that is closing starts no merge, and a filter being built stops scanning the table
     /// (on a reader's thread, which the merge task's cancellation does not reach).
     @Test func aStoppedIndexMergesNothingAndStopsItsFilterScan() async throws {

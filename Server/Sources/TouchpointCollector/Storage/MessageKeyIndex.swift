@@ -270,18 +270,25 @@ final class MessageKeyIndex: Sendable {
         }
     }
 
-    /// Moves the oldest keys in memory (those of the next ``maximumMerge`` seqs after the watermark)
-    /// into `message_keys`, in key order, `mergeChunk` per transaction, then moves the watermark and
-    /// frees them. Ingest writes go on between the transactions; a
-    /// key is in memory or in the table (or both) throughout, and in the filter before the table.
+    /// Moves the oldest keys in memory (at most ``maximumMerge``) into `message_keys`, in key order,
+    /// `mergeChunk` per transaction, then moves the watermark and frees them. Ingest writes go on
+    /// between the transactions; a key is in memory or in the table (or both) throughout, and in the
+    /// filter before the table.
     /// A crash part-way leaves the watermark where it was: the next start reads those keys again,
     /// and the table ignores the ones it has.
     private func mergeKeys(into backend: SQLiteBackend) async throws {
         let entries = state.withLock { [maximumMerge] state -> [(key: Int64, seq: Int64)] in
             state.recordedWhileMerging = []
-            // Each event has a seq of its own: at most `maximumMerge` keys up to `last` (and the
-            // few at or below the watermark, of seqs given again; see `recordedWhileMerging`).
-            let last = state.mergedThrough + Int64(maximumMerge)
+            // All of them when there are few enough; else those of the `maximumMerge` seqs from the
+            // oldest in memory (not from the watermark: the events after it may have been deleted
+            // before a restart). Each event has a seq of its own, so at most that many keys.
+            var last = Int64.max
+            if state.count > maximumMerge {
+                var oldest = Int64.max
+                for (_, seq) in state.recent { oldest = min(oldest, seq) }
+                for (_, seqs) in state.shared { for seq in seqs { oldest = min(oldest, seq) } }
+                last = oldest - 1 + Int64(maximumMerge)
+            }
             var entries: [(key: Int64, seq: Int64)] = []
             entries.reserveCapacity(min(state.count, maximumMerge))
             for (key, seq) in state.recent where seq <= last { entries.append((key, seq)) }
