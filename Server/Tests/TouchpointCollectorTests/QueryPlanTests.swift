@@ -30,9 +30,20 @@ struct QueryPlanTests {
             #expect(all.contains("events_minute"), "\(all)")
             #expect(!all.contains("TEMP B-TREE"), "\(all)")
 
+            // A page after a cursor starts at the cursor's minute in the index (seq is only the
+            // rowid there), not at the source's first entry.
+            let next = try await Self.plan(
+                storage.eventsStatement(
+                    source: "default", filter: EventFilter(), page: PageRequest(limit: 10, cursor: "29446260:17")),
+                on: storage)
+            #expect(next.contains("INDEX events_minute (source=? AND <expr>>?)"), "\(next)")
+            #expect(!next.contains("TEMP B-TREE"), "\(next)")
+
+            // Counted through the minute index, searched by the range's minutes (the exact times of
+            // the first and last minute are read from their rows).
             let perMinute = try await Self.plan(
                 storage.eventsPerMinuteStatement(source: "default", range: range), on: storage)
-            #expect(perMinute.contains("COVERING INDEX events_minute"), "\(perMinute)")
+            #expect(perMinute.contains("INDEX events_minute (source=? AND <expr>>? AND <expr><?)"), "\(perMinute)")
             #expect(!perMinute.contains("TEMP B-TREE"), "\(perMinute)")
         }
     }

@@ -288,7 +288,18 @@ struct StorageSuiteTests {
             messages.append(TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "mail"]))
             messages.append(
                 TestMessages.ingest("promo_tap", properties: ["appID": "notes", "currentAppID": "calendar"]))
+            // Every other one with a member kept beside its properties: SQLite stores the others as
+            // their properties object alone, and the tallies read both shapes.
+            for index in messages.indices where index.isMultiple(of: 2) {
+                messages[index].payload = #"{"integrations":{},"# + messages[index].payload.dropFirst()
+            }
             _ = try await storage.insert(messages, source: "default")
+            if kind == .sqlite {
+                let shapes = try await storage.backend.query(
+                    "SELECT lifted & \(StoredPayload.Lifted.properties.rawValue) != 0, COUNT(*) FROM events GROUP BY 1 ORDER BY 1",
+                    [])
+                #expect(shapes.map { $0.map(\.int) } == [[0, 11], [1, 11]], "\(shapes)")
+            }
 
             let query = CollectorQuery(storage: storage)
             let surveys = try await query.surveyResults(source: "default")
@@ -465,7 +476,7 @@ struct StorageSuiteTests {
             {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -582,7 +593,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11, 12, 13, 14, 15])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [8, 9, 10, 11, 12, 13, 14, 15, 16])
             #expect(try await storage.counts(source: "default") == StorageCounts(events: 5, sessions: 0))
             #expect(
                 try await storage.profile(source: "default", userId: "u1")

@@ -126,6 +126,66 @@ struct StoredPayloadTests {
         #expect(try !lifted("m-11").contains(.sessionId))
     }
 
+    /// A `track`, `page` or `screen` call of which only its `properties` object is left is kept as
+    /// that object (when asked, as for SQLite), and comes back whole.
+    @Test func aPayloadOfOnlyPropertiesIsKeptAsThatObject() throws {
+        let cases: [(payload: String, type: String, unwrapped: Bool)] = [
+            (
+                #"{"type":"track","event":"e","messageId":"m","properties":{"plan":"free"},"context":{"sessionId":"s"}}"#,
+                "track", true
+            ),
+            (#"{"type":"screen","name":"e","messageId":"m","properties" : { "a" : [1, {"b":null}] }}"#, "screen", true),
+            (#"{"type":"page","name":"e","messageId":"m","properties":{}}"#, "page", true),
+            // Something else left, or not an object, or not these calls: kept as it is.
+            (#"{"type":"track","event":"e","messageId":"m","properties":{"a":1},"integrations":{}}"#, "track", false),
+            (
+                #"{"type":"track","event":"e","messageId":"m","properties":{"a":1},"context":{"sessionId":"s","ip":"x"}}"#,
+                "track", false
+            ),
+            (#"{"type":"track","event":"e","messageId":"m","properties":[1]}"#, "track", false),
+            (
+                #"{"type":"track","event":"e","messageId":"m","properties":{"a":1},"properties":{"a":2}}"#, "track",
+                false
+            ),
+            (#"{"type":"track","event":"e","messageId":"m","propert\u0069es":{"a":1}}"#, "track", false),
+            (#"{"type":"identify","messageId":"m","properties":{"a":1}}"#, "identify", false),
+        ]
+        for (payload, type, unwrapped) in cases {
+            let value = try JSONParser.parse(payload)
+            let columns = StoredPayload.Columns(
+                messageId: "m", type: type, name: type == "identify" ? nil : "e", userId: nil, anonymousId: nil,
+                originalTimestamp: nil, sessionId: "s")
+            let compacted = StoredPayload.compact(payload, columns: columns, unwrapProperties: true)
+            #expect(compacted.lifted.contains(.properties) == unwrapped, "\(payload)")
+            if unwrapped {
+                #expect(try JSONParser.parse(compacted.payload) == value["properties"], "\(payload)")
+            }
+            let restored = StoredPayload.restore(compacted.payload, lifted: compacted.lifted, columns: columns)
+            #expect(try JSONParser.parse(restored) == value, "\(payload)")
+            // Not unless asked (PostgreSQL).
+            #expect(!StoredPayload.compact(payload, columns: columns).lifted.contains(.properties))
+        }
+        // With its context shared too, and put back inline.
+        let agent = String(repeating: "Mozilla/5.0 ", count: 8)
+        let shared =
+            #"{"type":"track","event":"e","messageId":"m","properties":{"a":1},"context":{"userAgent":"\#(agent)"}}"#
+        let columns = StoredPayload.Columns(
+            messageId: "m", type: "track", name: "e", userId: nil, anonymousId: nil, originalTimestamp: nil,
+            sessionId: nil)
+        let compacted = StoredPayload.compact(shared, columns: columns, shareContext: true, unwrapProperties: true)
+        #expect(compacted.lifted.isSuperset(of: [.context, .emptyContext, .properties]), "\(compacted)")
+        #expect(compacted.payload == #"{"a":1}"#)
+        let value = try JSONParser.parse(shared)
+        let fromRow = StoredPayload.restore(
+            compacted.payload, lifted: compacted.lifted, columns: columns, sharedContext: compacted.sharedContext)
+        #expect(try JSONParser.parse(fromRow) == value)
+        let inline = compacted.inline
+        #expect(!inline.lifted.contains(.properties))
+        #expect(
+            try JSONParser.parse(StoredPayload.restore(inline.payload, lifted: inline.lifted, columns: columns))
+                == value)
+    }
+
     /// Set apart, a context's shareable members come back where they were: inline (when the writer
     /// keeps them in the event) or from their row. Only distinct plain keys are set apart.
     @Test func aSharedContextComesBackAsItWas() throws {

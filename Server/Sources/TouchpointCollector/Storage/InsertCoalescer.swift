@@ -20,12 +20,14 @@ final class InsertCoalescer: Sendable {
 
         /// Compacts the message's payload here, on the request's task (not the writer's thread).
         /// - Parameter forSQLite: whether the row goes to SQLite, which keeps shared contexts
-        ///   (``SharedContexts``) and leaves out an original timestamp it can work out.
+        ///   (``SharedContexts``), leaves out an original timestamp it can work out, and keeps a
+        ///   payload that is only `properties` as that object.
         init(source: String, message: IngestMessage, forSQLite: Bool = false) {
             self.source = source
             self.message = message
             var stored = StoredPayload.compact(
-                message.payload, columns: StoredPayload.Columns(message), shareContext: forSQLite)
+                message.payload, columns: StoredPayload.Columns(message), shareContext: forSQLite,
+                unwrapProperties: forSQLite)
             if forSQLite, StoredPayload.derivesOriginalTimestamp(message) { stored.lifted.insert(.derivedTime) }
             self.stored = stored
         }

@@ -7,11 +7,11 @@ extension SQLCollectorStorage {
     func propertyText(_ property: String) -> String {
         switch dialect {
         case .sqlite:
-            let path = "'$.properties.\(property)'"
+            let path = dialect.propertyPath(property)
             return
                 "(CASE json_type(payload, \(path)) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(payload, \(path)) AS TEXT) END)"
         case .postgres:
-            return dialect.jsonText("payload", ["properties", property])
+            return dialect.propertyText(property)
         }
     }
 

@@ -141,6 +141,10 @@ extension SQLCollectorStorage {
         after page: PageRequest, descending: Bool = false, to statement: inout SQLStatement
     ) throws {
         if let (minute, sequence) = try integerCursor(page.cursor) {
+            // The minute alone first: what the index is searched by (SQLite's keeps seq only as
+            // the rowid every entry ends with, which a row value does not search by).
+            statement.append(" AND \(minuteExpression) \(descending ? "<=" : ">=") ")
+            statement.bind(.int(minute))
             statement.append(" AND (\(minuteExpression), seq) \(descending ? "<" : ">") (")
             statement.bind(.int(minute))
             statement.append(", ")
@@ -154,30 +158,40 @@ extension SQLCollectorStorage {
     }
 
     /// Restricts a query to events whose time is in `range`: on the minute first (what the
-    /// indexes hold), then exactly.
+    /// indexes hold), then exactly, but only in the first and last minute. SQLite's minute index
+    /// does not hold the exact time: written so, a count through it reads the rows of those two
+    /// minutes only.
     func appendRange(_ range: TimeRange, to statement: inout SQLStatement) {
         if let from = range.fromMilliseconds {
+            let minute = Self.minute(from)
             statement.append(" AND \(Self.minuteExpression) >= ")
-            statement.bind(.int(Self.minute(from)))
-            statement.append(" AND timestamp >= ")
+            statement.bind(.int(minute))
+            statement.append(" AND (\(Self.minuteExpression) > ")
+            statement.bind(.int(minute))
+            statement.append(" OR timestamp >= ")
             statement.bind(.int(from))
+            statement.append(")")
         }
         if let to = range.toMilliseconds {
             // The last millisecond before `to` (none before Int64.min: the exact test matches nothing).
+            let minute = Self.minute(to == .min ? to : to - 1)
             statement.append(" AND \(Self.minuteExpression) <= ")
-            statement.bind(.int(Self.minute(to == .min ? to : to - 1)))
-            statement.append(" AND timestamp < ")
+            statement.bind(.int(minute))
+            statement.append(" AND (\(Self.minuteExpression) < ")
+            statement.bind(.int(minute))
+            statement.append(" OR timestamp < ")
             statement.bind(.int(to))
+            statement.append(")")
         }
     }
 
     // MARK: Surveys and promos
 
     func surveyTallies(source: String, range: TimeRange) async throws -> [SurveyTallyRow] {
-        let id = dialect.jsonText("payload", ["properties", "id"])
-        let type = dialect.jsonText("payload", ["properties", "type"])
-        let responseType = dialect.jsonText("payload", ["properties", "responseType"])
-        let option = dialect.jsonText("payload", ["properties", "option"])
+        let id = dialect.propertyText("id")
+        let type = dialect.propertyText("type")
+        let responseType = dialect.propertyText("responseType")
+        let option = dialect.propertyText("option")
         var statement = SQLStatement(
             dialect,
             "SELECT event, \(id), COALESCE(\(type), \(responseType)), CASE WHEN event = 'survey_response' THEN \(option) END, COUNT(*) FROM \(dialect.eventsByName) WHERE source = "
@@ -196,15 +210,15 @@ extension SQLCollectorStorage {
     func surveyTextAnswers(
         source: String, surveyId: String, range: TimeRange, newestFirst: Bool, page: PageRequest
     ) async throws -> Page<SurveyTextAnswer> {
-        let text = dialect.jsonText("payload", ["properties", "text"])
+        let text = dialect.propertyText("text")
         var statement = SQLStatement(
             dialect,
             "SELECT seq, timestamp, user_id, anonymous_id, session_id, message_id, \(text) FROM \(dialect.eventsByName) WHERE source = "
         )
         statement.bind(.text(source))
-        statement.append(" AND event = 'survey_response' AND \(dialect.jsonText("payload", ["properties", "id"])) = ")
+        statement.append(" AND event = 'survey_response' AND \(dialect.propertyText("id")) = ")
         statement.bind(.text(surveyId))
-        statement.append(" AND \(dialect.jsonText("payload", ["properties", "type"])) = 'text'")
+        statement.append(" AND \(dialect.propertyText("type")) = 'text'")
         appendRange(range, to: &statement)
         try Self.appendKeyset(after: page, descending: newestFirst, to: &statement)
         let rows = try await backend.query(statement)
@@ -224,8 +238,8 @@ extension SQLCollectorStorage {
     }
 
     func promoTallies(source: String, range: TimeRange) async throws -> [PromoTallyRow] {
-        let app = dialect.jsonText("payload", ["properties", "appID"])
-        let current = dialect.jsonText("payload", ["properties", "currentAppID"])
+        let app = dialect.propertyText("appID")
+        let current = dialect.propertyText("currentAppID")
         var statement = SQLStatement(
             dialect, "SELECT event, \(app), \(current), COUNT(*) FROM \(dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))

@@ -32,6 +32,22 @@ enum SQLDialect: String, Sendable {
         }
     }
 
+    /// The JSON path of `property` of an `events` row's `properties`, as an SQL expression of the
+    /// row (SQLite: a payload that was only `properties` is stored as that object,
+    /// ``StoredPayload/Lifted/properties``). `property` must be a plain member name.
+    func propertyPath(_ property: String) -> String {
+        let bit = StoredPayload.Lifted.properties.rawValue
+        return "(CASE WHEN lifted & \(bit) = 0 THEN '$.properties.\(property)' ELSE '$.\(property)' END)"
+    }
+
+    /// A property of an `events` row's `properties` as text, whatever its JSON type (NULL when absent).
+    func propertyText(_ property: String) -> String {
+        switch self {
+        case .sqlite: return "CAST(json_extract(payload, \(propertyPath(property))) AS TEXT)"
+        case .postgres: return jsonText("payload", ["properties", property])
+        }
+    }
+
     /// `events` for a query that picks events by name and time: read through the name-and-minute
     /// index. SQLite is told to (the collector keeps no planner statistics, and without them it
     /// rates the minute index the same and picks by the order the indexes were made in).

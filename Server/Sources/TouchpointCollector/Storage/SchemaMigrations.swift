@@ -346,6 +346,26 @@ enum SchemaMigrations {
             // packed id as text away from the store.
             []
         },
+        Migration(
+            version: 16,
+            summary: "SQLite: payloads of only properties kept as that object; minute and session indexes without seq"
+        ) { dialect in
+            // An entry of an index of a rowid table ends with the rowid: `seq` named in the index too
+            // was kept twice (5 bytes an entry). By (source, minute) and by session_key alone the
+            // entries are in the same order, (minute, seq) and (session_key, seq). The minute index
+            // no longer holds the exact time either: a query reads it from the row only for the
+            // first and last minute of its range (`appendRange`). Payloads stored before keep
+            // their shape (no `properties` bit); the version keeps older builds, which would read
+            // such a payload as the whole message, away from the store. Rebuilding the two
+            // indexes reads every event once.
+            guard dialect == .sqlite else { return [] }
+            return [
+                "DROP INDEX events_minute",
+                "CREATE INDEX events_minute ON events (source, (timestamp / 60000))",
+                "DROP INDEX events_session_key",
+                "CREATE INDEX events_session_key ON events (session_key) WHERE session_key IS NOT NULL",
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

@@ -36,6 +36,10 @@ enum StoredPayload {
         /// The `context` member is left out: an object whose members were all lifted (`sessionId`
         /// and the shared ones), it is `{}` and comes back as the last member.
         static let emptyContext = Lifted(rawValue: 2048)
+        /// All that was left of a `track`, `page` or `screen` call was its `properties` object:
+        /// the stored payload is that object, and comes back wrapped as `{"properties":…}` (SQLite
+        /// only; SQL reads a property through ``SQLDialect/propertyPath(_:)``).
+        static let properties = Lifted(rawValue: 4096)
     }
 
     /// The device time an event's corrected time came from, as `YYYY-MM-DDTHH:MM:SS.sssZ`:
@@ -140,16 +144,21 @@ enum StoredPayload {
             guard let sharedContext, lifted.contains(.context) else { return self }
             let members = Array(sharedContext.utf8.dropFirst().dropLast())
             return Compacted(
-                payload: StoredPayload.inserting(members, intoContextOf: StoredPayload.withContext(payload, lifted)),
-                lifted: lifted.subtracting([.context, .emptyContext]), sharedContext: nil)
+                payload: StoredPayload.inserting(members, intoContextOf: StoredPayload.expanded(payload, lifted)),
+                lifted: lifted.subtracting([.context, .emptyContext, .properties]), sharedContext: nil)
         }
     }
 
     /// `payload` without the members its columns hold, and which those are.
-    /// - Parameter shareContext: whether to set the context's shareable members apart (only a
-    ///   `track`, `page` or `screen` call's, when they are distinct plain keys and at least
-    ///   ``minimumSharedContext`` bytes).
-    static func compact(_ payload: String, columns: Columns, shareContext: Bool = false) -> Compacted {
+    /// - Parameters:
+    ///   - shareContext: whether to set the context's shareable members apart (only a `track`,
+    ///     `page` or `screen` call's, when they are distinct plain keys and at least
+    ///     ``minimumSharedContext`` bytes).
+    ///   - unwrapProperties: whether a `track`, `page` or `screen` call of which only a
+    ///     `properties` object is left is stored as that object (``Lifted/properties``).
+    static func compact(
+        _ payload: String, columns: Columns, shareContext: Bool = false, unwrapProperties: Bool = false
+    ) -> Compacted {
         var payload = payload
         return payload.withUTF8 { bytes in
             guard let members = try? Self.members(of: bytes) else {
@@ -210,6 +219,18 @@ enum StoredPayload {
                 dropped[contexts[0]] = true
                 context = nil
             }
+            // What is left only a `properties` object: that object alone (15 bytes an event, where
+            // an SDK's context is all lifted or shared). Every other member was dropped, so no
+            // escaped key is among the members (those are never dropped).
+            let kept = members.indices.filter { !dropped[$0] }
+            if unwrapProperties, context == nil, kept.count == 1, Self.sharesContext(columns.type),
+                JSONCursor.key(members[kept[0]].key, is: "properties"),
+                bytes[members[kept[0]].value.lowerBound] == UInt8(ascii: "{")
+            {
+                lifted.insert(.properties)
+                let value = UnsafeBufferPointer(rebasing: bytes[members[kept[0]].value])
+                return Compacted(payload: String(decoding: value, as: UTF8.self), lifted: lifted, sharedContext: shared)
+            }
             let replacing = context.map { (index: contexts[0], value: $0) }
             let object = Self.object(members, of: bytes, without: dropped, replacing: replacing)
             return Compacted(payload: String(decoding: object, as: UTF8.self), lifted: lifted, sharedContext: shared)
@@ -243,7 +264,7 @@ enum StoredPayload {
     /// - Parameter sharedContext: the `contexts` row's object, when `lifted` contains ``Lifted/context``.
     static func restore(_ payload: String, lifted: Lifted, columns: Columns, sharedContext: String? = nil) -> String {
         guard !lifted.isEmpty else { return payload }
-        var body = withContext(payload, lifted)
+        var body = expanded(payload, lifted)
         var contextMembers: [UInt8] = []
         if lifted.contains(.sessionId), let sessionId = columns.sessionId {
             var writer = JSONWriter(capacity: sessionId.utf8.count + 16)
@@ -347,9 +368,16 @@ enum StoredPayload {
 
     private static let emptyObject: [UInt8] = [UInt8(ascii: "{"), UInt8(ascii: "}")]
 
-    /// A stored payload (an object as ``compact(_:columns:shareContext:)`` writes it, no
-    /// whitespace) with its `context` member back, `{}`, when `lifted` says it was left out.
-    static func withContext(_ payload: String, _ lifted: Lifted) -> String {
+    /// A stored payload with what ``compact(_:columns:shareContext:unwrapProperties:)`` took out
+    /// of its shape put back: the `{"properties":…}` around it and an empty `context` member.
+    static func expanded(_ payload: String, _ lifted: Lifted) -> String {
+        let object = lifted.contains(.properties) ? #"{"properties":"# + payload + "}" : payload
+        return withContext(object, lifted)
+    }
+
+    /// A stored payload (an object as ``compact(_:columns:shareContext:unwrapProperties:)`` writes
+    /// it, no whitespace) with its `context` member back, `{}`, when `lifted` says it was left out.
+    private static func withContext(_ payload: String, _ lifted: Lifted) -> String {
         guard lifted.contains(.emptyContext), payload.utf8.last == UInt8(ascii: "}") else { return payload }
         let head = payload.utf8.dropLast()
         let separator = head.count > 1 ? "," : ""
