@@ -5,9 +5,9 @@ import TouchpointTesting
 
 @testable import TouchpointCollector
 
-/// SQLite keeps an event's message and session ids in 16 bytes when they are UUIDs: exactly the
-/// canonical forms pack, each reads back as the text it was, and deduplication and the session
-/// reads treat a packed id and the same id as text (rows stored before) alike.
+/// SQLite keeps an event's message and session ids, and a session's id, in 16 bytes when they are
+/// UUIDs: exactly the canonical forms pack, each reads back as the text it was, and deduplication
+/// and the session reads treat a packed id and the same id as text (rows stored before) alike.
 struct PackedIDTests {
     @Test func onlyTheCanonicalFormsOfOneCasePack() throws {
         let lower = "0f8e2d4c-6b3a-4e19-8c7d-5a4b3c2d1e0f"
@@ -63,6 +63,9 @@ struct PackedIDTests {
         #expect(types.map { $0[0].text } == ["blob", "blob", "text", "text", "text"])
         #expect(types.map { $0[1].text } == ["blob", "blob", "text", "blob", "null"])
         #expect(types.map { $0[2].int } == [16, 17, 36, 3, 38])
+        let sessionTypes = try await storage.backend.query(
+            "SELECT typeof(session_id), length(session_id) FROM sessions ORDER BY rowid", [])
+        #expect(sessionTypes.map { [$0[0].text, $0[1].text] } == [["blob", "17"], ["blob", "16"], ["text", "3"]])
         try await expectReadBack(messages, from: storage)
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 5))
         try await storage.close()
@@ -70,20 +73,54 @@ struct PackedIDTests {
         // After a restart the keys are rebuilt from the rows (SQL computes them from packed ids).
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 5))
-        // Rows as schema 14 stored them: ids as text. Still recognised, still found by session,
-        // beside new rows of the same sessions whose ids are packed.
+        // Rows as schema 14 stored them: ids as text, in events and in sessions. The upgrade to
+        // schema 16 packs the sessions' (a session is found by its id as stored) and leaves the
+        // events'. Still recognised, still found by session, beside new rows of the same sessions
+        // whose ids are packed, which are added to the sessions' rows, not to new ones.
         _ = try await storage.backend.writeStatement(
             "UPDATE events SET message_id = touchpoint_id(message_id), session_id = touchpoint_id(session_id)", [])
+        _ = try await storage.backend.writeStatement(
+            "UPDATE sessions SET session_id = touchpoint_id(session_id)", [])
+        _ = try await storage.backend.writeStatement("DELETE FROM schema_migrations WHERE version = 16", [])
+        try await storage.close()
+        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         let asText = try await storage.backend.query(
             "SELECT COUNT(*) FROM events WHERE typeof(message_id) = 'blob' OR typeof(session_id) = 'blob'", [])
         #expect(asText.first?.first?.int == 0)
+        let packedAgain = try await storage.backend.query(
+            "SELECT typeof(session_id) FROM sessions ORDER BY rowid", [])
+        #expect(packedAgain.map { $0[0].text } == ["blob", "blob", "text"])
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 5))
         let more = TestMessages.ingest("buy", id: UUID().uuidString, session: session, at: 9)
         #expect(try await storage.insert([more], source: "default") == [true])
+        let counts = try await storage.backend.query(
+            "SELECT event_count FROM sessions ORDER BY rowid", [])
+        #expect(counts.map { $0[0].int } == [3, 1, 1])
         try await expectReadBack(messages + [more], from: storage)
+
+        // Sessions with the same last time, some ids packed and some not, paged one at a time:
+        // each once, in the order of the first page.
+        let tied = ["s-tied", UUID().uuidString, UUID().uuidString.lowercased(), "S-TIED"].map {
+            TestMessages.ingest("view", id: UUID().uuidString, session: $0, at: 20)
+        }
+        #expect(try await storage.insert(tied, source: "default") == Array(repeating: true, count: 4))
+        let all = try await storage.sessions(source: "default", filter: SessionFilter(), page: PageRequest(limit: 100))
+        var paged: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await storage.sessions(
+                source: "default", filter: SessionFilter(), page: PageRequest(limit: 1, cursor: cursor))
+            paged += page.items.map(\.sessionId)
+            cursor = page.nextCursor
+        } while cursor != nil && paged.count < 20
+        #expect(paged == all.items.map(\.sessionId))
+        #expect(Set(paged) == Set(tied.compactMap(\.sessionId) + messages.compactMap(\.sessionId)))
+        #expect(paged.count == 7)
         try await storage.close()
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        #expect(try await storage.insert(messages + [more], source: "default") == Array(repeating: false, count: 6))
+        #expect(
+            try await storage.insert(messages + [more] + tied, source: "default")
+                == Array(repeating: false, count: 10))
         try await storage.close()
     }
 

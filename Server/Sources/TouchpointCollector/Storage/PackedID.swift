@@ -1,5 +1,5 @@
-/// An event's message or session id as SQLite keeps it: the 16 bytes of the UUID it spells, when
-/// it spells one exactly, instead of its 36 characters.
+/// An event's message or session id, and a session's id, as SQLite keeps them: the 16 bytes of the
+/// UUID it spells, when it spells one exactly, instead of its 36 characters.
 ///
 /// Nearly every SDK makes its message ids, and most their session ids, as UUIDs: lowercase
 /// (analytics.js, the Python, Node and Kotlin libraries) or uppercase (Apple's `uuidString`).
@@ -10,7 +10,8 @@
 ///
 /// The collector's SQLite connection reads a blob column as the id it packs
 /// (`SQLiteStatement.row()`), and SQL reaches the text through `touchpoint_id(column)`; the
-/// message key (``MessageKey``) is always that of the text. PostgreSQL keeps ids as text.
+/// message key (``MessageKey``) is always that of the text. A session is found by its id as
+/// stored: bound with `SQLValue.id` or `SQLiteStatement.bind(id:_:)`. PostgreSQL keeps ids as text.
 enum PackedID {
     /// The last byte of a packed uppercase id.
     static let uppercase: UInt8 = 0x55

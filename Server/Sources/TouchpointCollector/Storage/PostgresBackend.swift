@@ -127,7 +127,7 @@ final class PostgresBackend: SQLBackend {
             case .null: bindings.appendNull()
             case .int(let number): bindings.append(number)
             case .double(let number): bindings.append(number)
-            case .text(let text): bindings.append(text)
+            case .text(let text), .id(let text): bindings.append(text)
             case .textArray(let texts): bindings.append(texts)
             case .intArray(let numbers): bindings.append(numbers)
             }

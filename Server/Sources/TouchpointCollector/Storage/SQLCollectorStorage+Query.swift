@@ -36,7 +36,7 @@ extension SQLCollectorStorage {
             // Served by the session index of `events` (see `appendSessions`).
             let session =
                 dialect == .sqlite
-                ? "events.session_key = sessions.rowid AND touchpoint_id(events.session_id) = sessions.session_id"
+                ? "events.session_key = sessions.rowid AND touchpoint_id(events.session_id) = touchpoint_id(sessions.session_id)"
                 : "events.source = sessions.source AND events.session_id = sessions.session_id"
             statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(session) AND events.event = ")
             statement.bind(.text(name))
@@ -51,8 +51,9 @@ extension SQLCollectorStorage {
             statement.bind(.int(last))
             statement.append(" OR (last_timestamp = ")
             statement.bind(.int(last))
+            // As stored: SQLite orders packed ids (blobs) after text ones, and so does the cursor.
             statement.append(" AND session_id < ")
-            statement.bind(.text(String(cursor[cursor.index(after: separator)...])))
+            statement.bind(.id(String(cursor[cursor.index(after: separator)...])))
             statement.append("))")
         }
         // One user's sessions are found by their id and sorted (`+`: not by walking every session of
@@ -265,7 +266,7 @@ extension SQLStatement {
             append("session_key IN (SELECT rowid FROM sessions WHERE source = ")
             bind(.text(source))
             append(" AND session_id IN ")
-            bindTuple(sessionIds.map { .text($0) })
+            bindTuple(sessionIds.map { .id($0) })
             append(") AND touchpoint_id(session_id) IN ")
             bindTuple(sessionIds.map { .text($0) })
         } else {

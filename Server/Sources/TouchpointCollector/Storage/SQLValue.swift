@@ -7,6 +7,9 @@ enum SQLValue: Sendable, Hashable {
     case int(Int64)
     case double(Double)
     case text(String)
+    /// A session id compared with SQLite's `sessions.session_id`: bound as SQLite stores it there,
+    /// 16 or 17 bytes when it is a UUID (``PackedID``), else text (always text for PostgreSQL).
+    case id(String)
     case textArray([String])
     case intArray([Int64])
 
@@ -21,7 +24,7 @@ enum SQLValue: Sendable, Hashable {
 
     var text: String? {
         switch self {
-        case .text(let value): return value
+        case .text(let value), .id(let value): return value
         case .int(let value): return String(value)
         case .double(let value):
             if value.rounded() == value, let exact = Int64(exactly: value) { return String(exact) }

@@ -46,7 +46,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// deleted event's key compute it where they run. The key of a packed id (``PackedID``) is that
     /// of its text. NULL when the secret is not 16 bytes.
     ///
-    /// And `touchpoint_id(value)`: the text of a packed id, any other value as it is.
+    /// And `touchpoint_id(value)`: the text of a packed id, any other value as it is; and
+    /// `touchpoint_packed_id(value)`, its reverse: a text that spells a UUID packed, any other value
+    /// as it is (for migrations).
     private static func registerFunctions(_ handle: OpaquePointer) {
         sqlite_nio_sqlite3_create_function_v2(
             handle, "touchpoint_message_key", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
@@ -82,6 +84,20 @@ final class SQLiteConnection: @unchecked Sendable {
                             context, characters.baseAddress, UInt64(characters.count), SQLiteStatement.transient,
                             UInt8(SQLITE_UTF8))
                     }
+                }
+            }, nil, nil, nil)
+        sqlite_nio_sqlite3_create_function_v2(
+            handle, "touchpoint_packed_id", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, count, arguments in
+                guard count == 1, let arguments, let value = arguments[0] else {
+                    return sqlite_nio_sqlite3_result_null(context)
+                }
+                guard sqlite_nio_sqlite3_value_type(value) == SQLITE_TEXT,
+                    let packed = PackedID.pack(String(decoding: SQLiteConnection.textBytes(value), as: UTF8.self))
+                else { return sqlite_nio_sqlite3_result_value(context, value) }
+                packed.withUnsafeBytes { bytes in
+                    sqlite_nio_sqlite3_result_blob64(
+                        context, bytes.baseAddress, UInt64(bytes.count), SQLiteStatement.transient)
                 }
             }, nil, nil, nil)
     }
@@ -327,6 +343,7 @@ struct SQLiteStatement {
         case .int(let number): try bind(index, number)
         case .double(let number): try check(sqlite_nio_sqlite3_bind_double(pointer, index, number))
         case .text(let text): try bind(index, text)
+        case .id(let id): try bind(id: index, id)
         case .textArray, .intArray:
             throw StorageError(code: .unsupported, message: "SQLite has no array parameters")
         }

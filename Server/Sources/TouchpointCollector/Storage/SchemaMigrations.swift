@@ -348,7 +348,8 @@ enum SchemaMigrations {
         },
         Migration(
             version: 16,
-            summary: "SQLite: payloads of only properties kept as that object; minute and session indexes without seq"
+            summary:
+                "SQLite: payloads of only properties kept as that object; minute and session indexes without seq; sessions' ids in 16 bytes"
         ) { dialect in
             // An entry of an index of a rowid table ends with the rowid: `seq` named in the index too
             // was kept twice (5 bytes an entry). By (source, minute) and by session_key alone the
@@ -357,9 +358,12 @@ enum SchemaMigrations {
             // first and last minute of its range (`appendRange`). Payloads stored before keep
             // their shape (no `properties` bit); the version keeps older builds, which would read
             // such a payload as the whole message, away from the store. Rebuilding the two
-            // indexes reads every event once.
+            // indexes reads every event once. A session's id that spells a UUID is kept in 16
+            // bytes as its events' are (`PackedID`); the rows there are rewritten, since a session
+            // is found by its id as stored.
             guard dialect == .sqlite else { return [] }
             return [
+                "UPDATE sessions SET session_id = touchpoint_packed_id(session_id) WHERE typeof(session_id) = 'text' AND length(session_id) = 36",
                 "DROP INDEX events_minute",
                 "CREATE INDEX events_minute ON events (source, (timestamp / 60000))",
                 "DROP INDEX events_session_key",

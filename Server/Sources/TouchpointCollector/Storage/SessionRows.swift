@@ -34,7 +34,7 @@ final class SessionRows: Sendable {
                 try statement.bind(3, session.eventCount)
                 try statement.bind(4, remembered[index])
                 try statement.bind(5, session.source)
-                try statement.bind(6, session.sessionId)
+                try statement.bind(id: 6, session.sessionId)
             },
             row: { index, statement in
                 added[index] = (remembered[index] ?? 0, statement.integer(0) == sessions[index].eventCount)
@@ -46,7 +46,7 @@ final class SessionRows: Sendable {
             bind: { index, statement in
                 let session = sessions[index]
                 try statement.bind(1, session.source)
-                try statement.bind(2, session.sessionId)
+                try statement.bind(id: 2, session.sessionId)
                 try statement.bind(3, session.userId)
                 try statement.bind(4, session.anonymousId)
                 try statement.bind(5, session.firstTimestamp)
