@@ -612,6 +612,13 @@ struct StorageSuiteTests {
             let versions = try await storage.backend.query("SELECT version FROM schema_migrations", [])
             #expect(
                 versions.compactMap { $0.first?.int }.sorted() == (1...SchemaMigrations.latestVersion).map(Int64.init))
+            // SQLite's migrations sort on disk; the writer's temporary storage is memory again after.
+            if kind == .sqlite {
+                let setting = try await storage.backend.write { transaction in
+                    try await transaction.query("PRAGMA temp_store", [])
+                }
+                #expect(setting.first?.first?.int == 2)
+            }
         }
     }
 
