@@ -105,14 +105,10 @@ struct PackedIDTests {
         }
         #expect(try await storage.insert(tied, source: "default") == Array(repeating: true, count: 4))
         let all = try await storage.sessions(source: "default", filter: SessionFilter(), page: PageRequest(limit: 100))
-        var paged: [String] = []
-        var cursor: String?
-        repeat {
-            let page = try await storage.sessions(
+        let paged = try await allPages(maximumPages: 20) { cursor in
+            try await storage.sessions(
                 source: "default", filter: SessionFilter(), page: PageRequest(limit: 1, cursor: cursor))
-            paged += page.items.map(\.sessionId)
-            cursor = page.nextCursor
-        } while cursor != nil && paged.count < 20
+        }.items.map(\.sessionId)
         #expect(paged == all.items.map(\.sessionId))
         #expect(Set(paged) == Set(tied.compactMap(\.sessionId) + messages.compactMap(\.sessionId)))
         #expect(paged.count == 7)

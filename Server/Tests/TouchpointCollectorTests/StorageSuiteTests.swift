@@ -149,16 +149,11 @@ struct StorageSuiteTests {
                 TestMessages.ingest("step-\(index)", id: "id-\(index)", session: "s", at: Double(index / 2))
             }
             _ = try await storage.insert(messages, source: "default")
-            var names: [String] = []
-            var cursor: String?
-            var pages = 0
-            repeat {
-                let page = try await storage.sessionEvents(
+            let (events, pages) = try await allPages(maximumPages: 10) { cursor in
+                try await storage.sessionEvents(
                     source: "default", sessionId: "s", page: PageRequest(limit: 7, cursor: cursor))
-                names += page.items.compactMap(\.name)
-                cursor = page.nextCursor
-                pages += 1
-            } while cursor != nil && pages < 10
+            }
+            let names = events.compactMap(\.name)
             #expect(pages == 4)
             #expect(Set(names) == Set((0..<25).map { "step-\($0)" }))
             #expect(names == (0..<25).map { "step-\($0)" })
@@ -218,15 +213,11 @@ struct StorageSuiteTests {
                 ], source: "default")
             _ = try await storage.insert(
                 [TestMessages.ingest("e4", at: 5), TestMessages.ingest("e5", at: 119.999)], source: "default")
-            var names: [String] = []
-            var cursor: String?
-            repeat {
-                let page = try await storage.events(
+            let listed = try await allPages(maximumPages: 5) { cursor in
+                try await storage.events(
                     source: "default", filter: EventFilter(), page: PageRequest(limit: 2, cursor: cursor))
-                names += page.items.compactMap(\.name)
-                cursor = page.nextCursor
-            } while cursor != nil && names.count < 10
-            #expect(names == ["e2", "e3", "e4", "e1", "e5"])
+            }
+            #expect(listed.items.compactMap(\.name) == ["e2", "e3", "e4", "e1", "e5"])
 
             func namesIn(from: TimeInterval, to: TimeInterval) async throws -> [String] {
                 let range = TimeRange(
