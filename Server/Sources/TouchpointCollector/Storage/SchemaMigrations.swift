@@ -416,11 +416,6 @@ enum SchemaMigrations {
             }
             var now: [Int] = []
             let timestamp = Timestamp.milliseconds(Date.now)
-            // SQLite sorts the entries of an index it builds in temporary storage, which the
-            // collector keeps in memory: an index of 50 M events took 3.2 GB to build there. On disk
-            // while migrating.
-            let sorting = backend.dialect == .sqlite && all.contains { !applied.contains($0.version) }
-            if sorting { _ = try await transaction.query("PRAGMA temp_store = FILE", []) }
             for migration in all where !applied.contains(migration.version) {
                 if !applied.isEmpty {
                     logger?.info(
@@ -436,7 +431,6 @@ enum SchemaMigrations {
                 _ = try await transaction.query(record)
                 now.append(migration.version)
             }
-            if sorting { _ = try await transaction.query("PRAGMA temp_store = MEMORY", []) }
             return now
         }
     }
