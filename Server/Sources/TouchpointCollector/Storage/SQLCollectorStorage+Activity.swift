@@ -12,7 +12,8 @@ extension SQLCollectorStorage {
     /// The query of ``eventsPerMinute(source:range:)``.
     func eventsPerMinuteStatement(source: String, range: TimeRange) -> SQLStatement {
         // Integer division in both dialects (timestamps are 64-bit integers); the events_minute index
-        // holds the same expression, so the count reads only the index.
+        // holds the same expression, so the count reads the index, and rows only where the range
+        // starts or ends inside a minute (`appendRange`).
         var statement = SQLStatement(
             dialect, "SELECT \(Self.minuteExpression), COUNT(*) FROM events WHERE source = ")
         statement.bind(.text(source))

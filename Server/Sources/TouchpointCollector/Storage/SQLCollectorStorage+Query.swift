@@ -258,9 +258,10 @@ extension SQLStatement {
     /// Appends the condition that an `events` row is one of the sessions `sessionIds` of `source`.
     ///
     /// PostgreSQL finds them through the index on (source, session_id, seq); SQLite through the
-    /// index on (session_key, seq), its keys read from the sessions' rows (schema 10), and the
-    /// session id compared too (a deleted session's rowid can be given to a new one; the events'
-    /// ids may be packed, ``PackedID``).
+    /// index on session_key (in seq order within a key: the rowid ends each entry), its keys read
+    /// from the sessions' rows (schema 10, the ids bound as stored there), and the session id
+    /// compared too (a deleted session's rowid can be given to a new one; the events' ids may be
+    /// packed, ``PackedID``).
     mutating func appendSessions(source: String, _ sessionIds: [String]) {
         if dialect == .sqlite {
             append("session_key IN (SELECT rowid FROM sessions WHERE source = ")
