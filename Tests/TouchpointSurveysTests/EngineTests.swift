@@ -179,9 +179,11 @@ struct EngineTests {
         let now = try #require(await presenter.next())
         fixture.clock.advance(by: 30)
         #expect(wait.releaseAll() == 1)
+        // The released delay posts its end to the engine on its own task: wait for it to be
+        // handled (a barrier posted now could overtake it), then for anything it started.
+        #expect(await eventually { engine.gate.pending.isEmpty })
         await engine.waitUntilIdle()
         #expect(presenter.shown.value == ["now"])
-        #expect(engine.gate.pending.isEmpty)
         now.dismiss()
 
         // Again, with nothing in the way: shown when the delay ends.
