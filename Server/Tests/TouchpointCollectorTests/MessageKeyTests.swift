@@ -123,7 +123,8 @@ struct MessageKeyTests {
         try await storage.close()
         storage = try await open()
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 8))
-        let stored = try await storage.backend.query("SELECT COUNT(*) FROM message_keys WHERE key = 42", [])
+        let stored = try await storage.backend.query(
+            "SELECT COUNT(*) FROM message_keys WHERE key = \(MessageKeyIndex.storedKey(42, seq: 1))", [])
         #expect(stored.first?.first?.int == 6)
         #expect(try await storage.counts(source: "default").events == 8)
         try await storage.close()
@@ -146,6 +147,134 @@ struct MessageKeyTests {
             #expect(try await storage.insert([messages[0], messages[4]], source: "default") == [true, false])
         }
     }
+
+    /// Keys are stored with their event's era in the top byte: a merge that crosses into the
+    /// second era (the 16,777,216th seq) stores each key in its own, and every event is still
+    /// recognised when sent again and forgotten when deleted, in either era.
+    @Test func keysAreMergedByEraAndFoundInEach() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        func open() async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 4)
+        }
+        func eras(_ storage: SQLCollectorStorage) async throws -> [[SQLValue]] {
+            try await storage.backend.query(
+                "SELECT key >> 56, COUNT(*) FROM message_keys GROUP BY 1 ORDER BY 1", [])
+        }
+        let first = (0..<5).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        let second = (0..<5).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        var storage = try await open()
+        #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
+        await storage.messageKeys?.waitForMerge()
+        #expect(try await eras(storage) == [[.int(1), .int(5)]])
+        // An event stored with the seq just before the second era's first (as a store of
+        // 16.8 million events would have), read back into memory at the next start.
+        let jump = TestMessages.ingest("e", id: UUID().uuidString)
+        var insert = SQLStatement(.sqlite, "INSERT INTO events (seq, \(SQLCollectorStorage.insertColumns)) VALUES ")
+        insert.bindTuple([
+            .int((1 << 24) - 2), .text("default"), .text(jump.messageId), .text("track"), .text("e"), .null,
+            .text(jump.anonymousId ?? ""), .null, .int(jump.timestamp), .null, .null, .int(jump.receivedAt),
+            .text(jump.payload),
+        ])
+        _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
+        try await storage.close()
+
+        storage = try await open()
+        #expect(try await storage.insert(second, source: "default").allSatisfy { $0 })
+        let keys = try #require(storage.messageKeys)
+        await keys.waitForMerge()
+        #expect(keys.mergedThrough == (1 << 24) + 3)
+        // The jump and the first of the second batch in era 1, the other four in era 2.
+        #expect(try await eras(storage) == [[.int(1), .int(7)], [.int(2), .int(4)]])
+        #expect(try await storage.insert(first + [jump] + second, source: "default").allSatisfy { !$0 })
+        try await storage.close()
+
+        storage = try await open()
+        #expect(try await storage.insert(first + [jump] + second, source: "default").allSatisfy { !$0 })
+        let gone = [first[0].messageId, jump.messageId, second[4].messageId]
+        // (The jump's id is stored as text: compared as text.)
+        var delete = SQLStatement(.sqlite, "DELETE FROM events WHERE touchpoint_id(message_id) IN ")
+        delete.bindTuple(gone.map { SQLValue.text($0) })
+        _ = try await storage.backend.writeStatement(delete.sql, delete.binds)
+        #expect(try await storage.backend.query("SELECT COUNT(*) FROM events", []).first?.first?.int == 8)
+        #expect(try await eras(storage) == [[.int(1), .int(5)], [.int(2), .int(3)]])
+        #expect(
+            try await storage.insert([first[0], first[1], jump, second[3], second[4]], source: "default") == [
+                true, false, true, false, true,
+            ])
+        try await storage.close()
+    }
+
+    /// A store whose keys were merged before eras (schema 16) keeps finding them as they are, and
+    /// its trigger forgets them; keys merged after the upgrade go into eras, found alongside.
+    @Test func keysMergedBeforeErasAreStillFoundAfterTheUpgrade() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        func open() async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 4)
+        }
+        let before = (0..<6).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        let after = (0..<6).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        var storage = try await open()
+        #expect(try await storage.insert(before, source: "default").allSatisfy { $0 })
+        await storage.messageKeys?.waitForMerge()
+        // Back to schema 16: keys as they are, the trigger that forgets only those.
+        for statement in Self.schemaSeventeenUndone {
+            _ = try await storage.backend.writeStatement(statement, [])
+        }
+        let raw = try await storage.backend.query(
+            "SELECT COUNT(*) FROM message_keys JOIN events USING (seq) WHERE key = touchpoint_message_key("
+                + "(SELECT value FROM storage_settings WHERE name = 'message_key_secret'), source, message_id)", [])
+        #expect(raw.first?.first?.int == 6)
+        try await storage.close()
+
+        storage = try await open()
+        #expect(try await storage.schemaVersion() == SchemaMigrations.latestVersion)
+        var keys = try #require(storage.messageKeys)
+        #expect(keys.keysInMemory == 0)
+        #expect(try await storage.insert(before, source: "default").allSatisfy { !$0 })
+        #expect(try await storage.insert(after, source: "default").allSatisfy { $0 })
+        await keys.waitForMerge()
+        #expect(keys.mergedThrough == 12)
+        try await storage.close()
+
+        storage = try await open()
+        keys = try #require(storage.messageKeys)
+        #expect(keys.keysInMemory == 0)
+        #expect(try await storage.insert(before + after, source: "default").allSatisfy { !$0 })
+        let gone = [before[0].messageId, before[5].messageId, after[2].messageId]
+        // (Ids compared as text, however they are stored.)
+        var delete = SQLStatement(.sqlite, "DELETE FROM events WHERE touchpoint_id(message_id) IN ")
+        delete.bindTuple(gone.map { SQLValue.text($0) })
+        _ = try await storage.backend.writeStatement(delete.sql, delete.binds)
+        #expect(try await storage.backend.query("SELECT COUNT(*) FROM events", []).first?.first?.int == 9)
+        #expect(try await storage.backend.query("SELECT COUNT(*) FROM message_keys", []).first?.first?.int == 9)
+        #expect(
+            try await storage.insert([before[0], before[1], after[2], after[3]], source: "default") == [
+                true, false, true, false,
+            ])
+        try await storage.close()
+    }
+
+    /// What schema 17 changed, undone (and its record): the keys in `message_keys` as they are,
+    /// not by era, and the trigger that forgets only those.
+    static let schemaSeventeenUndone = [
+        """
+        UPDATE message_keys SET key = (SELECT touchpoint_message_key(
+            (SELECT value FROM storage_settings WHERE name = 'message_key_secret'), source, message_id)
+            FROM events WHERE events.seq = message_keys.seq)
+        """,
+        "DELETE FROM storage_settings WHERE name = 'message_keys_raw_through'",
+        "DROP TRIGGER events_forget_key",
+        """
+        CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
+            DELETE FROM message_keys
+            WHERE key = touchpoint_message_key((SELECT value FROM storage_settings WHERE name = 'message_key_secret'),
+                OLD.source, OLD.message_id) AND seq = OLD.seq;
+        END
+        """,
+        "DELETE FROM schema_migrations WHERE version >= 17",
+    ]
 
     /// Schemas 9 to 11 keep every event stored under schema 8 as it was, key each one (so they are
     /// still recognised when sent again) and find them by session.

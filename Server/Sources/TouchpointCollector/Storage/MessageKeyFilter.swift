@@ -7,12 +7,15 @@
 /// it is built, 3 % at its capacity; with two bits a key, 2.5 % and 5 %) and is then looked up as
 /// before.
 ///
-/// Blocked: a key's bits lie in one 512-bit block (a cache line's worth), picked by the high
-/// half of the key, the bits by its low half (the keys are keyed hashes, so the halves are
-/// independent and uniform). A lookup then touches one block, and building it from
-/// `message_keys`, which is read in key order, walks the blocks in order (with the two bits
-/// anywhere, the inserts of a build from 11.8 million keys were a quarter of the collector's
-/// samples; in blocks, 2 %). 8 bits per key of its capacity.
+/// Only a key's low 56 bits count: `message_keys` keeps an era in the top byte
+/// (``MessageKeyIndex/storedKey(_:seq:)``), so a key and its stored form are the same to the filter.
+///
+/// Blocked: a key's bits lie in one 512-bit block (a cache line's worth), picked by bits 27 to 55
+/// of the key, the bits by bits 0 to 26 (the keys are keyed hashes, so the pieces are independent
+/// and uniform). A lookup then touches one block, and building it from `message_keys`, which is
+/// read in key order (an era at a time), walks the blocks in order (with the bits anywhere, the
+/// inserts of a build from 11.8 million keys were a quarter of the collector's samples; in
+/// blocks, 2 %). 8 bits per key of its capacity.
 struct MessageKeyFilter: Sendable {
     private var words: [UInt64]
     private let blocks: UInt64
@@ -39,13 +42,13 @@ struct MessageKeyFilter: Sendable {
         self.blocks = UInt64(blocks)
     }
 
-    /// The first word of `key`'s block: the high half of the key mapped onto `0 ..< blocks` by a
-    /// multiply and shift.
+    /// The first word of `key`'s block: bits 27 to 55 of the key mapped onto `0 ..< blocks` by a
+    /// multiply and shift (at most 2^23 blocks: the product fits).
     private func block(_ value: UInt64) -> Int {
-        Int(((value >> 32) &* blocks) >> 32) * Self.blockWords
+        Int((((value >> 27) & 0x1FFF_FFFF) &* blocks) >> 29) * Self.blockWords
     }
 
-    /// The word (from the block's first) and bit of the `piece`th 9-bit piece of the low half.
+    /// The word (from the block's first) and bit of the `piece`th 9-bit piece of bits 0 to 26.
     private static func bit(_ value: UInt64, piece: UInt64) -> (word: Int, bit: UInt64) {
         let place = (value >> (9 * piece)) & 511
         return (Int(place >> 6), 1 << (place & 63))

@@ -9,7 +9,13 @@ import TouchpointCore
 ///
 /// - Each event has a 64-bit key (``MessageKey``, keyed by a secret of the database's).
 /// - `message_keys (key, seq)`, ordered by key, holds the keys of all events up to a watermark
-///   (`storage_settings.message_keys_merged_through`). It is only read on the hot path.
+///   (`storage_settings.message_keys_merged_through`). It is only read on the hot path. A key is
+///   stored with its event's era (``storedKey(_:seq:)``) in its top byte: the table is a run of
+///   eras, each in key order, and a merge writes into the pages of its keys' era only, so what
+///   a merge costs stays that of a store of one era (16,777,216 events) however large the store
+///   grows. A lookup seeks the key in each era (one seek each, and only when the filter passes
+///   the key), and as it is (the keys merged before eras, schema 16 and earlier, up to
+///   `storage_settings.message_keys_raw_through`).
 /// - The keys of the events after the watermark are held in memory here (the events table itself
 ///   is their durable copy: they are read back from it when the collector starts).
 /// - Now and then the keys in memory are merged into `message_keys` in key order, a few thousand
@@ -30,6 +36,9 @@ final class MessageKeyIndex: Sendable {
     let key: KeyFunction
 
     private struct State {
+        /// The last seq whose key was merged before eras: such keys are in the table as they are
+        /// (0: none).
+        var rawThrough: Int64 = 0
         /// Keys of the events after the watermark: the first such event with the key.
         var recent: [Int64: Int64] = [:]
         /// Further events with a key already in `recent` (two ids that share a key).
@@ -57,9 +66,12 @@ final class MessageKeyIndex: Sendable {
     /// Keys per merge transaction.
     let mergeChunk: Int
 
-    init(key: @escaping KeyFunction, mergedThrough: Int64, minimumMerge: Int, maximumMerge: Int = 4_000_000) {
+    init(
+        key: @escaping KeyFunction, mergedThrough: Int64, rawThrough: Int64 = 0, minimumMerge: Int,
+        maximumMerge: Int = 4_000_000
+    ) {
         self.key = key
-        state = Locked(State(mergedThrough: mergedThrough))
+        state = Locked(State(rawThrough: rawThrough, mergedThrough: mergedThrough))
         self.minimumMerge = minimumMerge
         self.maximumMerge = max(minimumMerge, maximumMerge)
         mergeChunk = 4096
@@ -69,6 +81,31 @@ final class MessageKeyIndex: Sendable {
 
     static let secretName = "message_key_secret"
     static let watermarkName = "message_keys_merged_through"
+    static let rawThroughName = "message_keys_raw_through"
+
+    // MARK: Eras
+
+    /// Seqs per era: 2^24 = 16,777,216.
+    static let eraShift: Int64 = 24
+    /// The most eras (the top byte of a stored key); the seqs after the last era's start all
+    /// fall in it.
+    static let lastEra: Int64 = 255
+    /// The bits of a key kept below its era.
+    static let keyMask: Int64 = (1 << 56) - 1
+
+    /// The era of the event `seq`: 1 for the first 2^24 seqs, 2 for the next, and so on.
+    static func era(ofSeq seq: Int64) -> Int64 { min(lastEra, 1 + (max(seq, 0) >> eraShift)) }
+
+    /// `key` as `message_keys` stores it for the event `seq`: its era in the top byte, the key's
+    /// low 56 bits below (two keys that differ only in their top byte then share a stored key, and
+    /// both events are compared, as with any two ids that share a key).
+    static func storedKey(_ key: Int64, seq: Int64) -> Int64 { (era(ofSeq: seq) << 56) | (key & keyMask) }
+
+    /// ``storedKey(_:seq:)`` in SQL, of the SQL expressions `key` and `seq` (for the trigger that
+    /// forgets a deleted event's key).
+    static func storedKeySQL(key: String, seq: String) -> String {
+        "((MIN(\(lastEra), 1 + ((\(seq)) >> \(eraShift))) << 56) | ((\(key)) & \(keyMask)))"
+    }
 
     /// Reads the database's secret and watermark, and the keys of the events after the watermark.
     /// - Parameters:
@@ -82,17 +119,19 @@ final class MessageKeyIndex: Sendable {
     ) throws -> MessageKeyIndex {
         var secret: [UInt8] = []
         var mergedThrough: Int64 = 0
+        var rawThrough: Int64 = 0
         try connection.queryEach(
-            "SELECT name, value FROM storage_settings WHERE name IN (?, ?)", [()],
+            "SELECT name, value FROM storage_settings WHERE name IN (?, ?, ?)", [()],
             bind: { _, statement in
                 try statement.bind(1, secretName)
                 try statement.bind(2, watermarkName)
+                try statement.bind(3, rawThroughName)
             },
             row: { _, statement in
-                if statement.bytes(0) == Array(secretName.utf8) {
-                    secret = statement.bytes(1)
-                } else {
-                    mergedThrough = statement.integer(1)
+                switch statement.bytes(0) {
+                case Array(secretName.utf8): secret = statement.bytes(1)
+                case Array(watermarkName.utf8): mergedThrough = statement.integer(1)
+                default: rawThrough = statement.integer(1)
                 }
             })
         guard let key = MessageKey(secret: secret) else {
@@ -104,7 +143,8 @@ final class MessageKeyIndex: Sendable {
         }
         let function = keyOverride ?? { source, messageId in key(source: source, messageId: messageId) }
         let index = MessageKeyIndex(
-            key: function, mergedThrough: mergedThrough, minimumMerge: minimumMerge, maximumMerge: maximumMerge)
+            key: function, mergedThrough: mergedThrough, rawThrough: rawThrough, minimumMerge: minimumMerge,
+            maximumMerge: maximumMerge)
         if keyOverride == nil {
             try connection.queryEach(
                 "SELECT touchpoint_message_key(?, source, message_id), seq FROM events WHERE seq > ? ORDER BY seq",
@@ -133,22 +173,30 @@ final class MessageKeyIndex: Sendable {
     func lookUp(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)] {
         var keys = rows.map { (key: key($0.source, $0.message.messageId), stored: false) }
         // Where to look: the events with the key, in memory and in the table (unless the filter
-        // says the table has no such key).
+        // says the table has no such key): there, in each era merged so far, and as it is when
+        // keys were merged before eras.
         var candidates: [(row: Int, seq: Int64)] = []
-        var inTable: [Int] = []
+        var probes: [(row: Int, stored: Int64)] = []
         state.withLock { state in
+            let eras: Range<Int64> = 1..<(state.mergedThrough > 0 ? Self.era(ofSeq: state.mergedThrough) + 1 : 1)
             for (row, entry) in keys.enumerated() {
-                if state.filter?.mayContain(entry.key) ?? true { inTable.append(row) }
+                if state.filter?.mayContain(entry.key) ?? true {
+                    for era in eras { probes.append((row, era << 56 | entry.key & Self.keyMask)) }
+                    // As it is, unless that is one of the above (its top byte an era's).
+                    if state.rawThrough > 0, !eras.contains(Int64(UInt64(bitPattern: entry.key) >> 56)) {
+                        probes.append((row, entry.key))
+                    }
+                    state.tableLookups += 1
+                }
                 guard let seq = state.recent[entry.key] else { continue }
                 candidates.append((row, seq))
                 for more in state.shared[entry.key] ?? [] { candidates.append((row, more)) }
             }
-            state.tableLookups += inTable.count
         }
         try connection.queryEach(
-            "SELECT seq FROM message_keys WHERE key = ?", inTable,
-            bind: { row, statement in try statement.bind(1, keys[row].key) },
-            row: { row, statement in candidates.append((row, statement.integer(0))) })
+            "SELECT seq FROM message_keys WHERE key = ?", probes,
+            bind: { probe, statement in try statement.bind(1, probe.stored) },
+            row: { probe, statement in candidates.append((probe.row, statement.integer(0))) })
         guard !candidates.isEmpty else { return keys }
         // Same key: the same message only when the full (source, messageId) is (the id packed or not).
         try connection.queryEach(
@@ -297,7 +345,9 @@ final class MessageKeyIndex: Sendable {
         }
         guard let through = entries.map(\.seq).max() else { return }
         if let pause = afterSnapshot.value { await pause() }
-        let sorted = entries.sorted { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
+        // In the table's order: by era, then key.
+        let sorted = entries.map { (key: Self.storedKey($0.key, seq: $0.seq), seq: $0.seq) }
+            .sorted { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
         var lastChunk = Duration.zero
         var start = 0
         let clock = ContinuousClock()
@@ -332,7 +382,7 @@ final class MessageKeyIndex: Sendable {
             let late = state.withLock { state in
                 let late = state.recordedWhileMerging.filter { $0.seq <= through }
                 for entry in late { state.filter?.insert(entry.key) }
-                return late
+                return late.map { (key: Self.storedKey($0.key, seq: $0.seq), seq: $0.seq) }
             }
             _ = try connection.executeEach("INSERT OR IGNORE INTO message_keys (key, seq) VALUES (?, ?)", late) {
                 entry, statement in

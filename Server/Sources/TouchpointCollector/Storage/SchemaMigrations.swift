@@ -370,6 +370,29 @@ enum SchemaMigrations {
                 "CREATE INDEX events_session_key ON events (session_key) WHERE session_key IS NOT NULL",
             ]
         },
+        Migration(version: 17, summary: "SQLite: message keys merged by era, so a merge rewrites one era's pages") {
+            dialect in
+            // See `MessageKeyIndex`: a key merged from now on is stored with its event's era in the
+            // top byte. Keys merged before stay as they are (rewriting them would read and sort the
+            // whole table); lookups seek them as they are too while the setting says there are any.
+            // The trigger forgets a deleted event's key in either form (the seq decides which).
+            guard dialect == .sqlite else { return [] }
+            let secret = "(SELECT value FROM storage_settings WHERE name = 'message_key_secret')"
+            let key = "touchpoint_message_key(\(secret), OLD.source, OLD.message_id)"
+            return [
+                """
+                INSERT OR REPLACE INTO storage_settings (name, value) SELECT 'message_keys_raw_through', value
+                    FROM storage_settings WHERE name = 'message_keys_merged_through'
+                """,
+                "DROP TRIGGER events_forget_key",
+                """
+                CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
+                    DELETE FROM message_keys
+                    WHERE key IN (\(key), \(MessageKeyIndex.storedKeySQL(key: key, seq: "OLD.seq"))) AND seq = OLD.seq;
+                END
+                """,
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event
