@@ -345,9 +345,10 @@ final class MessageKeyIndex: Sendable {
         }
         guard let through = entries.map(\.seq).max() else { return }
         if let pause = afterSnapshot.value { await pause() }
-        // In the table's order: by era, then key.
-        let sorted = entries.map { (key: Self.storedKey($0.key, seq: $0.seq), seq: $0.seq) }
-            .sorted { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
+        // In the table's order: by stored key (era, then key), sorted in place (a slice is
+        // millions of entries).
+        var sorted = entries.map { (key: Self.storedKey($0.key, seq: $0.seq), seq: $0.seq) }
+        sorted.sort { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
         var lastChunk = Duration.zero
         var start = 0
         let clock = ContinuousClock()
