@@ -11,8 +11,8 @@ import TouchpointCore
 /// - `message_keys (key, seq)`, ordered by key, holds the keys of all events up to a watermark
 ///   (`storage_settings.message_keys_merged_through`). It is only read on the hot path. A key is
 ///   stored with its event's era (``storedKey(_:seq:)``) in its top byte: the table is a run of
-///   eras, each in key order, and a merge writes into the pages of its keys' era only, so what
-///   a merge costs stays that of a store of one era (16,777,216 events) however large the store
+///   eras, each in key order, and a merge writes into the pages of its keys' era only, so the
+///   pages a merge rewrites stay those of one era (16,777,216 events) however large the store
 ///   grows. A lookup seeks the key in each era (one seek each, and only when the filter passes
 ///   the key), and as it is (the keys merged before eras, schema 16 and earlier, up to
 ///   `storage_settings.message_keys_raw_through`).

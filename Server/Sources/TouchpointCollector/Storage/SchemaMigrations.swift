@@ -375,7 +375,7 @@ enum SchemaMigrations {
             // See `MessageKeyIndex`: a key merged from now on is stored with its event's era in the
             // top byte. Keys merged before stay as they are (rewriting them would read and sort the
             // whole table); lookups seek them as they are too while the setting says there are any.
-            // The trigger forgets a deleted event's key in either form (the seq decides which).
+            // The trigger forgets a deleted event's key in either form (matched on the seq too).
             guard dialect == .sqlite else { return [] }
             let secret = "(SELECT value FROM storage_settings WHERE name = 'message_key_secret')"
             let key = "touchpoint_message_key(\(secret), OLD.source, OLD.message_id)"
