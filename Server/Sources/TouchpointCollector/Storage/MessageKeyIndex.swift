@@ -99,7 +99,10 @@ final class MessageKeyIndex: Sendable {
     /// `key` as `message_keys` stores it for the event `seq`: its era in the top byte, the key's
     /// low 56 bits below (two keys that differ only in their top byte then share a stored key, and
     /// both events are compared, as with any two ids that share a key).
-    static func storedKey(_ key: Int64, seq: Int64) -> Int64 { (era(ofSeq: seq) << 56) | (key & keyMask) }
+    static func storedKey(_ key: Int64, seq: Int64) -> Int64 { storedKey(key, era: era(ofSeq: seq)) }
+
+    /// `key` as `message_keys` stores it in era `era`.
+    static func storedKey(_ key: Int64, era: Int64) -> Int64 { (era << 56) | (key & keyMask) }
 
     /// ``storedKey(_:seq:)`` in SQL, of the SQL expressions `key` and `seq` (for the trigger that
     /// forgets a deleted event's key).
@@ -181,7 +184,7 @@ final class MessageKeyIndex: Sendable {
             let eras: Range<Int64> = 1..<(state.mergedThrough > 0 ? Self.era(ofSeq: state.mergedThrough) + 1 : 1)
             for (row, entry) in keys.enumerated() {
                 if state.filter?.mayContain(entry.key) ?? true {
-                    for era in eras { probes.append((row, era << 56 | entry.key & Self.keyMask)) }
+                    for era in eras { probes.append((row, Self.storedKey(entry.key, era: era))) }
                     // As it is, unless that is one of the above (its top byte an era's).
                     if state.rawThrough > 0, !eras.contains(Int64(UInt64(bitPattern: entry.key) >> 56)) {
                         probes.append((row, entry.key))
