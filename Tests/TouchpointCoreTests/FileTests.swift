@@ -28,6 +28,45 @@ struct FileTests {
         } throws: { error in error is FileError }
     }
 
+    /// Content written in parts and read into a buffer of the caller's: whole, in order, and a
+    /// failure part-way through a write leaves the file as it was.
+    @Test func atomicWriteInPartsAndReadIntoPlace() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/parts.bin"
+        let parts: [[UInt8]] = [Array("head".utf8), [], Array(repeating: 7, count: 100_000), Array("tail".utf8)]
+        try AtomicFile.write(to: path, mode: 0o600) { (append) throws(FileError) in
+            for part in parts {
+                try part.withUnsafeBytes { raw in Result { () throws(FileError) in try append(raw) } }.get()
+            }
+        }
+        #expect(try AtomicFile.read(path) == parts.flatMap { $0 })
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let read = try AtomicFile.read(path) { size, reader in
+            var head = [UInt8](repeating: 0, count: 4)
+            try head.withUnsafeMutableBytes { try reader.fill($0) }
+            var rest = [UInt8](repeating: 0, count: size - 4)
+            try rest.withUnsafeMutableBytes { try reader.fill($0) }
+            // Past the end: an error naming the file, not a short read.
+            var past = [UInt8](repeating: 0, count: 1)
+            #expect {
+                try past.withUnsafeMutableBytes { try reader.fill($0) }
+            } throws: { error in (error as? FileError)?.path == path }
+            return (size, head, rest)
+        }
+        let (size, head, rest) = try #require(read)
+        #expect(size == 100_008 && head == Array("head".utf8) && rest == Array(parts.joined().dropFirst(4)))
+        #expect(try AtomicFile.read(directory.path + "/missing") { size, _ in size } == nil)
+        #expect {
+            try AtomicFile.write(to: path) { (append) throws(FileError) in
+                try [1, 2].withUnsafeBytes { raw in Result { () throws(FileError) in try append(raw) } }.get()
+                throw FileError(operation: "write", path: path, code: EIO)
+            }
+        } throws: { error in error is FileError }
+        #expect(try AtomicFile.read(path) == parts.flatMap { $0 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["parts.bin"])
+    }
+
     @Test func appendOnlyFileCutsATornTailAndRollsBackFailedAppends() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/log.jsonl"

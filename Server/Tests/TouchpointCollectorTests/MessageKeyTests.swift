@@ -394,6 +394,8 @@ struct MessageKeyTests {
         #expect(capacity > 150 && capacity >= Int(keys.mergedThrough))
         try await storage.close()
 
+        // Started again without the filter saved at the close: built again from the table.
+        try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
         storage = try await SQLCollectorStorage.sqlite(
             path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
         keys = try #require(storage.messageKeys)
@@ -406,6 +408,153 @@ struct MessageKeyTests {
         #expect(keys.tableLookups - lookups == 700)
         #expect(try await storage.counts(source: "default").events == 700)
         try await storage.close()
+    }
+
+    /// The filter is saved beside the database after each merge and at the close, and taken at the
+    /// next start: new keys skip the table from the first write, with no scan of the table first.
+    @Test func aRestartTakesTheSavedFilter() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        func open() async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        }
+        let sent = (0..<300).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        var storage = try await open()
+        #expect(try await storage.insert(sent, source: "default").allSatisfy { $0 })
+        try await #require(storage.messageKeys).waitForMerge()
+        // Saved by the merge, owner-only.
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        try await storage.close()
+
+        storage = try await open()
+        let keys = try #require(storage.messageKeys)
+        #expect(keys.mergedThrough == 300 && keys.keysInMemory == 0)
+        #expect(keys.filterCapacity == 450)
+        let new = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        #expect(try await storage.insert(new, source: "default").allSatisfy { $0 })
+        // Without it every one of these would have been looked up in the table.
+        #expect(keys.tableLookups < 20, "\(keys.tableLookups) looked up")
+        #expect(try await storage.insert(sent + new, source: "default").allSatisfy { !$0 })
+        #expect(try await storage.counts(source: "default").events == 400)
+        try await storage.close()
+    }
+
+    /// A saved filter is taken only when it was saved for this database, with the watermark the
+    /// database has, and is intact: one saved before a merge that moved the watermark (as when the
+    /// collector stops between a merge and the save), one damaged, and one of another database are
+    /// each removed and the filter built again, and every event sent again is still recognised.
+    @Test func aSavedFilterIsTakenOnlyForItsDatabaseAtItsWatermark() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        let file = path + SQLCollectorStorage.keyFilterSuffix
+        let stale = directory.appending("stale-filter").path
+        func open(_ path: String) async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+        }
+        let first = (0..<200).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        let second = (0..<200).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        var storage = try await open(path)
+        #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
+        try await #require(storage.messageKeys).waitForMerge()
+        try await storage.close()
+        try FileManager.default.copyItem(atPath: file, toPath: stale)
+        storage = try await open(path)
+        #expect(try await storage.insert(second, source: "default").allSatisfy { $0 })
+        try await #require(storage.messageKeys).waitForMerge()
+        #expect(try #require(storage.messageKeys).mergedThrough == 400)
+        try await storage.close()
+
+        // Each file put in place of the one saved: rejected, removed, and the filter built again.
+        func expectRejected(_ replace: () throws -> Void, _ comment: Comment) async throws {
+            try replace()
+            let storage = try await open(path)
+            let keys = try #require(storage.messageKeys)
+            #expect(keys.filterCapacity == nil, comment)
+            #expect(!FileManager.default.fileExists(atPath: file), comment)
+            // The keys of the second 200 are only in the table: a filter without them would have
+            // let them be stored again.
+            #expect(try await storage.insert(first + second, source: "default").allSatisfy { !$0 }, comment)
+            await keys.waitForMerge()
+            #expect(keys.filterCapacity == 600, comment)
+            try await storage.close()
+        }
+        try await expectRejected(
+            {
+                try FileManager.default.removeItem(atPath: file)
+                try FileManager.default.copyItem(atPath: stale, toPath: file)
+            }, "saved at watermark 200")
+        try await expectRejected(
+            {
+                var bytes = try #require(FileManager.default.contents(atPath: file))
+                bytes[bytes.count - 1] ^= 0x10
+                try bytes.write(to: URL(fileURLWithPath: file))
+            }, "a bit changed")
+        // Another database, its keys merged to the same watermark.
+        let other = directory.appending("other.sqlite").path
+        let otherStorage = try await open(other)
+        #expect(try await otherStorage.insert(first + second, source: "default").allSatisfy { $0 })
+        try await #require(otherStorage.messageKeys).waitForMerge()
+        #expect(try #require(otherStorage.messageKeys).mergedThrough == 400)
+        try await otherStorage.close()
+        try await expectRejected(
+            {
+                try FileManager.default.removeItem(atPath: file)
+                try FileManager.default.copyItem(atPath: other + SQLCollectorStorage.keyFilterSuffix, toPath: file)
+            }, "another database's")
+        storage = try await open(path)
+        #expect(try await storage.counts(source: "default").events == 400)
+        try await storage.close()
+    }
+
+    /// A filter reads back from its saved form as it was, for the database and watermark it was
+    /// saved with only, and not when cut short or changed.
+    @Test func aSavedFilterReadsBackWholeOrNotAtAll() throws {
+        var filter = MessageKeyFilter(capacity: 1000)
+        let keys = (0..<1000).map { _ in Int64.random(in: .min ... .max) }
+        for key in keys { filter.insert(key) }
+        var bytes: [UInt8] = []
+        try filter.write(identity: 7, watermark: 42) { bytes.append(contentsOf: $0) }
+        func restored(_ bytes: [UInt8], identity: Int64 = 7, watermark: Int64 = 42) throws -> Result<
+            MessageKeyFilter, MessageKeyFilter.Rejection
+        > {
+            var offset = 0
+            return try MessageKeyFilter.restored(size: bytes.count, identity: identity, watermark: watermark) {
+                $0.copyBytes(from: bytes[offset..<offset + $0.count])
+                offset += $0.count
+            }
+        }
+        func rejection(_ bytes: [UInt8], identity: Int64 = 7, watermark: Int64 = 42) throws -> MessageKeyFilter
+            .Rejection?
+        {
+            guard case .failure(let rejection) = try restored(bytes, identity: identity, watermark: watermark) else {
+                return nil
+            }
+            return rejection
+        }
+        let read = try restored(bytes).get()
+        #expect(read.count == 1000 && read.capacity == 1000 && read.bytes == filter.bytes)
+        #expect(bytes.count == 64 + filter.bytes)
+        #expect(keys.allSatisfy(read.mayContain))
+        let others = (0..<10_000).map { _ in Int64.random(in: .min ... .max) }
+        #expect(others.filter(read.mayContain) == others.filter(filter.mayContain))
+        #expect(try rejection(bytes, identity: 8) == .otherDatabase)
+        #expect(try rejection(bytes, watermark: 43) == .otherWatermark(saved: 42))
+        #expect(try rejection(Array(bytes.dropLast())) == .unreadable)
+        #expect(try rejection(Array(bytes.prefix(20))) == .unreadable)
+        #expect(try rejection([]) == .unreadable)
+        var changed = bytes
+        changed[0] ^= 1
+        #expect(try rejection(changed) == .unreadable)
+        for place in [64, 100, bytes.count / 2, bytes.count - 1] {
+            changed = bytes
+            changed[place] ^= 0x40
+            #expect(try rejection(changed) == .damaged, "byte \(place)")
+        }
+        // The count is in the checksum too.
+        changed = bytes
+        changed[8 + 8 * 4] ^= 1
+        #expect(try rejection(changed) == .damaged)
     }
 
     /// While a merge moves the keys up to the newest event into the table, that event is deleted
@@ -542,7 +691,9 @@ struct MessageKeyTests {
         try await #require(storage.messageKeys).waitForMerge()
         try await storage.close()
 
-        // Started again: no filter until a merge builds it from the table.
+        // Started again without the filter saved at the close: none until a merge builds it from
+        // the table.
+        try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
         storage = try await SQLCollectorStorage.sqlite(
             path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
         let keys = try #require(storage.messageKeys)

@@ -26,13 +26,27 @@ public enum AtomicFile {
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true, mode: mode_t = 0o644)
         throws(FileError)
     {
+        try write(to: path, durable: durable, mode: mode) { (append) throws(FileError) in
+            try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try append(raw) } }.get()
+        }
+    }
+
+    /// Replaces the file at `path` with what `body` appends, in order, through the function it is
+    /// given: for content too large to put together in memory first. Crash-safe as
+    /// ``write(_:to:durable:mode:)``: the content goes to a temporary file renamed over `path`
+    /// only when `body` returns.
+    /// - Throws: ``FileError`` naming the operation and path that failed, or what `body` threw.
+    public static func write(
+        to path: String, durable: Bool = true, mode: mode_t = 0o644,
+        _ body: (_ append: (UnsafeRawBufferPointer) throws(FileError) -> Void) throws(FileError) -> Void
+    ) throws(FileError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try createDirectory(directory) }
         let temporary = path + ".tmp-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError.current("open", temporary) }
         do throws(FileError) {
-            try writeAll(descriptor, bytes, path: temporary)
+            try body { (raw) throws(FileError) in try writeAll(descriptor, raw, path: temporary) }
             if durable, fsync(descriptor) != 0 { throw FileError.current("fsync", temporary) }
             guard close(descriptor) == 0 else { throw FileError.current("close", temporary) }
         } catch {
@@ -46,6 +60,39 @@ public enum AtomicFile {
             throw failure
         }
         if durable && !directory.isEmpty { syncDirectory(directory) }
+    }
+
+    /// Reads the file at `path` through `body`, given the file's size and a ``Reader`` of its
+    /// bytes from the start: for content read straight into where it is kept. Nil when the file
+    /// does not exist.
+    /// - Throws: ``FileError`` for any failure other than the file being absent, or what `body`
+    ///   threw.
+    public static func read<Value>(_ path: String, _ body: (_ size: Int, _ reader: Reader) throws -> Value) throws
+        -> Value?
+    {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw FileError.current("open", path)
+        }
+        defer { _ = close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw FileError.current("fstat", path) }
+        return try body(Int(status.st_size), Reader(descriptor: descriptor, path: path))
+    }
+
+    /// The bytes of a file open for ``read(_:_:)``, in order.
+    public struct Reader {
+        fileprivate let descriptor: Int32
+        fileprivate let path: String
+
+        /// Fills `buffer` with the file's next bytes.
+        /// - Throws: ``FileError`` when reading fails or the file ends first.
+        public func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(FileError) {
+            try AtomicFile.transferAll(buffer.count, "read", path) {
+                systemRead(descriptor, buffer.baseAddress! + $0, buffer.count - $0)
+            }
+        }
     }
 
     /// The whole content of the file at `path`, or nil when it does not exist.
@@ -115,15 +162,22 @@ public enum AtomicFile {
     }
 
     static func writeAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer, path: String) throws(FileError) {
+        try transferAll(raw.count, "write", path) { systemWrite(descriptor, raw.baseAddress! + $0, raw.count - $0) }
+    }
+
+    /// Moves `count` bytes by calls of `step` (given the bytes moved so far; returning how many
+    /// more it moved, or -1 with `errno` set), retrying short moves and interruptions; a step that
+    /// moves nothing (a file that ends first) is an `EIO` of `operation`.
+    static func transferAll(_ count: Int, _ operation: String, _ path: String, _ step: (Int) -> Int) throws(FileError) {
         var offset = 0
-        while offset < raw.count {
-            let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
+        while offset < count {
+            let moved = step(offset)
+            if moved < 0 {
                 if errno == EINTR { continue }
-                throw FileError.current("write", path)
+                throw FileError.current(operation, path)
             }
-            if written == 0 { throw FileError(operation: "write", path: path, code: EIO) }
-            offset += written
+            if moved == 0 { throw FileError(operation: operation, path: path, code: EIO) }
+            offset += moved
         }
     }
 }

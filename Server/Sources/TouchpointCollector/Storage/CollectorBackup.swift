@@ -86,6 +86,8 @@ public enum CollectorBackup {
                 .invalidConfiguration, "\(target) exists; stop the collector and pass --replace to overwrite it")
         }
         do {
+            // A filter saved for the database replaced (the next start builds one for this).
+            try AtomicFile.remove(target + SQLCollectorStorage.keyFilterSuffix)
             try createOwnerOnly(target)
             let into = try SQLiteConnection.open(path: target)
             defer { try? into.close() }

@@ -1,3 +1,5 @@
+import TouchpointCore
+
 /// A Bloom filter over the keys in `message_keys`: a new event's key that the filter has not seen
 /// is in no page of the table, so ingest skips reading one.
 ///
@@ -42,6 +44,13 @@ struct MessageKeyFilter: Sendable {
         self.blocks = UInt64(blocks)
     }
 
+    private init(capacity: Int, count: Int, words: [UInt64]) {
+        self.capacity = capacity
+        self.count = count
+        self.words = words
+        blocks = UInt64(words.count / Self.blockWords)
+    }
+
     /// The first word of `key`'s block: bits 27 to 55 of the key mapped onto `0 ..< blocks` by a
     /// multiply and shift (at most 2^23 blocks: the product fits).
     private func block(_ value: UInt64) -> Int {
@@ -80,4 +89,127 @@ struct MessageKeyFilter: Sendable {
 
     /// Bytes it holds.
     var bytes: Int { words.count * 8 }
+
+    // MARK: Saved
+
+    /// Why a saved filter was not taken.
+    enum Rejection: Error, Equatable, CustomStringConvertible {
+        /// Not a saved filter of this format (or of another version of it), or cut short.
+        case unreadable
+        /// Saved for another database (another secret of message keys).
+        case otherDatabase
+        /// Saved when the database's watermark was another: keys were merged after it was saved.
+        case otherWatermark(saved: Int64)
+        /// Its checksum does not match its bits.
+        case damaged
+
+        var description: String {
+            switch self {
+            case .unreadable: "it is not a saved filter this collector reads"
+            case .otherDatabase: "it was saved for another database"
+            case .otherWatermark(let saved): "it was saved with keys merged through seq \(saved), not this database's"
+            case .damaged: "its checksum does not match"
+            }
+        }
+    }
+
+    /// The file's first bytes, and the version of its layout (a change to what `message_keys`
+    /// holds or to how a key sets its bits makes saved filters unusable: change the version).
+    private static let magic = Array("TPKEYFLT".utf8)
+    private static let version: UInt64 = 1
+    /// Header words after the magic: version, database, watermark, capacity, count, words,
+    /// checksum.
+    private static let headerWords = 7
+
+    /// Bytes before the words: the magic and the header.
+    private static let headerBytes = magic.count + 8 * headerWords
+
+    /// Saves the filter in the file at `path` (owner-only, replaced whole or not at all): a header
+    /// naming the database (`identity`, a key only its secret gives) and the watermark the filter
+    /// is complete for, then its words, all little-endian, with a checksum over header and words.
+    /// The words are written from where they are kept, not copied first (76 MB at 48 million
+    /// keys). Not fsynced (that would put tens of MB before the next commits' log syncs): after a
+    /// crash of the machine the file is either one complete for some watermark, or fails its
+    /// checksum or size, and is not taken.
+    func save(to path: String, identity: Int64, watermark: Int64) throws(FileError) {
+        try AtomicFile.write(to: path, durable: false, mode: 0o600) { (append) throws(FileError) in
+            try write(identity: identity, watermark: watermark, append)
+        }
+    }
+
+    /// Writes the saved form (``save(to:identity:watermark:)``) through `append`, in order.
+    func write(
+        identity: Int64, watermark: Int64, _ append: (UnsafeRawBufferPointer) throws(FileError) -> Void
+    ) throws(FileError) {
+        var header: [UInt64] = [
+            Self.version, UInt64(bitPattern: identity), UInt64(bitPattern: watermark), UInt64(capacity),
+            UInt64(count), UInt64(words.count),
+        ]
+        header.append(Self.checksum(header, words))
+        let start = Self.magic + header.flatMap { word in withUnsafeBytes(of: word.littleEndian, Array.init) }
+        try start.withUnsafeBytes { raw in Result { () throws(FileError) in try append(raw) } }.get()
+        #if _endian(little)
+        try words.withUnsafeBytes { raw in Result { () throws(FileError) in try append(raw) } }.get()
+        #else
+        for word in words {
+            try withUnsafeBytes(of: word.littleEndian) { raw in Result { () throws(FileError) in try append(raw) } }
+                .get()
+        }
+        #endif
+    }
+
+    /// The filter saved in the file at `path`, when it was saved for the database `identity` at
+    /// `watermark` and is intact (nil: there is no such file), read straight into its words.
+    static func restored(fromFile path: String, identity: Int64, watermark: Int64) throws -> Result<Self, Rejection>? {
+        try AtomicFile.read(path) { size, reader in
+            try restored(size: size, identity: identity, watermark: watermark) { try reader.fill($0) }
+        }
+    }
+
+    /// The filter saved in `size` bytes that `fill` gives in order (each call fills its buffer
+    /// with the next bytes), when it was saved for the database `identity` at `watermark` and is
+    /// intact.
+    static func restored(
+        size: Int, identity: Int64, watermark: Int64, fill: (UnsafeMutableRawBufferPointer) throws -> Void
+    ) throws -> Result<Self, Rejection> {
+        guard size >= headerBytes else { return .failure(.unreadable) }
+        var start = [UInt8](repeating: 0, count: headerBytes)
+        try start.withUnsafeMutableBytes(fill)
+        guard Array(start[0..<magic.count]) == magic else { return .failure(.unreadable) }
+        let header = start.withUnsafeBytes { raw in
+            (0..<headerWords).map {
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: magic.count + 8 * $0, as: UInt64.self))
+            }
+        }
+        let (capacity, count, wordCount) = (
+            Int(clamping: header[3]), Int(clamping: header[4]), Int(clamping: header[5])
+        )
+        guard header[0] == version, (64...maximumCapacity).contains(capacity),
+            wordCount == (capacity * bitsPerKey + 511) / 512 * blockWords, size == headerBytes + 8 * wordCount
+        else { return .failure(.unreadable) }
+        guard Int64(bitPattern: header[1]) == identity else { return .failure(.otherDatabase) }
+        guard Int64(bitPattern: header[2]) == watermark else {
+            return .failure(.otherWatermark(saved: Int64(bitPattern: header[2])))
+        }
+        var words = [UInt64](repeating: 0, count: wordCount)
+        try words.withUnsafeMutableBytes(fill)
+        #if !_endian(little)
+        for index in words.indices { words[index] = UInt64(littleEndian: words[index]) }
+        #endif
+        guard checksum(Array(header[0..<6]), words) == header[6] else { return .failure(.damaged) }
+        return .success(Self(capacity: capacity, count: count, words: words))
+    }
+
+    /// A 64-bit checksum of the header's words and the filter's (any bit changed changes it,
+    /// almost surely).
+    private static func checksum(_ header: [UInt64], _ words: [UInt64]) -> UInt64 {
+        var sum: UInt64 = 0x5450_4B45_5946_4C54
+        func mix(_ word: UInt64) {
+            sum = (sum ^ word) &* 0x9E37_79B9_7F4A_7C15
+            sum ^= sum >> 29
+        }
+        for word in header { mix(word) }
+        for word in words { mix(word) }
+        return sum
+    }
 }

@@ -52,7 +52,8 @@ final class SQLCollectorStorage: CollectorStorage {
         let storage = try await migrated(backend, logger: logger) { backend in
             let keys = try await backend.writeNow {
                 try MessageKeyIndex.load(
-                    $0, minimumMerge: minimumMerge, maximumMerge: maximumMerge, keyOverride: keyOverride)
+                    $0, minimumMerge: minimumMerge, maximumMerge: maximumMerge, keyOverride: keyOverride,
+                    filterFile: path + Self.keyFilterSuffix, logger: logger)
             }
             let contexts = SharedContexts()
             let sessionRows = SessionRows()
@@ -66,6 +67,10 @@ final class SQLCollectorStorage: CollectorStorage {
         }
         return storage
     }
+
+    /// Appended to the database file's path: where the filter over its message keys is saved for
+    /// the next start (``MessageKeyIndex/saveFilter(using:)``).
+    static let keyFilterSuffix = "-keyfilter"
 
     /// Connects to PostgreSQL at `url` and brings its schema up to date.
     static func postgres(url: String, maximumConnections: Int = 8, logger: Logger) async throws
@@ -98,7 +103,10 @@ final class SQLCollectorStorage: CollectorStorage {
     }
 
     func close() async throws {
-        await messageKeys?.stopMerging()
+        if let keys = messageKeys {
+            await keys.stopMerging()
+            if let sqlite = backend as? SQLiteBackend { await keys.saveFilter(using: sqlite) }
+        }
         try await backend.close()
     }
 
