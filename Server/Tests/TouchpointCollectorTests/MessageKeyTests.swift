@@ -410,7 +410,7 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
-    /// The filter is saved beside the database after each merge and at the close, and taken at the
+    /// The filter is saved beside the database when the store closes, and taken at the
     /// next start: new keys skip the table from the first write, with no scan of the table first.
     @Test func aRestartTakesTheSavedFilter() async throws {
         let directory = try TemporaryDirectory(prefix: "message-keys")
@@ -422,10 +422,11 @@ struct MessageKeyTests {
         var storage = try await open()
         #expect(try await storage.insert(sent, source: "default").allSatisfy { $0 })
         try await #require(storage.messageKeys).waitForMerge()
-        // Saved by the merge, owner-only.
+        #expect(!FileManager.default.fileExists(atPath: path + SQLCollectorStorage.keyFilterSuffix))
+        try await storage.close()
+        // Saved at the close, owner-only.
         let attributes = try FileManager.default.attributesOfItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        try await storage.close()
 
         storage = try await open()
         let keys = try #require(storage.messageKeys)
@@ -644,6 +645,43 @@ struct MessageKeyTests {
         #expect(reopened.mergedThrough == 350 && reopened.keysInMemory == 0)
         #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
         #expect(try await storage.counts(source: "default").events == 350)
+        try await storage.close()
+    }
+
+    /// After a merge the keys leave memory a slice at a time, the lock free between slices: then
+    /// the keys already freed are found in the table (the watermark moved first, so their era is
+    /// sought) and the rest in memory. A first merge is the sharp case: before it no era is.
+    @Test(.timeLimit(.minutes(1))) func keysFreedInSlicesAreFoundBetweenSlices() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
+            minimumMerge: 100, freeSlice: 10)
+        let keys = try #require(storage.messageKeys)
+        let (paused, slicePaused) = AsyncStream.makeStream(of: Void.self)
+        let (resume, resumeSlices) = AsyncStream.makeStream(of: Void.self)
+        let pauses = Locked(0)
+        keys.betweenFreedSlices.withLock {
+            $0 = {
+                guard
+                    pauses.withLock({
+                        $0 += 1; return $0
+                    }) == 1
+                else { return }
+                slicePaused.yield()
+                for await _ in resume { break }
+            }
+        }
+        let messages = (0..<100).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        for await _ in paused { break }
+        // One slice of ten freed, ninety keys still in memory.
+        #expect(keys.mergedThrough == 100 && keys.keysInMemory == 90)
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
+        resumeSlices.yield()
+        await keys.waitForMerge()
+        #expect(keys.keysInMemory == 0 && pauses.value == 9)
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
+        #expect(try await storage.counts(source: "default").events == 100)
         try await storage.close()
     }
 

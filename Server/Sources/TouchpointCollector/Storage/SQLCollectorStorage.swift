@@ -44,16 +44,18 @@ final class SQLCollectorStorage: CollectorStorage {
     ///     (``MessageKeyIndex``; tests make it small).
     ///   - maximumMerge: the most message keys one merge takes (tests make it small).
     ///   - keyOverride: for tests, a message key function in place of the database's.
+    ///   - freeSlice: message keys freed from memory per hold of the lock after a merge (tests
+    ///     make it small).
     static func sqlite(
         path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
-        keyOverride: MessageKeyIndex.KeyFunction? = nil
+        keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384
     ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger)
         let storage = try await migrated(backend, logger: logger) { backend in
             let keys = try await backend.writeNow {
                 try MessageKeyIndex.load(
                     $0, minimumMerge: minimumMerge, maximumMerge: maximumMerge, keyOverride: keyOverride,
-                    filterFile: path + Self.keyFilterSuffix, logger: logger)
+                    freeSlice: freeSlice, filterFile: path + Self.keyFilterSuffix, logger: logger)
             }
             let contexts = SharedContexts()
             let sessionRows = SessionRows()
@@ -69,7 +71,7 @@ final class SQLCollectorStorage: CollectorStorage {
     }
 
     /// Appended to the database file's path: where the filter over its message keys is saved for
-    /// the next start (``MessageKeyIndex/saveFilter(using:)``).
+    /// the next start (``MessageKeyIndex/saveFilter()``).
     static let keyFilterSuffix = "-keyfilter"
 
     /// Connects to PostgreSQL at `url` and brings its schema up to date.
@@ -105,7 +107,7 @@ final class SQLCollectorStorage: CollectorStorage {
     func close() async throws {
         if let keys = messageKeys {
             await keys.stopMerging()
-            if let sqlite = backend as? SQLiteBackend { await keys.saveFilter(using: sqlite) }
+            await keys.saveFilter()
         }
         try await backend.close()
     }

@@ -126,13 +126,6 @@ final class SQLiteBackend: SQLBackend {
         }
     }
 
-    /// Runs blocking work beside the database (a file beside it written or read) on the
-    /// checkpointer's thread: not on the writer's or a reader's, nor on one of Swift's cooperative
-    /// pool.
-    func runBlocking<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await checkpointer.run { _ in try body() }
-    }
-
     /// The writer, checkpointer and reader connections, in that order, set up; none left open on
     /// failure.
     private static func openConnections(path: String) throws -> [SQLiteConnection] {
