@@ -394,15 +394,15 @@ struct MessageKeyTests {
         #expect(capacity > 150 && capacity >= Int(keys.mergedThrough))
         try await storage.close()
 
-        // Started again without the filter saved at the close: built again from the table.
+        // Started again without the filter saved at the close (as after a crash): built again from
+        // the table as the store opens, before any write.
         try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
         storage = try await SQLCollectorStorage.sqlite(
             path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
         keys = try #require(storage.messageKeys)
-        #expect(keys.filterCapacity == nil)
-        #expect(try await storage.insert(Array(sent.prefix(10)), source: "default").allSatisfy { !$0 })
         await keys.waitForMerge()
-        #expect(keys.filterCapacity == 1050)
+        #expect(keys.filterCapacity == 1050 && keys.tableLookups == 0)
+        #expect(try await storage.insert(Array(sent.prefix(10)), source: "default").allSatisfy { !$0 })
         let lookups = keys.tableLookups
         #expect(try await storage.insert(sent, source: "default").allSatisfy { !$0 })
         #expect(keys.tableLookups - lookups == 700)
@@ -438,6 +438,45 @@ struct MessageKeyTests {
         #expect(keys.tableLookups < 20, "\(keys.tableLookups) looked up")
         #expect(try await storage.insert(sent + new, source: "default").allSatisfy { !$0 })
         #expect(try await storage.counts(source: "default").events == 400)
+        try await storage.close()
+    }
+
+    /// A store that opens with keys merged and none of its filter saved (a crash), and with a
+    /// backlog due, builds the filter and merges the backlog as it opens, with no write to start
+    /// them; one opened with its saved filter and nothing due does neither.
+    @Test(.timeLimit(.minutes(1))) func aStartBuildsTheFilterAndMergesABacklogWithoutAWrite() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let path = directory.appending("touchpoint.sqlite").path
+        func open(mergeAtStart: Bool = true) async throws -> SQLCollectorStorage {
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100, mergeAtStart: mergeAtStart)
+        }
+        let merged = (0..<100).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        let backlog = (0..<150).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
+        var storage = try await open()
+        #expect(try await storage.insert(merged, source: "default").allSatisfy { $0 })
+        try await #require(storage.messageKeys).waitForMerge()
+        try await storage.close()
+        // 150 more keys written while no merge could run: a backlog at the next start.
+        storage = try await open(mergeAtStart: false)
+        try await #require(storage.messageKeys).stopMerging()
+        #expect(try await storage.insert(backlog, source: "default").allSatisfy { $0 })
+        try await storage.close()
+        try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
+
+        storage = try await open()
+        var keys = try #require(storage.messageKeys)
+        await keys.waitForMerge()
+        #expect(keys.filterCapacity != nil && keys.mergedThrough == 250 && keys.keysInMemory == 0)
+        #expect(keys.tableLookups == 0)
+        #expect(try await storage.insert(merged + backlog, source: "default").allSatisfy { !$0 })
+        try await storage.close()
+
+        storage = try await open()
+        keys = try #require(storage.messageKeys)
+        let capacity = keys.filterCapacity
+        await keys.waitForMerge()
+        #expect(capacity != nil && keys.filterCapacity == capacity && keys.mergedThrough == 250)
         try await storage.close()
     }
 
@@ -610,7 +649,8 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100)
+                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100,
+                mergeAtStart: false)
         }
         var storage = try await open()
         let keys = try #require(storage.messageKeys)
@@ -707,7 +747,8 @@ struct MessageKeyTests {
 
         // 300 keys after the watermark, the first of them at seq 1001.
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100)
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100,
+            mergeAtStart: false)
         let keys = try #require(storage.messageKeys)
         #expect(keys.mergedThrough == 0 && keys.keysInMemory == 300)
         #expect(try await storage.insert(Array(messages[1000...]), source: "default").allSatisfy { !$0 })
@@ -729,11 +770,11 @@ struct MessageKeyTests {
         try await #require(storage.messageKeys).waitForMerge()
         try await storage.close()
 
-        // Started again without the filter saved at the close: none until a merge builds it from
-        // the table.
+        // Started again without the filter saved at the close, and without a merge at the start:
+        // none until a merge builds it from the table.
         try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100, mergeAtStart: false)
         let keys = try #require(storage.messageKeys)
         let backend = try #require(storage.backend as? SQLiteBackend)
         #expect(keys.mergedThrough == 100 && keys.filterCapacity == nil)

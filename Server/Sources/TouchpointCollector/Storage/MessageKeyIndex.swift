@@ -24,9 +24,10 @@ import TouchpointCore
 ///   rather than once per event; then the watermark moves and memory is freed.
 ///
 /// A new event is looked up by key in memory and, when ``MessageKeyFilter`` (a Bloom filter over
-/// the table's keys, saved beside the database for the next start, or built in the background
-/// from the first write after a start without it) has seen its key or is not built yet, in `message_keys`; any event found with that key is compared on the full
-/// (source, messageId), so two ids that share a key are both stored. A trigger forgets the key of
+/// the table's keys, saved beside the database for the next start, or built in the background as
+/// a store without it opens) has seen its key or is not built yet, in
+/// `message_keys`; any event found with that key is compared on the full (source, messageId), so
+/// two ids that share a key are both stored. A trigger forgets the key of
 /// a deleted event (one deleted before its key was merged leaves the key behind: 16 bytes that no
 /// lookup mistakes for an event; the filter keeps its bits, which only costs that key a lookup).
 final class MessageKeyIndex: Sendable {
@@ -79,7 +80,7 @@ final class MessageKeyIndex: Sendable {
     /// Keys freed from memory per hold of the lock after a merge (16,384 by default: about 1 ms).
     let freeSlice: Int
     /// Where the filter is saved for the next start (nil: nowhere), and what names the database
-    /// in it (``MessageKeyFilter/saved(identity:watermark:)``).
+    /// in it (``MessageKeyFilter/save(to:identity:watermark:)``).
     let filterFile: String?
     private let identity: Int64
     private let logger: Logger?
@@ -497,7 +498,7 @@ final class MessageKeyIndex: Sendable {
     /// Takes the filter saved in ``filterFile`` when it was saved for this database with its
     /// watermark as it is now, and is intact: a start then needs no scan of `message_keys` before
     /// new keys skip it (at 50 M events the scan took 9 s, and ingest meanwhile read the table for
-    /// every key). Any other file is removed, and the first merge builds the filter.
+    /// every key). Any other file is removed, and a merge as the store opens builds the filter.
     ///
     /// Why a matching watermark is enough: keys enter `message_keys` only in a merge, each one in
     /// the filter first, and a merge's last transaction moves the watermark. So a filter saved at

@@ -46,9 +46,12 @@ final class SQLCollectorStorage: CollectorStorage {
     ///   - keyOverride: for tests, a message key function in place of the database's.
     ///   - freeSlice: message keys freed from memory per hold of the lock after a merge (tests
     ///     make it small).
+    ///   - mergeAtStart: whether a store that holds message keys builds their filter (when none was
+    ///     saved for it) and merges a due backlog as soon as it opens, rather than at its first
+    ///     write (tests that look at the state a start leaves turn it off).
     static func sqlite(
         path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
-        keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384
+        keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384, mergeAtStart: Bool = true
     ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger)
         let storage = try await migrated(backend, logger: logger) { backend in
@@ -64,6 +67,11 @@ final class SQLCollectorStorage: CollectorStorage {
                     rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows)
                 keys.mergeIfDue(into: backend, logger: logger)
                 return stored
+            }
+            // Not left to the first write: after a crash the filter is to be built (ingest reads
+            // the table for every new key until it is), and a backlog may be due.
+            if mergeAtStart, keys.mergedThrough > 0 || keys.keysInMemory > 0 {
+                keys.mergeIfDue(into: backend, logger: logger)
             }
             return .groupCommit(coalescer, keys, sessionRows)
         }
