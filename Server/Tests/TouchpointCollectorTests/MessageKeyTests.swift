@@ -428,7 +428,11 @@ struct MessageKeyTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
+        // What a save cut short would leave beside it: removed at the next start.
+        let unfinished = path + SQLCollectorStorage.keyFilterSuffix + ".tmp-12345"
+        #expect(FileManager.default.createFile(atPath: unfinished, contents: Data(repeating: 1, count: 100)))
         storage = try await open()
+        #expect(!FileManager.default.fileExists(atPath: unfinished))
         let keys = try #require(storage.messageKeys)
         #expect(keys.mergedThrough == 300 && keys.keysInMemory == 0)
         #expect(keys.filterCapacity == 450)

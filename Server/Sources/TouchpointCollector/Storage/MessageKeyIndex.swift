@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOPosix
 import TouchpointCore
@@ -507,6 +508,7 @@ final class MessageKeyIndex: Sendable {
     /// deleted since only cost a lookup each.
     private func restoreFilter() {
         guard let filterFile else { return }
+        removeUnfinishedSaves(of: filterFile)
         let clock = ContinuousClock()
         let began = clock.now
         let watermark = mergedThrough
@@ -533,6 +535,18 @@ final class MessageKeyIndex: Sendable {
                 "the saved message key filter is not used, and is built again",
                 metadata: ["file": "\(filterFile)", "reason": "\(rejection)", "watermark": "\(watermark)"])
             try? AtomicFile.remove(filterFile)
+        }
+    }
+
+    /// Removes what a save cut short left beside `file` (its temporary files: tens of MB each, never
+    /// read).
+    private func removeUnfinishedSaves(of file: String) {
+        let url = URL(fileURLWithPath: file)
+        let prefix = url.lastPathComponent + ".tmp-"
+        let directory = url.deletingLastPathComponent()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            try? AtomicFile.remove(directory.appendingPathComponent(name).path)
         }
     }
 
