@@ -503,9 +503,9 @@ final class MessageKeyIndex: Sendable {
     ///
     /// Why a matching watermark is enough: keys enter `message_keys` only in a merge, each one in
     /// the filter first, and a merge's last transaction moves the watermark. So a filter saved at
-    /// this watermark holds every key the table had then; the keys a merge stopped part-way put in the table since belong to events after the
-    /// watermark, which are read back into memory at the start and found there; and the keys
-    /// deleted since only cost a lookup each.
+    /// this watermark holds every key the table had then; the keys a merge stopped part-way put in
+    /// the table since belong to events after the watermark, which are read back into memory at
+    /// the start and found there; and the keys deleted since only cost a lookup each.
     private func restoreFilter() {
         guard let filterFile else { return }
         removeUnfinishedSaves(of: filterFile)
