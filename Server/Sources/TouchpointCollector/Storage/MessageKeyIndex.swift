@@ -360,21 +360,25 @@ final class MessageKeyIndex: Sendable {
     /// A crash part-way leaves the watermark where it was: the next start reads those keys again,
     /// and the table ignores the ones it has.
     private func mergeKeys(into backend: SQLiteBackend) async throws {
-        // One pass over memory behind the lock (which every lookup takes: 4 M keys, about 40 ms).
-        var entries = state.withLock { state -> [(key: Int64, seq: Int64)] in
+        // Behind the lock, which every lookup takes (4 M keys: about 40 ms a pass); only the slice
+        // is copied, so a backlog of many millions costs no copy of all of them.
+        let entries = state.withLock { [maximumMerge] state -> [(key: Int64, seq: Int64)] in
             state.recordedWhileMerging = []
+            // All of them when there are few enough; else those of the `maximumMerge` seqs from the
+            // oldest in memory (not from the watermark: the events after it may have been deleted
+            // before a restart). Each event has a seq of its own, so at most that many keys.
+            var last = Int64.max
+            if state.count > maximumMerge {
+                var oldest = Int64.max
+                for (_, seq) in state.recent { oldest = min(oldest, seq) }
+                for (_, seqs) in state.shared { for seq in seqs { oldest = min(oldest, seq) } }
+                last = oldest - 1 + Int64(maximumMerge)
+            }
             var entries: [(key: Int64, seq: Int64)] = []
-            entries.reserveCapacity(state.count)
-            for (key, seq) in state.recent { entries.append((key, seq)) }
-            for (key, seqs) in state.shared { for seq in seqs { entries.append((key, seq)) } }
+            entries.reserveCapacity(min(state.count, maximumMerge))
+            for (key, seq) in state.recent where seq <= last { entries.append((key, seq)) }
+            for (key, seqs) in state.shared { for seq in seqs where seq <= last { entries.append((key, seq)) } }
             return entries
-        }
-        // All of them when there are few enough; else those of the `maximumMerge` seqs from the
-        // oldest in memory (not from the watermark: the events after it may have been deleted
-        // before a restart). Each event has a seq of its own, so at most that many keys.
-        if entries.count > maximumMerge, let oldest = entries.lazy.map(\.seq).min() {
-            let last = oldest - 1 + Int64(maximumMerge)
-            entries.removeAll { $0.seq > last }
         }
         guard let through = entries.map(\.seq).max() else { return }
         if let pause = afterSnapshot.value { await pause() }
