@@ -58,6 +58,31 @@ struct SQLiteConnectionTests {
         }
     }
 
+    /// A full cache keeps what is used: the least recently used statement makes room for a new one.
+    @Test func theLeastRecentlyUsedStatementMakesRoom() throws {
+        try Self.withConnection { connection in
+            let capacity = SQLiteConnection.cachedStatements
+            func run(_ n: Int) throws { #expect(try connection.execute("SELECT \(n)") == [[.int(Int64(n))]]) }
+            for n in 0..<capacity { try run(n) }
+            #expect(connection.statementsPrepared == capacity)
+            try run(0)  // kept: now the most recently used
+            #expect(connection.statementsPrepared == capacity)
+            try run(capacity)  // new: puts out the least recently used, `SELECT 1`
+            #expect(connection.statementsPrepared == capacity + 1)
+            try run(0)
+            try run(capacity)
+            #expect(connection.statementsPrepared == capacity + 1)
+            try run(1)
+            #expect(connection.statementsPrepared == capacity + 2)
+            // Many one-off statements later, one in use all along is still kept.
+            for n in 1_000..<1_200 {
+                try run(n)
+                try run(0)
+            }
+            #expect(connection.statementsPrepared == capacity + 2 + 200)
+        }
+    }
+
     @Test func errorsNameTheStatementAndLeaveItUsable() throws {
         try Self.withConnection { connection in
             try connection.execute("CREATE TABLE t (id TEXT PRIMARY KEY)")
@@ -138,6 +163,37 @@ struct SQLiteConnectionTests {
             try await transaction.query("INSERT INTO marks VALUES (2)", [])
         }
         #expect(try await backend.query("SELECT n FROM marks ORDER BY n", []) == [[.int(1)], [.int(2)]])
+        try await storage.close()
+    }
+}
+
+/// The writer of a new store (whose migrations ran many statements on it once) prepares the
+/// statements of an ingest write once, not at every write.
+struct SQLiteWriterStatementTests {
+    @Test func aWriteReusesTheStatementsOfTheWriteBefore() async throws {
+        let directory = try TemporaryDirectory(prefix: "sqlite-statements")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
+        let backend = try #require(storage.backend as? SQLiteBackend)
+        // Every kind of row a write adds: new and known sessions, people and contexts, a sign-in.
+        func batch(_ round: Int) -> [IngestMessage] {
+            (0..<20).map { (n: Int) -> IngestMessage in
+                let type: MessageType = n == 0 ? .identify : .track
+                let session = "s-\(round)-\(n % 4)"
+                let anonymous = "a-\(round)-\(n % 3)"
+                return TestMessages.ingest(
+                    "e", type: type, session: session, user: "u-\(round)", anonymous: anonymous,
+                    properties: ["n": .int(n)])
+            }
+        }
+        #expect(try await storage.insert(batch(0), source: "default").allSatisfy { $0 })
+        #expect(try await storage.insert(batch(1), source: "default").allSatisfy { $0 })
+        let prepared = backend.writerStatementsPrepared
+        for round in 2..<5 {
+            #expect(try await storage.insert(batch(round), source: "default").allSatisfy { $0 })
+        }
+        #expect(backend.writerStatementsPrepared == prepared, "prepared again: a write's statements were not kept")
+        #expect(try await storage.counts(source: "default") == StorageCounts(events: 100, sessions: 20))
         try await storage.close()
     }
 }

@@ -100,6 +100,10 @@ final class SQLiteBackend: SQLBackend {
         return result.first?[1].int ?? -1
     }
 
+    /// Statements the writer's connection has prepared so far (for tests: does a write reuse its
+    /// statements?).
+    var writerStatementsPrepared: Int { writer.connection.statementsPrepared }
+
     /// The value of `PRAGMA <name>` on the connection that commits ingest (`synchronous`,
     /// `journal_mode`, …): what a write's durability depends on.
     func writerSetting(_ name: String) async throws -> SQLValue? {

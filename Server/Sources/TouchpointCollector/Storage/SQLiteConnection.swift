@@ -16,11 +16,42 @@ final class SQLiteConnection: @unchecked Sendable {
     // @unchecked: `handle` is used only through SQLite's serialized (FULLMUTEX) API, and the
     // idle statements only under their lock.
     private let handle: OpaquePointer
-    /// Prepared statements not in use, by SQL text; nil once the connection is closed.
-    private let idle = Locked<[String: OpaquePointer]?>([:])
+    /// Prepared statements not in use; nil once the connection is closed.
+    private let idle = Locked<IdleStatements?>(IdleStatements())
 
-    /// How many prepared statements a connection keeps for reuse.
+    /// How many prepared statements a connection keeps for reuse: the least recently used one goes
+    /// when a new one is put back. (Without that, the statements a new database's migrations run
+    /// on the writer filled the cache for good, and every write prepared each of its own again: a
+    /// twentieth of the writer's time.)
     static let cachedStatements = 64
+
+    /// Statements prepared on this connection so far (for tests: is one reused?).
+    var statementsPrepared: Int { idle.withLock { $0?.prepared ?? 0 } }
+
+    /// The prepared statements not in use, by SQL text, each with when it was last put back.
+    private struct IdleStatements {
+        var statements: [String: (pointer: OpaquePointer, used: UInt64)] = [:]
+        /// Counts the statements put back: the smallest `used` is the least recently used.
+        var clock: UInt64 = 0
+        var prepared = 0
+
+        /// Keeps `pointer` for `sql`.
+        /// - Returns: the statement to finalize: `pointer` itself when another for `sql` is kept
+        ///   already, else the least recently used one when the cache is full, else nil.
+        mutating func keep(_ pointer: OpaquePointer, for sql: String) -> OpaquePointer? {
+            guard statements[sql] == nil else { return pointer }
+            var evicted: OpaquePointer?
+            if statements.count >= SQLiteConnection.cachedStatements,
+                let oldest = statements.min(by: { $0.value.used < $1.value.used })
+            {
+                evicted = oldest.value.pointer
+                statements[oldest.key] = nil
+            }
+            clock += 1
+            statements[sql] = (pointer, clock)
+            return evicted
+        }
+    }
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -203,7 +234,7 @@ final class SQLiteConnection: @unchecked Sendable {
     func close() throws {
         let statements = idle.withLock { idle in
             defer { idle = nil }
-            return idle.map { Array($0.values) }
+            return idle.map { $0.statements.values.map(\.pointer) }
         }
         guard let statements else { return }
         for statement in statements { sqlite_nio_sqlite3_finalize(statement) }
@@ -212,13 +243,17 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs `body` with a prepared statement for `sql`: a kept one when idle, else a new one; put
-    /// back (reset) afterwards, or finalized when enough are kept.
+    /// back (reset) afterwards, in place of the least recently used one when enough are kept.
     private func withStatement<Result>(_ sql: String, _ body: (SQLiteStatement) throws -> Result) throws -> Result {
         let kept = try idle.withLock { idle -> OpaquePointer? in
             guard idle != nil else {
                 throw StorageError(code: .unavailable, message: "the SQLite database is closed")
             }
-            return idle?.removeValue(forKey: sql)
+            guard let kept = idle?.statements.removeValue(forKey: sql) else {
+                idle?.prepared += 1
+                return nil
+            }
+            return kept.pointer
         }
         let pointer = try kept ?? prepare(sql)
         let statement = SQLiteStatement(pointer: pointer, connection: self, sql: sql)
@@ -226,15 +261,9 @@ final class SQLiteConnection: @unchecked Sendable {
             // Reset releases the statement's read or write lock; the bound values are replaced by
             // the next use's binds (every parameter is bound each time).
             sqlite_nio_sqlite3_reset(pointer)
-            let kept = idle.withLock { idle -> Bool in
-                // A statement that outlived `close()` is finalized, which lets SQLite free the handle.
-                guard let statements = idle, statements[sql] == nil, statements.count < Self.cachedStatements else {
-                    return false
-                }
-                idle?[sql] = pointer
-                return true
-            }
-            if !kept { sqlite_nio_sqlite3_finalize(pointer) }
+            // A statement that outlived `close()` is finalized, which lets SQLite free the handle.
+            let finalize = idle.withLock { idle in idle == nil ? pointer : idle?.keep(pointer, for: sql) }
+            if let finalize { sqlite_nio_sqlite3_finalize(finalize) }
         }
         return try body(statement)
     }
