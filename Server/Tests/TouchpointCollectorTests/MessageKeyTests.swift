@@ -256,25 +256,26 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
-    /// What schema 17 changed, undone (and its record): the keys in `message_keys` as they are,
-    /// not by era, and the trigger that forgets only those.
-    static let schemaSeventeenUndone = [
-        """
-        UPDATE message_keys SET key = (SELECT touchpoint_message_key(
-            (SELECT value FROM storage_settings WHERE name = 'message_key_secret'), source, message_id)
-            FROM events WHERE events.seq = message_keys.seq)
-        """,
-        "DELETE FROM storage_settings WHERE name = 'message_keys_raw_through'",
-        "DROP TRIGGER events_forget_key",
-        """
-        CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
-            DELETE FROM message_keys
-            WHERE key = touchpoint_message_key((SELECT value FROM storage_settings WHERE name = 'message_key_secret'),
-                OLD.source, OLD.message_id) AND seq = OLD.seq;
-        END
-        """,
-        "DELETE FROM schema_migrations WHERE version >= 17",
-    ]
+    /// What schema 17 changed, undone (and its record), after schema 18's change: the keys in
+    /// `message_keys` as they are, not by era, and the trigger that forgets only those.
+    static let schemaSeventeenUndone =
+        StorageSuiteTests.schemaEighteenUndone(.sqlite) + [
+            """
+            UPDATE message_keys SET key = (SELECT touchpoint_message_key(
+                (SELECT value FROM storage_settings WHERE name = 'message_key_secret'), source, message_id)
+                FROM events WHERE events.seq = message_keys.seq)
+            """,
+            "DELETE FROM storage_settings WHERE name = 'message_keys_raw_through'",
+            "DROP TRIGGER events_forget_key",
+            """
+            CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
+                DELETE FROM message_keys
+                WHERE key = touchpoint_message_key((SELECT value FROM storage_settings WHERE name = 'message_key_secret'),
+                    OLD.source, OLD.message_id) AND seq = OLD.seq;
+            END
+            """,
+            "DELETE FROM schema_migrations WHERE version >= 17",
+        ]
 
     /// Schemas 9 to 11 keep every event stored under schema 8 as it was, key each one (so they are
     /// still recognised when sent again) and find them by session.

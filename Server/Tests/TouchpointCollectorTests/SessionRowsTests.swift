@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TouchpointCore
+import TouchpointTesting
 
 @testable import TouchpointCollector
 
@@ -17,6 +18,54 @@ struct SessionRowsTests {
 
     static func time(_ offset: TimeInterval) -> Int64 {
         Timestamp.milliseconds(TestMessages.base.addingTimeInterval(offset))
+    }
+
+    /// `sessions_recent` holds the minute of a session's last event: a write moves a session's
+    /// entry only when its last event moves to a later minute, by either way to its row (its
+    /// remembered rowid, or the index after a restart forgot it).
+    @Test func aSessionsRecentEntryMovesOnlyWithItsMinute() async throws {
+        let directory = try TemporaryDirectory(prefix: "session-rows")
+        let path = directory.appending("touchpoint.sqlite").path
+        // The start of a minute, a few seconds after the messages' base time.
+        let start = (Self.time(0) / 60_000 + 1) * 60_000
+        let offset = Double(start - Self.time(0)) / 1000
+        func event(_ id: String, _ seconds: Double) -> IngestMessage {
+            TestMessages.ingest("e", id: id, session: "s1", at: offset + seconds)
+        }
+        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        var rows = try #require(storage.sessionRows)
+        func expectMinute(_ last: Double) async throws {
+            let stored = try await storage.backend.query(
+                "SELECT last_minute, last_timestamp FROM sessions WHERE session_id = 's1'", [])
+            let expected = Self.time(offset + last)
+            #expect(stored == [[SQLValue.int(expected / 60_000), SQLValue.int(expected)]])
+        }
+        #expect(try await storage.insert([event("m0", 1)], source: "default") == [true])
+        try await expectMinute(1)
+        for n in 1..<5 {  // later in the same minute, and one earlier event
+            #expect(try await storage.insert([event("m\(n)", Double(n * 10))], source: "default") == [true])
+        }
+        #expect(try await storage.insert([event("early", -30)], source: "default") == [true])
+        #expect(rows.addedByRowid == 5)
+        #expect(rows.movedToLaterMinute == 0)
+        try await expectMinute(40)
+        #expect(try await storage.insert([event("m5", 61)], source: "default") == [true])
+        #expect(rows.movedToLaterMinute == 1)
+        try await expectMinute(61)
+        try await storage.close()
+
+        // After a restart the row is found through the index: the same rule.
+        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        rows = try #require(storage.sessionRows)
+        #expect(try await storage.insert([event("m6", 125)], source: "default") == [true])
+        #expect(rows.addedByRowid == 0 && rows.movedToLaterMinute == 1)
+        try await expectMinute(125)
+        #expect(try await storage.insert([event("m7", 126)], source: "default") == [true])
+        #expect(rows.addedByRowid == 1 && rows.movedToLaterMinute == 1)
+        #expect(try await storage.insert([event("m8", 185)], source: "default") == [true])
+        #expect(rows.movedToLaterMinute == 2)
+        try await expectMinute(185)
+        try await storage.close()
     }
 
     @Test func aSessionWrittenAgainIsAddedToByItsRowid() async throws {

@@ -6,6 +6,76 @@ import TouchpointCore
 
 /// One suite, run against SQLite and (when configured) PostgreSQL.
 struct StorageSuiteTests {
+    /// Sessions whose last events fall on both sides of minute boundaries, some at the same
+    /// millisecond: listed newest first (then by id) page after page, filtered by a range that
+    /// starts inside a minute, counted as active since inside a minute, and deleted by retention
+    /// before a time inside a minute, each exactly as their last events' times say.
+    @Test(arguments: StorageKind.available)
+    func recentSessionsAroundMinuteBoundaries(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let base = Timestamp.milliseconds(TestMessages.base)
+            // Seconds from the base to the start of a minute.
+            let boundary = Double((base / 60_000 + 2) * 60_000 - base) / 1000
+            // Last events (seconds from the boundary) of 14 sessions; written in two writes, the
+            // second moving some of them across the boundary or a minute further.
+            let first: [Double] = [-59.9, -30, -0.001, -0.001, 0, 0, 0.5, 12, 59.999, 60, -45, -1, 30, 90]
+            let second: [Int: Double] = [10: 0.002, 11: 60.5, 12: 31, 13: 89]  // 13: earlier, no change
+            var last: [String: Int64] = [:]
+            func id(_ n: Int) -> String { "s" + String(n + 10) }
+            var messages: [IngestMessage] = []
+            for (n, seconds) in first.enumerated() {
+                messages.append(TestMessages.ingest("e", id: "a\(n)", session: id(n), at: boundary + seconds))
+                last[id(n)] = Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + seconds))
+            }
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            messages = []
+            for (n, seconds) in second.sorted(by: { $0.key < $1.key }) {
+                messages.append(TestMessages.ingest("e", id: "b\(n)", session: id(n), at: boundary + seconds))
+                last[id(n)] = max(
+                    last[id(n)] ?? 0, Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + seconds)))
+            }
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let newestFirst = last.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }.map(\.key)
+
+            func listed(_ filter: SessionFilter) async throws -> [String] {
+                var ids: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await storage.sessions(
+                        source: "default", filter: filter, page: PageRequest(limit: 3, cursor: cursor))
+                    ids += page.items.map(\.sessionId)
+                    cursor = page.nextCursor
+                } while cursor != nil
+                return ids
+            }
+            func expectListsAndCounts() async throws {
+                #expect(try await listed(SessionFilter()) == newestFirst)
+                // Ranges and cutoffs inside a minute, at a last event and next to one.
+                for seconds in [-30.0, -0.001, 0.0005, 30.5, 60] {
+                    let from = TestMessages.base.addingTimeInterval(boundary + seconds)
+                    let since = Timestamp.milliseconds(from)
+                    let active = newestFirst.filter { (last[$0] ?? 0) >= since }
+                    #expect(try await listed(SessionFilter(range: TimeRange(from: from))) == active, "from \(seconds)")
+                    #expect(
+                        try await storage.activeSessionCount(source: "default", since: from) == active.count,
+                        "since \(seconds)")
+                }
+            }
+            try await expectListsAndCounts()
+            // The same sessions as schema 17 kept them, upgraded (SQLite: their minutes filled in).
+            for statement in Self.schemaEighteenUndone(storage.dialect) {
+                _ = try await storage.backend.writeStatement(statement, [])
+            }
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [18])
+            try await expectListsAndCounts()
+            let cutoff = Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + 0.25))
+            let expired = newestFirst.filter { (last[$0] ?? 0) < cutoff }
+            #expect(
+                try await storage.deleteSessions(source: "default", lastBefore: cutoff, limit: 100) == expired.count)
+            #expect(try await listed(SessionFilter()) == newestFirst.filter { !expired.contains($0) })
+        }
+    }
+
     @Test(arguments: StorageKind.available)
     func storesNewMessagesAndReportsDuplicates(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
@@ -467,7 +537,7 @@ struct StorageSuiteTests {
             {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(6...17))
+            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(6...18))
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -488,18 +558,30 @@ struct StorageSuiteTests {
         }
     }
 
-    /// What schema 14 added, removed again (and its record): events that name a shared context get
-    /// it back inline first (SQLite; PostgreSQL keeps every context inline).
-    static func schemaFourteenUndone(_ dialect: SQLDialect) -> [String] {
+    /// What schema 18 changed, undone (and its record): SQLite's recent sessions by their last
+    /// event's time again, no `last_minute`.
+    static func schemaEighteenUndone(_ dialect: SQLDialect) -> [String] {
         (dialect == .postgres
             ? []
             : [
-                """
-                UPDATE events SET payload = json_set(payload, '$.context', json_patch(json_extract(payload, '$.context'),
-                    (SELECT body FROM contexts WHERE contexts.id = events.context_id))), lifted = lifted & ~512
-                WHERE context_id IS NOT NULL
-                """
-            ])
+                "DROP INDEX sessions_recent", "ALTER TABLE sessions DROP COLUMN last_minute",
+                "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
+            ]) + ["DELETE FROM schema_migrations WHERE version >= 18"]
+    }
+
+    /// What schema 14 added, removed again (and its record), with schema 18's change: events that
+    /// name a shared context get it back inline first (SQLite; PostgreSQL keeps every context inline).
+    static func schemaFourteenUndone(_ dialect: SQLDialect) -> [String] {
+        schemaEighteenUndone(dialect)
+            + (dialect == .postgres
+                ? []
+                : [
+                    """
+                    UPDATE events SET payload = json_set(payload, '$.context', json_patch(json_extract(payload, '$.context'),
+                        (SELECT body FROM contexts WHERE contexts.id = events.context_id))), lifted = lifted & ~512
+                    WHERE context_id IS NOT NULL
+                    """
+                ])
             + [
                 "ALTER TABLE events DROP COLUMN context_id", "DROP TABLE contexts",
                 "DELETE FROM schema_migrations WHERE version >= 14",
@@ -584,7 +666,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(8...17))
+            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(8...18))
             #expect(try await storage.counts(source: "default") == StorageCounts(events: 5, sessions: 0))
             #expect(
                 try await storage.profile(source: "default", userId: "u1")

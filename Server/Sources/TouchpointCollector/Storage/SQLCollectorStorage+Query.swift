@@ -25,6 +25,11 @@ extension SQLCollectorStorage {
             break
         }
         if let from = filter.range.fromMilliseconds {
+            if dialect == .sqlite {
+                // SQLite's sessions_recent holds the minute (`SessionRows`): the range in it first.
+                statement.append(" AND last_minute >= ")
+                statement.bind(.int(Self.minute(from)))
+            }
             statement.append(" AND last_timestamp >= ")
             statement.bind(.int(from))
         }
@@ -47,6 +52,10 @@ extension SQLCollectorStorage {
             guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
                 throw Self.foreignCursor(cursor)
             }
+            if dialect == .sqlite {
+                statement.append(" AND last_minute <= ")
+                statement.bind(.int(Self.minute(last)))
+            }
             statement.append(" AND (last_timestamp < ")
             statement.bind(.int(last))
             statement.append(" OR (last_timestamp = ")
@@ -58,7 +67,13 @@ extension SQLCollectorStorage {
         }
         // One user's sessions are found by their id and sorted (`+`: not by walking every session of
         // the source newest first through sessions_recent until the user's turn up).
-        statement.append(filter.user == nil ? " ORDER BY " : " ORDER BY +")
+        // In SQLite, newest first by the minute through sessions_recent, each minute's sessions
+        // sorted by their exact time (the same order: the minute grows with the time).
+        if filter.user != nil {
+            statement.append(" ORDER BY +")
+        } else {
+            statement.append(dialect == .sqlite ? " ORDER BY last_minute DESC, " : " ORDER BY ")
+        }
         statement.append("last_timestamp DESC, session_id DESC LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
         let rows = try await backend.query(statement)

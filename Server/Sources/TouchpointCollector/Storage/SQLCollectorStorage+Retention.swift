@@ -20,6 +20,11 @@ extension SQLCollectorStorage {
         statement.bind(.text(source))
         statement.append(" AND session_id IN (SELECT session_id FROM sessions WHERE source = ")
         statement.bind(.text(source))
+        if dialect == .sqlite {
+            // SQLite's sessions_recent holds the minute (`SessionRows`).
+            statement.append(" AND last_minute <= ")
+            statement.bind(.int(Self.minute(max(before, .min + 1) - 1)))
+        }
         statement.append(" AND last_timestamp < ")
         statement.bind(.int(before))
         statement.append(" LIMIT ")

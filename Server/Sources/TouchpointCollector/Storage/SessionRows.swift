@@ -12,10 +12,18 @@ import TouchpointCore
 /// deletion of a user's data delete rows (and SQLite can give a deleted newest rowid again), and a
 /// write that rolled back leaves a rowid that no row has. A session it has no rowid for, or whose
 /// check fails, goes through the index, as before.
+///
+/// `sessions_recent` (the newest sessions first, the active ones, those retention deletes) holds
+/// the minute of a session's last event (`last_minute`), not its time: SQLite rewrites an index
+/// entry whenever an update sets one of its columns, so an index on `last_timestamp` took a
+/// delete and an insert for each session of each write (about a session per event in web
+/// traffic). `last_minute` is set only when a write moves the last event to another minute.
 final class SessionRows: Sendable {
     private let recent = Locked(RecentHashes<Int64>(slots: 1 << 18))
     /// Sessions added to by remembered rowid (for tests).
     private let rowidUpdates = Locked(0)
+    /// Sessions whose entry in `sessions_recent` moved to a later minute (for tests).
+    private let minuteMoves = Locked(0)
 
     /// Adds each rollup to its session's row, creating the rows of new sessions, in the writer's
     /// transaction.
@@ -25,6 +33,8 @@ final class SessionRows: Sendable {
         let hashes = sessions.map { $0.key.hashValue }
         let remembered = recent.withLock { recent in hashes.map { recent[$0] } }
         var added = [(rowid: Int64, isNew: Bool)?](repeating: nil, count: sessions.count)
+        // The rows whose last event moved to a later minute.
+        var newMinute: [Int64] = []
         try connection.queryEach(
             Self.sqliteAddByRowid, sessions.indices.filter { remembered[$0] != nil },
             bind: { index, statement in
@@ -37,7 +47,9 @@ final class SessionRows: Sendable {
                 try statement.bind(id: 6, session.sessionId)
             },
             row: { index, statement in
-                added[index] = (remembered[index] ?? 0, statement.integer(0) == sessions[index].eventCount)
+                let rowid = remembered[index] ?? 0
+                added[index] = (rowid, statement.integer(0) == sessions[index].eventCount)
+                if statement.integer(1) != 0 { newMinute.append(rowid) }
             })
         let updated = added.count { $0 != nil }
         let rest = sessions.indices.filter { added[$0] == nil }
@@ -55,7 +67,12 @@ final class SessionRows: Sendable {
             },
             row: { index, statement in
                 added[index] = (statement.integer(0), statement.integer(1) == sessions[index].eventCount)
+                if statement.integer(2) != 0 { newMinute.append(statement.integer(0)) }
             })
+        _ = try connection.executeEach(Self.sqliteMoveMinute, newMinute) { rowid, statement in
+            try statement.bind(1, rowid)
+        }
+        if !newMinute.isEmpty { minuteMoves.withLock { $0 += newMinute.count } }
         recent.withLock { recent in
             for index in rest { recent[hashes[index]] = added[index]?.rowid }
         }
@@ -71,21 +88,35 @@ final class SessionRows: Sendable {
     /// Sessions added to by remembered rowid so far (for tests).
     var addedByRowid: Int { rowidUpdates.value }
 
+    /// Sessions whose entry in `sessions_recent` moved to a later minute so far (for tests).
+    var movedToLaterMinute: Int { minuteMoves.value }
+
+    /// Whether a row's `last_minute` (what `sessions_recent` holds) is behind its last event's.
+    private static let minuteBehind = "last_minute IS NOT last_timestamp / 60000"
+
     /// Adds one rollup to the row with a remembered rowid when that row is still the session's
-    /// (through the table itself, not the index), and returns its count of events.
+    /// (through the table itself, not the index), and returns its count of events and whether its
+    /// last event moved to another minute.
     static let sqliteAddByRowid = """
         UPDATE sessions SET first_timestamp = MIN(first_timestamp, ?), last_timestamp = MAX(last_timestamp, ?), \
-        event_count = event_count + ? WHERE rowid = ? AND source = ? AND session_id = ? RETURNING event_count
+        event_count = event_count + ? WHERE rowid = ? AND source = ? AND session_id = ? \
+        RETURNING event_count, \(minuteBehind)
         """
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
-    /// row's rowid and its count of events. Only the times and the count change here: the columns
-    /// of no index but `sessions_recent`.
+    /// row's rowid, its count of events and whether its last event moved to another minute. Only
+    /// the times and the count change here: the columns of no index.
     private static let sqliteUpsert = """
-        INSERT INTO sessions (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source, session_id) DO UPDATE SET \
+        INSERT INTO sessions \
+        (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count, last_minute) \
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 / 60000) ON CONFLICT (source, session_id) DO UPDATE SET \
         first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp), \
         last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp), \
-        event_count = sessions.event_count + excluded.event_count RETURNING rowid, event_count
+        event_count = sessions.event_count + excluded.event_count RETURNING rowid, event_count, \(minuteBehind)
         """
+
+    /// Moves a row's entry in `sessions_recent` to the minute of its last event: run only when
+    /// that minute changed, since SQLite rewrites an index entry whenever a statement sets its
+    /// column, changed or not.
+    private static let sqliteMoveMinute = "UPDATE sessions SET last_minute = last_timestamp / 60000 WHERE rowid = ?"
 }
