@@ -12,7 +12,7 @@ extension SQLCollectorStorage {
         let sqlite = messageKeys != nil
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
         switch ingest {
-        case .groupCommit(let coalescer, _, _):
+        case .groupCommit(let coalescer, _, _, _):
             return try await coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])
@@ -38,10 +38,10 @@ extension SQLCollectorStorage {
     /// - Returns: per row, whether it was stored now.
     static func write(
         _ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts,
-        sessionRows: SessionRows
+        sessionRows: SessionRows, people: PersonKeyCache
     ) async throws -> [Bool] {
         guard !rows.isEmpty else { return [] }
-        return try await sqlite.writeNow { connection in
+        let written = try await sqlite.writeNow { connection in
             let found = try keys.lookUp(rows, on: connection)
             let inserted = found.map { !$0.stored }
             let sessions = SessionRollup.rollups(of: rows, stored: inserted)
@@ -65,8 +65,9 @@ extension SQLCollectorStorage {
                 try statement.bind(2, sessionKeys[session.key])
             }
             let links = IdentityLink.links(of: rows, stored: inserted)
-            let personKeys = try PersonKeys.sqliteKeys(
-                PersonKeys.people(of: rows, stored: inserted, links: links), on: connection)
+            let everyone = PersonKeys.people(of: rows, stored: inserted, links: links)
+            let known = people.keys(of: everyone)
+            let personKeys = try PersonKeys.sqliteKeys(everyone, known: known.known, on: connection)
             let new = rows.indices.filter { inserted[$0] }
             let shared = try contexts.references(rows, new: new, on: connection)
             let rowids = try connection.insertEach(sqliteInsertRow, new) { index, statement in
@@ -138,8 +139,11 @@ extension SQLCollectorStorage {
                     try statement.bind(2, merge.1)
                 }
             }
-            return inserted
+            return (inserted: inserted, personKeys: personKeys, generation: known.generation)
         }
+        // Committed: the people's numbers are kept for the next writes.
+        people.remember(written.personKeys, since: written.generation)
+        return written.inserted
     }
 
     /// Adds one user's share of a write to their profile row, creating it for a new user.

@@ -16,21 +16,27 @@ final class SQLCollectorStorage: CollectorStorage {
         /// SQLite has one writer: requests waiting for it are written together (group commit),
         /// deduplicated through the keys of ``MessageKeyIndex``, their sessions added to the rows
         /// ``SessionRows`` remembers.
-        case groupCommit(InsertCoalescer, MessageKeyIndex, SessionRows)
+        case groupCommit(InsertCoalescer, MessageKeyIndex, SessionRows, PersonKeyCache)
         /// PostgreSQL writes each request on its own, in parallel on several connections.
         case postgres(PostgresBackend)
     }
 
     /// SQLite's message keys (nil for PostgreSQL).
     var messageKeys: MessageKeyIndex? {
-        guard case .groupCommit(_, let keys, _) = ingest else { return nil }
+        guard case .groupCommit(_, let keys, _, _) = ingest else { return nil }
         return keys
     }
 
     /// SQLite's writer's sessions (nil for PostgreSQL).
     var sessionRows: SessionRows? {
-        guard case .groupCommit(_, _, let rows) = ingest else { return nil }
+        guard case .groupCommit(_, _, let rows, _) = ingest else { return nil }
         return rows
+    }
+
+    /// SQLite's writer's memory of people's numbers (nil for PostgreSQL).
+    var personKeyCache: PersonKeyCache? {
+        guard case .groupCommit(_, _, _, let people) = ingest else { return nil }
+        return people
     }
 
     private init(backend: any SQLBackend, ingest: IngestPath) {
@@ -62,9 +68,10 @@ final class SQLCollectorStorage: CollectorStorage {
             }
             let contexts = SharedContexts()
             let sessionRows = SessionRows()
+            let people = PersonKeyCache()
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
                 let stored = try await Self.write(
-                    rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows)
+                    rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows, people: people)
                 keys.mergeIfDue(into: backend, logger: logger)
                 return stored
             }
@@ -73,7 +80,7 @@ final class SQLCollectorStorage: CollectorStorage {
             if mergeAtStart, keys.mergedThrough > 0 || keys.keysInMemory > 0 {
                 keys.mergeIfDue(into: backend, logger: logger)
             }
-            return .groupCommit(coalescer, keys, sessionRows)
+            return .groupCommit(coalescer, keys, sessionRows, people)
         }
         return storage
     }
