@@ -98,14 +98,20 @@ struct HardeningTests {
         }
     }
 
-    @Test func theWriterFsyncsTheWALAtEveryCommit() async throws {
-        // synchronous=FULL in WAL mode: COMMIT returns after the WAL is fsynced, and a 200 is sent
-        // only after the commit, so an acknowledged event survives a power loss.
+    @Test func theWritersCommitsAreFlushedBeforeTheyAreAnswered() async throws {
+        // synchronous=NORMAL in WAL mode: COMMIT hands the WAL to the operating system and
+        // `WALSync` fsyncs it before a write returns (and before any 200: `WALSyncTests`), so an
+        // acknowledged event survives a power loss. Not OFF: checkpoints must still sync.
         let directory = try TemporaryDirectory(prefix: "collector-durable")
         let backend = try await SQLiteBackend.open(
             path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
         #expect(try await backend.writerSetting("journal_mode")?.text == "wal")
-        #expect(try await backend.writerSetting("synchronous")?.int == 2, "2 is FULL (1 NORMAL, 0 OFF)")
+        #expect(try await backend.writerSetting("synchronous")?.int == 1, "1 is NORMAL (2 FULL, 0 OFF)")
+        _ = try await backend.writeStatement("CREATE TABLE durable (n INTEGER)", [])
+        _ = try await backend.write { try await $0.query("INSERT INTO durable VALUES (1)", []) }
+        _ = try await backend.writeNow { try $0.execute("INSERT INTO durable VALUES (2)") }
+        #expect(backend.walSync.lastCommit == 3)
+        #expect(backend.walSync.durableThrough == 3, "a write returned before its commit was flushed")
         try await backend.close()
     }
 

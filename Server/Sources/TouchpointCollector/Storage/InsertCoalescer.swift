@@ -49,8 +49,14 @@ final class InsertCoalescer: Sendable {
         var queue: [Pending] = []
     }
 
-    /// Stores rows (unique keys) and returns, per row, whether it was new.
-    typealias Write = @Sendable ([Row]) async throws -> [Bool]
+    /// Stores rows (unique keys) and returns, per row, whether it was new, as soon as the write
+    /// committed; and a function that calls its argument once the write is on disk (with nil) or
+    /// cannot be (with the error). No request is answered before that: the next write runs
+    /// meanwhile.
+    typealias Write =
+        @Sendable ([Row]) async throws -> (
+            stored: [Bool], whenDurable: @Sendable (@escaping WALSync.Completion) -> Void
+        )
 
     private let state = Locked(State())
     private let maximumRows: Int
@@ -94,9 +100,16 @@ final class InsertCoalescer: Sendable {
             guard !group.isEmpty else { return }
             let unique = Self.firstCopies(group.map(\.rows))
             do {
-                let stored = try await write(unique.rows)
-                for (pending, flags) in zip(group, unique.flags(stored: stored)) {
-                    pending.continuation.resume(returning: flags)
+                let (stored, whenDurable) = try await write(unique.rows)
+                let flags = unique.flags(stored: stored)
+                whenDurable { error in
+                    for (pending, flags) in zip(group, flags) {
+                        if let error {
+                            pending.continuation.resume(throwing: error)
+                        } else {
+                            pending.continuation.resume(returning: flags)
+                        }
+                    }
                 }
             } catch {
                 for pending in group { pending.continuation.resume(throwing: error) }

@@ -35,13 +35,14 @@ extension SQLCollectorStorage {
     /// the writer's thread: the rows' keys looked up (``MessageKeyIndex``); each touched session
     /// updated once however many of its events the write holds (and its rowid, the events'
     /// `session_key`, read back); one prepared insert run per new row.
-    /// - Returns: per row, whether it was stored now.
+    /// - Returns: per row, whether it was stored now; and the commit's ticket, for the answers to
+    ///   wait on until it is on disk (``WALSync``).
     static func write(
         _ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts,
         sessionRows: SessionRows, people: PersonKeyCache
-    ) async throws -> [Bool] {
-        guard !rows.isEmpty else { return [] }
-        let written = try await sqlite.writeNow { connection in
+    ) async throws -> (stored: [Bool], ticket: WALSync.Ticket) {
+        guard !rows.isEmpty else { return ([], WALSync.Ticket(sync: sqlite.walSync, number: 0)) }
+        let (written, ticket) = try await sqlite.writeCommitted { connection in
             let found = try keys.lookUp(rows, on: connection)
             let inserted = found.map { !$0.stored }
             let sessions = SessionRollup.rollups(of: rows, stored: inserted)
@@ -143,7 +144,7 @@ extension SQLCollectorStorage {
         }
         // Committed: the people's numbers are kept for the next writes.
         people.remember(written.personKeys, since: written.generation)
-        return written.inserted
+        return (written.inserted, ticket)
     }
 
     /// Adds one user's share of a write to their profile row, creating it for a new user.

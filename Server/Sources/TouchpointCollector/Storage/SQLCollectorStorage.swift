@@ -55,11 +55,13 @@ final class SQLCollectorStorage: CollectorStorage {
     ///   - mergeAtStart: whether a store that holds message keys builds their filter (when none was
     ///     saved for it) and merges a due backlog as soon as it opens, rather than at its first
     ///     write (tests that look at the state a start leaves turn it off).
+    ///   - flush: for tests, what flushes the WAL in place of `fsync` (``WALSync``).
     static func sqlite(
         path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
-        keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384, mergeAtStart: Bool = true
+        keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384, mergeAtStart: Bool = true,
+        flush: WALSync.Flush? = nil
     ) async throws -> SQLCollectorStorage {
-        let backend = try await SQLiteBackend.open(path: path, logger: logger)
+        let backend = try await SQLiteBackend.open(path: path, logger: logger, flush: flush)
         let storage = try await migrated(backend, logger: logger) { backend in
             let keys = try await backend.writeNow {
                 try MessageKeyIndex.load(
@@ -70,10 +72,10 @@ final class SQLCollectorStorage: CollectorStorage {
             let sessionRows = SessionRows()
             let people = PersonKeyCache()
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
-                let stored = try await Self.write(
+                let written = try await Self.write(
                     rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows, people: people)
                 keys.mergeIfDue(into: backend, logger: logger)
-                return stored
+                return (written.stored, written.ticket.whenDurable)
             }
             // Not left to the first write: after a crash the filter is to be built (ingest reads
             // the table for every new key until it is), and a backlog may be due.

@@ -25,6 +25,15 @@ final class SQLiteConnection: @unchecked Sendable {
     /// twentieth of the writer's time.)
     static let cachedStatements = 64
 
+    /// The path of the main database's write-ahead log file as SQLite names it (beside the file
+    /// the database's path leads to, symbolic links followed); nil for an in-memory database.
+    var walPath: String? {
+        guard let database = sqlite_nio_sqlite3_db_filename(handle, "main"), database.pointee != 0,
+            let wal = sqlite_nio_sqlite3_filename_wal(database)
+        else { return nil }
+        return String(cString: wal)
+    }
+
     /// Statements prepared on this connection so far (for tests: is one reused?).
     var statementsPrepared: Int { idle.withLock { $0?.prepared ?? 0 } }
 
