@@ -11,8 +11,8 @@ import TouchpointCore
 /// it and the database before the WAL starts over, so the file stays consistent whatever happens).
 /// Each commit then takes a ticket (``commit()``), and whoever must not answer before the commit
 /// is on disk — every `200` of ingest, every acknowledged write — waits for its ticket
-/// (``durable(_:)`` or ``whenDurable(_:_:)``). This thread flushes the WAL file (`fsync`) for every
-/// commit made before the flush began, then releases those tickets: one flush serves every commit
+/// (``durable(_:)`` or ``whenDurable(_:_:)``). This thread flushes the WAL file (`fdatasync` on
+/// Linux) for every commit made before the flush began, then releases those tickets: one flush serves every commit
 /// made while the one before ran. Measured with `touchpoint loadgen` (BENCHMARKS.md), the writer
 /// had spent a third of its time waiting in `fsync` at each `COMMIT`.
 ///
