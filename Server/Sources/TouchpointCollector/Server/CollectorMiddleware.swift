@@ -45,9 +45,12 @@ struct CollectorMiddleware: RouterMiddleware {
             return Response.json(.object(["error": .string(message), "code": .string(code)]), status: error.status)
         default:
             // The database failed (or something unexpected did): nothing was acknowledged, so the
-            // client may retry. The details go to the log, not to the client.
+            // client may retry (a write committed but never flushed to disk is among them: a
+            // resend is stored once). The details go to the log, not to the client.
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            let failure = CollectorError(.storageUnavailable, "storage unavailable; nothing was stored, retry later")
+            let failure = CollectorError(
+                .storageUnavailable,
+                "storage unavailable; nothing was acknowledged, retry later (a resend is stored once)")
             return Response.json(failure.json, status: failure.status)
         }
     }

@@ -78,7 +78,7 @@ final class WALSync: Sendable {
     }
 
     /// The ticket of the newest commit (0 before the first).
-    var lastCommit: UInt64 { state.value.committed }
+    var lastCommit: UInt64 { state.withLock { $0.committed } }
 
     /// A commit's ticket, with the ``WALSync`` that makes it durable.
     struct Ticket: Sendable {
@@ -94,7 +94,7 @@ final class WALSync: Sendable {
 
     /// Throws the failure that ended durability, if one did: a write about to start is refused.
     func check() throws {
-        if let failure = state.value.failure { throw failure }
+        if let failure = state.withLock({ $0.failure }) { throw failure }
     }
 
     /// Returns once every commit up to `ticket` is on disk.
@@ -138,10 +138,10 @@ final class WALSync: Sendable {
     }
 
     /// Flushes of the log so far (for tests).
-    var flushes: Int { state.value.flushes }
+    var flushes: Int { state.withLock { $0.flushes } }
 
     /// Every commit up to this ticket is on disk (for tests).
-    var durableThrough: UInt64 { state.value.durable }
+    var durableThrough: UInt64 { state.withLock { $0.durable } }
 
     /// On the flushing thread: flushes while anybody waits for a commit not yet on disk.
     private func flushWhileWaited() {
