@@ -68,6 +68,55 @@ struct SessionRowsTests {
         try await storage.close()
     }
 
+    /// A session's user id (the newest) and anonymous id (the first) are set by statements of
+    /// their own only when they change, by either way to its row.
+    @Test func aSessionsIdsAreSetOnlyWhenTheyChange() async throws {
+        let directory = try TemporaryDirectory(prefix: "session-ids")
+        let path = directory.appending("touchpoint.sqlite").path
+        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        var rows = try #require(storage.sessionRows)
+        var sent = 0
+        func send(_ session: String, user: String?, anonymous: String?) async throws {
+            sent += 1
+            let message = TestMessages.ingest(
+                "e", id: "m\(sent)", session: session, user: user, anonymous: anonymous, at: Double(sent))
+            #expect(try await storage.insert([message], source: "default") == [true])
+        }
+        func ids(_ session: String) async throws -> [SQLValue] {
+            let found = try await storage.backend.query(
+                "SELECT user_id, anonymous_id FROM sessions WHERE session_id = ?", [.text(session)])
+            return try #require(found.first)
+        }
+        try await send("s1", user: nil, anonymous: "anon-1")
+        try await send("s1", user: nil, anonymous: "anon-2")  // the first anonymous id stays
+        #expect(rows.idsSet == 0)
+        #expect(try await ids("s1") == [.null, .text("anon-1")])
+        try await send("s1", user: "user-1", anonymous: "anon-1")  // a user id where there was none
+        #expect(rows.idsSet == 1)
+        try await send("s1", user: "user-1", anonymous: nil)
+        #expect(rows.idsSet == 1)
+        try await send("s1", user: "user-2", anonymous: "anon-1")  // the newest user id
+        #expect(rows.idsSet == 2)
+        #expect(try await ids("s1") == [.text("user-2"), .text("anon-1")])
+        try await send("s2", user: "user-3", anonymous: nil)
+        try await send("s2", user: nil, anonymous: "anon-3")  // an anonymous id where there was none
+        #expect(rows.idsSet == 3)
+        #expect(try await ids("s2") == [.text("user-3"), .text("anon-3")])
+        #expect(rows.addedByRowid == 5)
+        try await storage.close()
+
+        // After a restart the rows are found through the index: the same rule.
+        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        rows = try #require(storage.sessionRows)
+        try await send("s1", user: "user-2", anonymous: "anon-9")
+        #expect(rows.addedByRowid == 0 && rows.idsSet == 0)
+        try await send("s2", user: "user-4", anonymous: nil)
+        #expect(rows.addedByRowid == 0 && rows.idsSet == 1)
+        #expect(try await ids("s1") == [.text("user-2"), .text("anon-1")])
+        #expect(try await ids("s2") == [.text("user-4"), .text("anon-3")])
+        try await storage.close()
+    }
+
     @Test func aSessionWrittenAgainIsAddedToByItsRowid() async throws {
         try await withStorage(.sqlite) { storage async throws in
             let rows = try #require(storage.sessionRows)

@@ -138,6 +138,50 @@ struct SharedContextsTests {
         }
     }
 
+    /// The writer adds to a context's row by the id it remembers, and only while that row still
+    /// holds the context: a row deleted with its events, its id given to another context, takes in
+    /// nothing of the first one's.
+    @Test func aRememberedRowIsAddedToOnlyWhileItHoldsTheContext() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let contexts = try #require(storage.sharedContexts)
+            var theirs = Self.browser
+            theirs["ip"] = "203.0.113.7"
+            func event(_ id: String, user: String? = nil, context: [String: JSONValue]) throws -> IngestMessage {
+                try Self.event(id, user: user, anonymous: "anon-\(user ?? "o")", session: "s-\(id)", context: context)
+            }
+            let first = try (1...3).map { try event("u\($0)", user: "user-1", context: theirs) }
+            #expect(try await storage.insert(Array(first[0..<2]), source: "default") == [true, true])
+            #expect(try await storage.insert([first[2]], source: "default") == [true])
+            #expect(contexts.addedById == 1)
+            let rowid = try #require(try await storage.backend.query("SELECT id FROM contexts", []).first?.first?.int)
+            #expect(try await Self.rows(storage).values.sorted() == [3])
+            let deletion = StoredDeletion(
+                id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+            _ = try await storage.deleteUserData(deletion, userIds: ["user-1"], anonymousIds: [], suppress: [])
+            #expect(try await Self.rows(storage).isEmpty)
+            // Another context gets the deleted row's id.
+            let others = try (1...2).map { try event("o\($0)", context: Self.browser) }
+            #expect(try await storage.insert(others, source: "default") == [true, true])
+            #expect(try await storage.backend.query("SELECT id FROM contexts", []).first?.first?.int == rowid)
+            // The first context again: its remembered id is the other's row now, which stays as it was.
+            let again = try (4...5).map { try event("u\($0)", user: "user-2", context: theirs) }
+            #expect(try await storage.insert(again, source: "default") == [true, true])
+            #expect(contexts.addedById == 1)
+            let rows = try await Self.rows(storage)
+            #expect(rows.count == 2)
+            #expect(rows.values.sorted() == [2, 2])
+            try await Self.expectReadBack(storage, others + again)
+            // Each of them is added to by its id from now on.
+            #expect(
+                try await storage.insert([try event("u6", user: "user-2", context: theirs)], source: "default") == [
+                    true
+                ])
+            #expect(try await storage.insert([try event("o3", context: Self.browser)], source: "default") == [true])
+            #expect(contexts.addedById == 3)
+            #expect(try await Self.rows(storage).values.sorted() == [3, 3])
+        }
+    }
+
     /// PostgreSQL keeps every context inline (its writes run in parallel).
     @Test(arguments: StorageKind.available.filter { $0 != .sqlite })
     func postgresKeepsContextsInline(kind: StorageKind) async throws {

@@ -17,6 +17,8 @@ final class InsertCoalescer: Sendable {
         /// SQLite also with the context's shareable members set apart, and
         /// ``StoredPayload/Lifted/derivedTime`` when `original_timestamp` need not be kept.
         let stored: StoredPayload.Compacted
+        /// The hash of `stored.sharedContext`, worked out here rather than on the writer's thread.
+        let sharedContextHash: Int
 
         /// Compacts the message's payload here, on the request's task (not the writer's thread).
         /// - Parameter forSQLite: whether the row goes to SQLite, which keeps shared contexts
@@ -30,6 +32,7 @@ final class InsertCoalescer: Sendable {
                 unwrapProperties: forSQLite)
             if forSQLite, StoredPayload.derivesOriginalTimestamp(message) { stored.lifted.insert(.derivedTime) }
             self.stored = stored
+            sharedContextHash = stored.sharedContext?.hashValue ?? 0
         }
     }
 

@@ -12,8 +12,8 @@ extension SQLCollectorStorage {
         let sqlite = messageKeys != nil
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
         switch ingest {
-        case .groupCommit(let coalescer, _, _, _):
-            return try await coalescer.insert(rows)
+        case .groupCommit(let writer):
+            return try await writer.coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])
             let stored = unique.flags(stored: try await Self.write(unique.rows, postgres: postgres))[0]
@@ -45,25 +45,12 @@ extension SQLCollectorStorage {
         let (written, ticket) = try await sqlite.writeCommitted { connection in
             let found = try keys.lookUp(rows, on: connection)
             let inserted = found.map { !$0.stored }
-            let sessions = SessionRollup.rollups(of: rows, stored: inserted)
+            let (sessions, sessionOfRow) = SessionRollup.grouped(rows, stored: inserted)
             // What the write adds to each source's counts (`SourceCounts`).
             var counted: [String: (events: Int, sessions: Int)] = [:]
-            var sessionKeys: [SessionRollup.Key: Int64] = [:]
-            for (session, row) in zip(sessions, try sessionRows.add(sessions, on: connection)) {
-                sessionKeys[session.key] = row.rowid
-                if row.isNew { counted[session.source, default: (0, 0)].sessions += 1 }
-            }
-            // The ids of a session that has a row already: changed only when they change, so its
-            // index entries are rewritten only then.
-            _ = try connection.executeEach(sqliteSessionUser, sessions.filter { $0.userId != nil }) {
-                session, statement in
-                try statement.bind(1, session.userId)
-                try statement.bind(2, sessionKeys[session.key])
-            }
-            _ = try connection.executeEach(sqliteSessionAnonymous, sessions.filter { $0.anonymousId != nil }) {
-                session, statement in
-                try statement.bind(1, session.anonymousId)
-                try statement.bind(2, sessionKeys[session.key])
+            let sessionKeys = try sessionRows.add(sessions, on: connection)
+            for (session, row) in zip(sessions, sessionKeys) where row.isNew {
+                counted[session.source, default: (0, 0)].sessions += 1
             }
             let links = IdentityLink.links(of: rows, stored: inserted)
             let everyone = PersonKeys.people(of: rows, stored: inserted, links: links)
@@ -88,9 +75,7 @@ extension SQLCollectorStorage {
                 try statement.bind(10, row.message.sentAt)
                 try statement.bind(11, row.message.receivedAt)
                 try statement.bind(12, stored.payload)
-                try statement.bind(
-                    13,
-                    row.message.sessionId.flatMap { sessionKeys[SessionRollup.Key(source: row.source, sessionId: $0)] })
+                try statement.bind(13, sessionOfRow[index].map { sessionKeys[$0].rowid })
                 try statement.bind(14, stored.lifted.rawValue)
                 try statement.bind(
                     15,
@@ -170,13 +155,6 @@ extension SQLCollectorStorage {
 
     private static let sqliteInsertRow =
         "INSERT INTO events (\(insertColumns), session_key, lifted, person_key, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-
-    /// The newest user id of a session (as `sessionMerge`), when it is another.
-    private static let sqliteSessionUser = "UPDATE sessions SET user_id = ? WHERE rowid = ? AND user_id IS NOT ?1"
-
-    /// The first anonymous id of a session (as `sessionMerge`), when it has none.
-    private static let sqliteSessionAnonymous =
-        "UPDATE sessions SET anonymous_id = ? WHERE rowid = ? AND anonymous_id IS NULL"
 
     /// Stores rows with unique (source, messageId) and their sessions atomically, in one statement
     /// with a data-modifying WITH.

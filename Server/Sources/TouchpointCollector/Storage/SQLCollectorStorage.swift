@@ -16,28 +16,36 @@ final class SQLCollectorStorage: CollectorStorage {
         /// SQLite has one writer: requests waiting for it are written together (group commit),
         /// deduplicated through the keys of ``MessageKeyIndex``, their sessions added to the rows
         /// ``SessionRows`` remembers.
-        case groupCommit(InsertCoalescer, MessageKeyIndex, SessionRows, PersonKeyCache)
+        case groupCommit(GroupCommit)
         /// PostgreSQL writes each request on its own, in parallel on several connections.
         case postgres(PostgresBackend)
     }
 
-    /// SQLite's message keys (nil for PostgreSQL).
-    var messageKeys: MessageKeyIndex? {
-        guard case .groupCommit(_, let keys, _, _) = ingest else { return nil }
-        return keys
+    /// What SQLite's writer keeps between writes.
+    struct GroupCommit {
+        var coalescer: InsertCoalescer
+        var keys: MessageKeyIndex
+        var sessionRows: SessionRows
+        var people: PersonKeyCache
+        var contexts: SharedContexts
     }
+
+    private var groupCommit: GroupCommit? {
+        guard case .groupCommit(let writer) = ingest else { return nil }
+        return writer
+    }
+
+    /// SQLite's message keys (nil for PostgreSQL).
+    var messageKeys: MessageKeyIndex? { groupCommit?.keys }
 
     /// SQLite's writer's sessions (nil for PostgreSQL).
-    var sessionRows: SessionRows? {
-        guard case .groupCommit(_, _, let rows, _) = ingest else { return nil }
-        return rows
-    }
+    var sessionRows: SessionRows? { groupCommit?.sessionRows }
 
     /// SQLite's writer's memory of people's numbers (nil for PostgreSQL).
-    var personKeyCache: PersonKeyCache? {
-        guard case .groupCommit(_, _, _, let people) = ingest else { return nil }
-        return people
-    }
+    var personKeyCache: PersonKeyCache? { groupCommit?.people }
+
+    /// SQLite's writer's shared contexts (nil for PostgreSQL).
+    var sharedContexts: SharedContexts? { groupCommit?.contexts }
 
     private init(backend: any SQLBackend, ingest: IngestPath) {
         self.backend = backend
@@ -82,7 +90,9 @@ final class SQLCollectorStorage: CollectorStorage {
             if mergeAtStart, keys.mergedThrough > 0 || keys.keysInMemory > 0 {
                 keys.mergeIfDue(into: backend, logger: logger)
             }
-            return .groupCommit(coalescer, keys, sessionRows, people)
+            return .groupCommit(
+                GroupCommit(
+                    coalescer: coalescer, keys: keys, sessionRows: sessionRows, people: people, contexts: contexts))
         }
         return storage
     }

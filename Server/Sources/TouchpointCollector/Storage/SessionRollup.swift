@@ -11,18 +11,24 @@ struct SessionRollup: Sendable, Equatable {
     var lastTimestamp: Int64
     var eventCount: Int64
 
-    /// The sessions of the rows stored now (`stored`, one flag per row), ordered by (source, session id).
-    static func rollups(of rows: [InsertCoalescer.Row], stored: [Bool]) -> [SessionRollup] {
+    /// The sessions of the rows stored now (`stored`, one flag per row), ordered by (source,
+    /// session id); and per row, the place of its session among them (nil for a row not stored
+    /// now or without a session), so that the writer finds a row's session without hashing its
+    /// key again.
+    static func grouped(_ rows: [InsertCoalescer.Row], stored: [Bool]) -> (sessions: [SessionRollup], ofRow: [Int?]) {
         var sessions: [SessionRollup] = []
+        var ofRow = [Int?](repeating: nil, count: rows.count)
         var positions: [Key: Int] = [:]
-        for (row, isNew) in zip(rows, stored) where isNew {
+        for (index, (row, isNew)) in zip(rows, stored).enumerated() where isNew {
             guard let sessionId = row.message.sessionId else { continue }
             let session = Key(source: row.source, sessionId: sessionId)
             if let position = positions[session] {
+                ofRow[index] = position
                 sessions[position].add(
                     userId: row.message.userId, anonymousId: row.message.anonymousId, timestamp: row.message.timestamp)
             } else {
                 positions[session] = sessions.count
+                ofRow[index] = sessions.count
                 sessions.append(
                     SessionRollup(
                         source: row.source, sessionId: sessionId, userId: row.message.userId,
@@ -30,7 +36,13 @@ struct SessionRollup: Sendable, Equatable {
                         lastTimestamp: row.message.timestamp, eventCount: 1))
             }
         }
-        return sessions.sorted { ($0.source, $0.sessionId) < ($1.source, $1.sessionId) }
+        // Sorted, with each row's place followed to its session's new one.
+        let order = sessions.indices.sorted {
+            (sessions[$0].source, sessions[$0].sessionId) < (sessions[$1].source, sessions[$1].sessionId)
+        }
+        var place = [Int](repeating: 0, count: sessions.count)
+        for (sortedPlace, position) in order.enumerated() { place[position] = sortedPlace }
+        return (order.map { sessions[$0] }, ofRow.map { $0.map { place[$0] } })
     }
 
     /// A session's identity: (source, session id).

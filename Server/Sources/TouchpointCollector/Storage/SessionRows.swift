@@ -13,6 +13,12 @@ import TouchpointCore
 /// write that rolled back leaves a rowid that no row has. A session it has no rowid for, or whose
 /// check fails, goes through the index, as before.
 ///
+/// A session's user id and anonymous id are the columns of `sessions_user` and
+/// `sessions_anonymous`, so they are set by statements of their own, and only where they change:
+/// the statement that adds a rollup says whether the row's user id differs from the rollup's and
+/// whether it lacks an anonymous id (most writes change neither, and each such statement was one
+/// more lookup of the row per session per write).
+///
 /// `sessions_recent` (the newest sessions first, the active ones, those retention deletes) holds
 /// the minute of a session's last event (`last_minute`), not its time: SQLite rewrites an index
 /// entry whenever an update sets one of its columns, so an index on `last_timestamp` took a
@@ -24,6 +30,8 @@ final class SessionRows: Sendable {
     private let rowidUpdates = Locked(0)
     /// Sessions whose entry in `sessions_recent` moved to a later minute (for tests).
     private let minuteMoves = Locked(0)
+    /// User or anonymous ids set on rows that had another or none (for tests).
+    private let idChanges = Locked(0)
 
     /// Adds each rollup to its session's row, creating the rows of new sessions, in the writer's
     /// transaction.
@@ -33,8 +41,17 @@ final class SessionRows: Sendable {
         let hashes = sessions.map { $0.key.hashValue }
         let remembered = recent.withLock { recent in hashes.map { recent[$0] } }
         var added = [(rowid: Int64, isNew: Bool)?](repeating: nil, count: sessions.count)
-        // The rows whose last event moved to a later minute.
+        // The rows whose last event moved to a later minute, and those whose ids change.
         var newMinute: [Int64] = []
+        var newUser: [(rowid: Int64, userId: String)] = []
+        var newAnonymous: [(rowid: Int64, anonymousId: String)] = []
+        func idsChange(_ index: Int, rowid: Int64, from statement: SQLiteStatement, at column: Int32) {
+            let session = sessions[index]
+            if let userId = session.userId, statement.integer(column) != 0 { newUser.append((rowid, userId)) }
+            if let anonymousId = session.anonymousId, statement.integer(column + 1) != 0 {
+                newAnonymous.append((rowid, anonymousId))
+            }
+        }
         try connection.queryEach(
             Self.sqliteAddByRowid, sessions.indices.filter { remembered[$0] != nil },
             bind: { index, statement in
@@ -45,11 +62,14 @@ final class SessionRows: Sendable {
                 try statement.bind(4, remembered[index])
                 try statement.bind(5, session.source)
                 try statement.bind(id: 6, session.sessionId)
+                try statement.bind(7, session.userId)
+                try statement.bind(8, session.anonymousId == nil ? nil : Int64(1))
             },
             row: { index, statement in
                 let rowid = remembered[index] ?? 0
                 added[index] = (rowid, statement.integer(0) == sessions[index].eventCount)
                 if statement.integer(1) != 0 { newMinute.append(rowid) }
+                idsChange(index, rowid: rowid, from: statement, at: 2)
             })
         let updated = added.count { $0 != nil }
         let rest = sessions.indices.filter { added[$0] == nil }
@@ -66,12 +86,23 @@ final class SessionRows: Sendable {
                 try statement.bind(7, session.eventCount)
             },
             row: { index, statement in
-                added[index] = (statement.integer(0), statement.integer(1) == sessions[index].eventCount)
-                if statement.integer(2) != 0 { newMinute.append(statement.integer(0)) }
+                let rowid = statement.integer(0)
+                added[index] = (rowid, statement.integer(1) == sessions[index].eventCount)
+                if statement.integer(2) != 0 { newMinute.append(rowid) }
+                idsChange(index, rowid: rowid, from: statement, at: 3)
             })
         _ = try connection.executeEach(Self.sqliteMoveMinute, newMinute) { rowid, statement in
             try statement.bind(1, rowid)
         }
+        _ = try connection.executeEach(Self.sqliteSetUser, newUser) { change, statement in
+            try statement.bind(1, change.userId)
+            try statement.bind(2, change.rowid)
+        }
+        _ = try connection.executeEach(Self.sqliteSetAnonymous, newAnonymous) { change, statement in
+            try statement.bind(1, change.anonymousId)
+            try statement.bind(2, change.rowid)
+        }
+        if !newUser.isEmpty || !newAnonymous.isEmpty { idChanges.withLock { $0 += newUser.count + newAnonymous.count } }
         if !newMinute.isEmpty { minuteMoves.withLock { $0 += newMinute.count } }
         recent.withLock { recent in
             for index in rest { recent[hashes[index]] = added[index]?.rowid }
@@ -91,16 +122,27 @@ final class SessionRows: Sendable {
     /// Sessions whose entry in `sessions_recent` moved to a later minute so far (for tests).
     var movedToLaterMinute: Int { minuteMoves.value }
 
+    /// User or anonymous ids set on existing rows so far, each counted once (for tests).
+    var idsSet: Int { idChanges.value }
+
+    /// Whether the row's user id is another than the rollup's (`?`, nil: none to set), and
+    /// whether it has no anonymous id where the rollup has one (`?`): the two columns after the
+    /// others a statement that adds a rollup returns.
+    private static func idsBehind(user: String, anonymous: String) -> String {
+        "\(user) IS NOT NULL AND user_id IS NOT \(user), \(anonymous) IS NOT NULL AND anonymous_id IS NULL"
+    }
+
     /// Whether a row's `last_minute` (what `sessions_recent` holds) is behind its last event's.
     private static let minuteBehind = "last_minute IS NOT last_timestamp / 60000"
 
     /// Adds one rollup to the row with a remembered rowid when that row is still the session's
-    /// (through the table itself, not the index), and returns its count of events and whether its
-    /// last event moved to another minute.
+    /// (through the table itself, not the index), and returns its count of events, whether its
+    /// last event moved to another minute and whether its ids are behind the rollup's
+    /// (``idsBehind(user:anonymous:)``: the rollup's user id, and 1 when it has an anonymous id).
     static let sqliteAddByRowid = """
         UPDATE sessions SET first_timestamp = MIN(first_timestamp, ?), last_timestamp = MAX(last_timestamp, ?), \
         event_count = event_count + ? WHERE rowid = ? AND source = ? AND session_id = ? \
-        RETURNING event_count, \(minuteBehind)
+        RETURNING event_count, \(minuteBehind), \(idsBehind(user: "?7", anonymous: "?8"))
         """
 
     /// Adds one rollup to its session row, creating the row for a new session, and returns the
@@ -112,11 +154,18 @@ final class SessionRows: Sendable {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 / 60000) ON CONFLICT (source, session_id) DO UPDATE SET \
         first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp), \
         last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp), \
-        event_count = sessions.event_count + excluded.event_count RETURNING rowid, event_count, \(minuteBehind)
+        event_count = sessions.event_count + excluded.event_count \
+        RETURNING rowid, event_count, \(minuteBehind), \(idsBehind(user: "?3", anonymous: "?4"))
         """
 
     /// Moves a row's entry in `sessions_recent` to the minute of its last event: run only when
     /// that minute changed, since SQLite rewrites an index entry whenever a statement sets its
     /// column, changed or not.
     private static let sqliteMoveMinute = "UPDATE sessions SET last_minute = last_timestamp / 60000 WHERE rowid = ?"
+
+    /// The newest user id of a session (as `sessionMerge`), set on a row whose user id is another.
+    private static let sqliteSetUser = "UPDATE sessions SET user_id = ? WHERE rowid = ?"
+
+    /// The first anonymous id of a session (as `sessionMerge`), set on a row that has none.
+    private static let sqliteSetAnonymous = "UPDATE sessions SET anonymous_id = ? WHERE rowid = ?"
 }

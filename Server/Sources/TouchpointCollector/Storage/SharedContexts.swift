@@ -15,11 +15,23 @@ import TouchpointCore
 /// any more is deleted in the same transaction (a context can hold what identifies a person: an
 /// IP address, a device id).
 ///
+/// The writer remembers the id of each context row it added to recently, by the text's hash
+/// (worked out on the request's task), and adds to that row by its id, checking its text; a
+/// context it has no id for, or whose check fails (the row was deleted), is found by its text
+/// through `contexts_body`.
+///
 /// PostgreSQL keeps every context inline: its writes run in parallel, and a row that they all
 /// update would make them wait for each other's commits.
 final class SharedContexts: Sendable {
     /// Hashes of contexts seen recently that have no row yet.
     private let seen = Locked(RecentHashes<Bool>(slots: 1 << 16))
+    /// Ids of the rows of contexts added to recently, by the hash of their text.
+    private let ids = Locked(RecentHashes<Int64>(slots: 1 << 12))
+    /// Contexts added to by remembered id (for tests).
+    private let idUpdates = Locked(0)
+
+    /// Contexts added to by remembered id so far (for tests).
+    var addedById: Int { idUpdates.value }
 
     /// Each new row's context: the `contexts` row that now names it, or nil to keep it inline.
     /// Runs in the writer's transaction, before the rows are inserted.
@@ -27,12 +39,13 @@ final class SharedContexts: Sendable {
     ///   - new: the indices of the rows that will be stored.
     /// - Returns: per row of `rows`, the `contexts` row's id when its context is shared.
     func references(_ rows: [InsertCoalescer.Row], new: [Int], on connection: SQLiteConnection) throws -> [Int64?] {
-        // Each distinct context once (its text hashed once per row), with the rows that carry it.
-        var groups: [String: Int] = [:]
-        var bodies: [String] = []
+        // Each distinct context once (by the hash the row carries), with the rows that carry it.
+        var groups: [Body: Int] = [:]
+        var bodies: [Body] = []
         var users: [[Int]] = []
         for index in new {
-            guard let body = rows[index].stored.sharedContext else { continue }
+            guard let text = rows[index].stored.sharedContext else { continue }
+            let body = Body(text: text, hash: rows[index].sharedContextHash)
             if let group = groups[body] {
                 users[group].append(index)
             } else {
@@ -43,19 +56,29 @@ final class SharedContexts: Sendable {
         }
         var references = [Int64?](repeating: nil, count: rows.count)
         guard !bodies.isEmpty else { return references }
+        let remembered = self.ids.withLock { known in bodies.map { known[$0.hash] } }
         var ids = [Int64?](repeating: nil, count: bodies.count)
         try connection.queryEach(
-            Self.sqliteAdd, bodies.indices,
+            Self.sqliteAddById, bodies.indices.filter { remembered[$0] != nil },
             bind: { group, statement in
                 try statement.bind(1, Int64(users[group].count))
-                try statement.bind(2, bodies[group])
+                try statement.bind(2, remembered[group])
+                try statement.bind(3, bodies[group].text)
+            },
+            row: { group, statement in ids[group] = statement.integer(0) })
+        let byId = ids.count { $0 != nil }
+        try connection.queryEach(
+            Self.sqliteAdd, bodies.indices.filter { ids[$0] == nil },
+            bind: { group, statement in
+                try statement.bind(1, Int64(users[group].count))
+                try statement.bind(2, bodies[group].text)
             },
             row: { group, statement in ids[group] = statement.integer(0) })
         // A context without a row gets one when it is seen a second time.
         let missing = bodies.indices.filter { ids[$0] == nil }
         let created = seen.withLock { seen in
             missing.filter { group in
-                let hash = bodies[group].hashValue
+                let hash = bodies[group].hash
                 if users[group].count > 1 || seen[hash] != nil {
                     seen[hash] = nil
                     return true
@@ -65,7 +88,7 @@ final class SharedContexts: Sendable {
             }
         }
         let rowids = try connection.insertEach(Self.sqliteInsert, created) { group, statement in
-            try statement.bind(1, bodies[group])
+            try statement.bind(1, bodies[group].text)
             try statement.bind(2, Int64(users[group].count))
         }
         for (group, rowid) in zip(created, rowids) {
@@ -78,7 +101,20 @@ final class SharedContexts: Sendable {
             guard let id else { continue }
             for index in users[group] { references[index] = id }
         }
+        self.ids.withLock { known in
+            for (group, id) in ids.enumerated() where id != remembered[group] { known[bodies[group].hash] = id }
+        }
+        if byId > 0 { idUpdates.withLock { $0 += byId } }
         return references
+    }
+
+    /// A context's text with its hash, worked out before: a dictionary key that hashes an integer.
+    private struct Body: Hashable {
+        var text: String
+        var hash: Int
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (lhs: Body, rhs: Body) -> Bool { lhs.hash == rhs.hash && lhs.text == rhs.text }
     }
 
     /// Takes deleted events off the rows that their contexts name, and deletes the rows that no
@@ -105,6 +141,10 @@ final class SharedContexts: Sendable {
 
     /// Adds events to a context's row (found through `contexts_body`) and returns its id.
     static let sqliteAdd = "UPDATE contexts SET events = events + ? WHERE body = ? RETURNING id"
+
+    /// Adds events to the row with a remembered id when it still holds the context, and returns its id.
+    private static let sqliteAddById =
+        "UPDATE contexts SET events = events + ? WHERE id = ? AND body = ? RETURNING id"
 
     private static let sqliteInsert = "INSERT INTO contexts (body, events) VALUES (?, ?)"
 
