@@ -167,33 +167,32 @@ enum StoredPayload {
             var lifted: Lifted = []
             // Per member, whether it is left out (flags, not a set: this runs for every event).
             var dropped = [Bool](repeating: false, count: members.count)
-            for (flag, key) in topLevel {
-                let found = members.indices.filter { JSONCursor.key(members[$0].key, is: key) }
-                guard found.count == 1, let value = columns.value(of: flag),
-                    Self.isPlainString(members[found[0]].value, equalTo: value, in: bytes)
+            // Each key's member when the object has exactly one (one pass over the members).
+            let found = Self.soleMembers(members, named: topLevel.map(\.1) + ["context"])
+            for (slot, (flag, _)) in topLevel.enumerated() {
+                guard let at = found[slot], let value = columns.value(of: flag),
+                    Self.isPlainString(members[at].value, equalTo: value, in: bytes)
                 else { continue }
                 // Of `event` and `name`, or `timestamp` and `originalTimestamp`, the one the column was read from.
                 if flag == .name, lifted.contains(.event) { continue }
                 if flag == .originalTimestamp, lifted.contains(.timestamp) { continue }
                 lifted.insert(flag)
-                dropped[found[0]] = true
+                dropped[at] = true
             }
             var context: [UInt8]?
             var shared: String?
-            let contexts = members.indices.filter { JSONCursor.key(members[$0].key, is: "context") }
-            if contexts.count == 1 {
-                let range = members[contexts[0]].value
+            let contextAt = found[topLevel.count]
+            if let contextAt {
+                let range = members[contextAt].value
                 let inner = UnsafeBufferPointer(rebasing: bytes[range])
                 if let contextMembers = try? Self.members(of: inner) {
                     var omitted = [Bool](repeating: false, count: contextMembers.count)
-                    let sessions = contextMembers.indices.filter {
-                        JSONCursor.key(contextMembers[$0].key, is: "sessionId")
-                    }
-                    if let sessionId = columns.sessionId, sessions.count == 1,
-                        Self.isPlainString(contextMembers[sessions[0]].value, equalTo: sessionId, in: inner)
+                    if let sessionId = columns.sessionId,
+                        let sessionAt = Self.soleMembers(contextMembers, named: ["sessionId"])[0],
+                        Self.isPlainString(contextMembers[sessionAt].value, equalTo: sessionId, in: inner)
                     {
                         lifted.insert(.sessionId)
-                        omitted[sessions[0]] = true
+                        omitted[sessionAt] = true
                     }
                     if shareContext, Self.sharesContext(columns.type),
                         let apart = Self.shareable(contextMembers, of: inner)
@@ -212,26 +211,26 @@ enum StoredPayload {
             // A context left empty is not kept at all (13 bytes of an event of the Touchpoint SDK's,
             // whose context is its session id and what it shares); not when an escaped key could
             // be another `context`, whose order to it would then matter.
-            if let remaining = context, remaining == Self.emptyObject,
+            if let remaining = context, let contextAt, remaining == Self.emptyObject,
                 members.allSatisfy({ $0.key.baseAddress != nil })
             {
                 lifted.insert(.emptyContext)
-                dropped[contexts[0]] = true
+                dropped[contextAt] = true
                 context = nil
             }
             // What is left only a `properties` object: that object alone (15 bytes an event, where
             // an SDK's context is all lifted or shared). Every other member was dropped, so no
             // escaped key is among the members (those are never dropped).
-            let kept = members.indices.filter { !dropped[$0] }
-            if unwrapProperties, context == nil, kept.count == 1, Self.sharesContext(columns.type),
-                JSONCursor.key(members[kept[0]].key, is: "properties"),
-                bytes[members[kept[0]].value.lowerBound] == UInt8(ascii: "{")
+            if unwrapProperties, context == nil, dropped.count(where: { !$0 }) == 1, Self.sharesContext(columns.type),
+                let kept = dropped.firstIndex(of: false),
+                JSONCursor.key(members[kept].key, is: "properties"),
+                bytes[members[kept].value.lowerBound] == UInt8(ascii: "{")
             {
                 lifted.insert(.properties)
-                let value = UnsafeBufferPointer(rebasing: bytes[members[kept[0]].value])
+                let value = UnsafeBufferPointer(rebasing: bytes[members[kept].value])
                 return Compacted(payload: String(decoding: value, as: UTF8.self), lifted: lifted, sharedContext: shared)
             }
-            let replacing = context.map { (index: contexts[0], value: $0) }
+            let replacing = context.flatMap { value in contextAt.map { (index: $0, value: value) } }
             let object = Self.object(members, of: bytes, without: dropped, replacing: replacing)
             return Compacted(payload: String(decoding: object, as: UTF8.self), lifted: lifted, sharedContext: shared)
         }
@@ -328,21 +327,43 @@ enum StoredPayload {
         return members
     }
 
+    /// Per name of `names`, the place of its member in `members` when exactly one member has that
+    /// key (a key with an escape matches none).
+    private static func soleMembers(_ members: [Member], named names: [StaticString]) -> [Int?] {
+        var places = [Int?](repeating: nil, count: names.count)
+        var repeated = [Bool](repeating: false, count: names.count)
+        for (index, member) in members.enumerated() {
+            let count = member.key.count
+            for (slot, name) in names.enumerated()
+            where name.utf8CodeUnitCount == count && JSONCursor.key(member.key, is: name) {
+                if places[slot] != nil { repeated[slot] = true } else { places[slot] = index }
+            }
+        }
+        for slot in places.indices where repeated[slot] { places[slot] = nil }
+        return places
+    }
+
     /// Whether the value at `range` is a JSON string with no escape equal to `text`.
     private static func isPlainString(_ range: Range<Int>, equalTo text: String, in bytes: UnsafeBufferPointer<UInt8>)
         -> Bool
     {
-        let utf8 = text.utf8
-        guard range.count == utf8.count + 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return false }
-        var index = range.lowerBound + 1
-        for byte in utf8 {
-            // A quote, backslash or control character would have been escaped: not a plain string.
-            guard byte == bytes[index], byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "\""), byte >= 0x20 else {
-                return false
+        let plain = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard range.count == utf8.count + 2, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return false }
+            let start = range.lowerBound + 1
+            for offset in utf8.indices {
+                let byte = utf8[offset]
+                // A quote, backslash or control character would have been escaped: not a plain string.
+                guard byte == bytes[start + offset], byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "\""),
+                    byte >= 0x20
+                else { return false }
             }
-            index += 1
+            return true
         }
-        return true
+        if let plain { return plain }
+        // Not contiguous UTF-8 (a bridged string): through a copy.
+        var copy = text
+        copy.makeContiguousUTF8()
+        return isPlainString(range, equalTo: copy, in: bytes)
     }
 
     /// The object of `members` (in `bytes`) without the members `dropped` flags, and with the value
