@@ -13,6 +13,10 @@ enum BackendKind: String, CaseIterable, Sendable, CustomStringConvertible {
     var description: String { rawValue }
 
     /// Runs `body` with a fresh backend of this kind; a collector it needed is stopped afterwards.
+    ///
+    /// The HTTP backend waits up to two minutes for an answer (15 s by default): the whole suite
+    /// runs in parallel on two cores, and a contract test is about the answer, not its time (one of
+    /// eight concurrent pushes once waited longer than 15 s under the full suite).
     func run(_ body: (any StoreBackendAdapter) async throws -> Void) async throws {
         switch self {
         case .inMemory:
@@ -22,8 +26,9 @@ enum BackendKind: String, CaseIterable, Sendable, CustomStringConvertible {
             do {
                 try await body(
                     HTTPStoreBackend(
-                        collector: collector.baseURL, writeKey: collector.writeKey, user: LiveCollector.user("contract")
-                    ))
+                        collector: collector.baseURL, writeKey: collector.writeKey,
+                        user: LiveCollector.user("contract"),
+                        timeout: 120))
             } catch {
                 try? await collector.stop()
                 throw error
