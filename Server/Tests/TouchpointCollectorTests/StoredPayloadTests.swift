@@ -126,6 +126,30 @@ struct StoredPayloadTests {
         #expect(try !lifted("m-11").contains(.sessionId))
     }
 
+    /// Compacting skips values by their structure: brackets and quotes inside strings, escapes at
+    /// a string's end, nested containers, numbers and literals are each passed whole, so the ids
+    /// after them are still found; bytes that are not a whole object are kept as they are.
+    @Test func valuesOfEveryShapeArePassedWhole() throws {
+        let tricky = #"""
+            { "properties" : {"text":"a}b]c{\"[","end":"back\\","list":[[1,-2.5e+10],{"x":[]},"]"],"t":true,"f":false,"n":null},
+              "count" : -0.5E-3 , "flag":true,"none":null,"empty":[],"nested":{"a":{"b":{"c":"}"}}},
+              "type":"track","event":"e","messageId":"m","anonymousId":"a","context":{"page":{"path":"/{x}"},"sessionId":"s"} }
+            """#
+        let columns = StoredPayload.Columns(
+            messageId: "m", type: "track", name: "e", userId: nil, anonymousId: "a", originalTimestamp: nil,
+            sessionId: "s")
+        let compacted = StoredPayload.compact(tricky, columns: columns)
+        #expect(compacted.lifted == [.type, .event, .messageId, .anonymousId, .sessionId])
+        let restored = StoredPayload.restore(compacted.payload, lifted: compacted.lifted, columns: columns)
+        #expect(try JSONParser.parse(restored) == JSONParser.parse(tricky))
+        for broken in [
+            #"{"type":"track","messageId":"m"#, #"{"type":"track","a":[1,{"b":"]"}"#, "[1]", "", "{", #"{"a"}"#,
+        ] {
+            let kept = StoredPayload.compact(broken, columns: columns)
+            #expect(kept == StoredPayload.Compacted(payload: broken, lifted: []), "\(broken)")
+        }
+    }
+
     /// A `track`, `page` or `screen` call of which only its `properties` object is left is kept as
     /// that object (when asked, as for SQLite), and comes back whole.
     @Test func aPayloadOfOnlyPropertiesIsKeptAsThatObject() throws {

@@ -131,6 +131,11 @@ enum StoredPayload {
         (.anonymousId, "anonymousId"), (.timestamp, "timestamp"), (.originalTimestamp, "originalTimestamp"),
     ]
 
+    /// The keys of ``topLevel`` and then `context`: the top-level members compacting looks for.
+    private static let liftableNames: [StaticString] = topLevel.map(\.1) + ["context"]
+
+    private static let sessionIdName: [StaticString] = ["sessionId"]
+
     /// A payload as stored: without the members its columns hold (`lifted` says which), and with
     /// the context's shareable members set apart in `sharedContext` (a JSON object) when
     /// `lifted` contains ``Lifted/context``.
@@ -168,7 +173,7 @@ enum StoredPayload {
             // Per member, whether it is left out (flags, not a set: this runs for every event).
             var dropped = [Bool](repeating: false, count: members.count)
             // Each key's member when the object has exactly one (one pass over the members).
-            let found = Self.soleMembers(members, named: topLevel.map(\.1) + ["context"])
+            let found = Self.soleMembers(members, named: liftableNames)
             for (slot, (flag, _)) in topLevel.enumerated() {
                 guard let at = found[slot], let value = columns.value(of: flag),
                     Self.isPlainString(members[at].value, equalTo: value, in: bytes)
@@ -188,7 +193,7 @@ enum StoredPayload {
                 if let contextMembers = try? Self.members(of: inner) {
                     var omitted = [Bool](repeating: false, count: contextMembers.count)
                     if let sessionId = columns.sessionId,
-                        let sessionAt = Self.soleMembers(contextMembers, named: ["sessionId"])[0],
+                        let sessionAt = Self.soleMembers(contextMembers, named: sessionIdName)[0],
                         Self.isPlainString(contextMembers[sessionAt].value, equalTo: sessionId, in: inner)
                     {
                         lifted.insert(.sessionId)
@@ -303,28 +308,116 @@ enum StoredPayload {
     }
 
     /// The members of the object that fills `bytes`, in order.
+    ///
+    /// Every payload here is JSON that was checked when it arrived (or written by the collector),
+    /// so its values are skipped by their structure alone — quotes, escapes and brackets — not
+    /// checked again (that was most of the time compacting took). Bytes that are not an object
+    /// throw; no input reads out of bounds.
     private static func members(of bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [Member] {
-        var cursor = JSONCursor(bytes)
-        cursor.skipWhitespace()
-        guard cursor.take(UInt8(ascii: "{")) else {
-            throw JSONParseError(offset: cursor.offset, reason: "not an object")
-        }
+        var scan = Structure(bytes: bytes)
+        scan.skipWhitespace()
+        guard scan.take(UInt8(ascii: "{")) else { throw scan.error("not an object") }
         var members: [Member] = []
-        cursor.skipWhitespace()
-        if cursor.take(UInt8(ascii: "}")) { return members }
-        repeat {
-            cursor.skipWhitespace()
-            let start = cursor.offset
-            guard let key = try cursor.readKey() else {
-                // A key with an escape is never one to lift; it is kept as it is.
-                let value = try cursor.skipValue(depth: 1)
-                members.append(Member(start: start, key: UnsafeBufferPointer(start: nil, count: 0), value: value))
-                continue
-            }
-            let value = try cursor.skipValue(depth: 1)
+        members.reserveCapacity(16)
+        scan.skipWhitespace()
+        if scan.take(UInt8(ascii: "}")) { return members }
+        while true {
+            scan.skipWhitespace()
+            let start = scan.index
+            guard scan.take(UInt8(ascii: "\"")) else { throw scan.error("expected a key") }
+            let plain = try scan.skipStringBody()
+            // A key with an escape is never one to lift; it is kept as it is.
+            let key =
+                plain
+                ? UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(scan.index - 1)])
+                : UnsafeBufferPointer(start: nil, count: 0)
+            scan.skipWhitespace()
+            guard scan.take(UInt8(ascii: ":")) else { throw scan.error("expected ':'") }
+            scan.skipWhitespace()
+            let value = try scan.skipValue()
             members.append(Member(start: start, key: key, value: value))
-        } while try cursor.endOfMember(close: UInt8(ascii: "}"))
-        return members
+            scan.skipWhitespace()
+            if scan.take(UInt8(ascii: ",")) { continue }
+            if scan.take(UInt8(ascii: "}")) { return members }
+            throw scan.error("expected ',' or '}'")
+        }
+    }
+
+    /// Moves over JSON known to be valid by its structure alone.
+    private struct Structure {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        func error(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+        }
+
+        static func isWhitespace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        }
+
+        /// Moves past a string's characters and closing quote (its opening quote taken).
+        /// - Returns: whether it had no escape.
+        mutating func skipStringBody() throws(JSONParseError) -> Bool {
+            var plain = true
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    return plain
+                case UInt8(ascii: "\\"):
+                    plain = false
+                    index += 2
+                default:
+                    index += 1
+                }
+            }
+            throw error("unexpected end of input in a string")
+        }
+
+        /// Moves past the value that starts here.
+        /// - Returns: the byte range it occupied.
+        mutating func skipValue() throws(JSONParseError) -> Range<Int> {
+            let start = index
+            guard index < bytes.count else { throw error("expected a value") }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                _ = try skipStringBody()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                // Brackets counted, strings skipped whole (a bracket in a string is text).
+                var depth = 0
+                repeat {
+                    guard index < bytes.count else { throw error("unexpected end of input in a container") }
+                    let byte = bytes[index]
+                    index += 1
+                    switch byte {
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                    case UInt8(ascii: "\""): _ = try skipStringBody()
+                    default: break
+                    }
+                } while depth > 0
+            default:
+                // A number, true, false or null: up to the next delimiter.
+                while index < bytes.count, !Self.isWhitespace(bytes[index]),
+                    bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"),
+                    bytes[index] != UInt8(ascii: "]")
+                {
+                    index += 1
+                }
+                guard index > start else { throw error("expected a value") }
+            }
+            return start..<index
+        }
     }
 
     /// Per name of `names`, the place of its member in `members` when exactly one member has that
