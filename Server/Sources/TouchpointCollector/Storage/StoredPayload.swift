@@ -175,7 +175,7 @@ enum StoredPayload {
             // Each key's member when the object has exactly one (one pass over the members).
             let found = Self.soleMembers(members, named: liftableNames)
             for (slot, (flag, _)) in topLevel.enumerated() {
-                guard let at = found[slot], let value = columns.value(of: flag),
+                guard let at = found.of(slot), let value = columns.value(of: flag),
                     Self.isPlainString(members[at].value, equalTo: value, in: bytes)
                 else { continue }
                 // Of `event` and `name`, or `timestamp` and `originalTimestamp`, the one the column was read from.
@@ -186,14 +186,14 @@ enum StoredPayload {
             }
             var context: [UInt8]?
             var shared: String?
-            let contextAt = found[topLevel.count]
+            let contextAt = found.of(topLevel.count)
             if let contextAt {
                 let range = members[contextAt].value
                 let inner = UnsafeBufferPointer(rebasing: bytes[range])
                 if let contextMembers = try? Self.members(of: inner) {
                     var omitted = [Bool](repeating: false, count: contextMembers.count)
                     if let sessionId = columns.sessionId,
-                        let sessionAt = Self.soleMembers(contextMembers, named: sessionIdName)[0],
+                        let sessionAt = Self.soleMembers(contextMembers, named: sessionIdName).of(0),
                         Self.isPlainString(contextMembers[sessionAt].value, equalTo: sessionId, in: inner)
                     {
                         lifted.insert(.sessionId)
@@ -422,18 +422,28 @@ enum StoredPayload {
 
     /// Per name of `names`, the place of its member in `members` when exactly one member has that
     /// key (a key with an escape matches none).
-    private static func soleMembers(_ members: [Member], named names: [StaticString]) -> [Int?] {
-        var places = [Int?](repeating: nil, count: names.count)
-        var repeated = [Bool](repeating: false, count: names.count)
+    private static func soleMembers(_ members: [Member], named names: [StaticString]) -> SoleMembers {
+        // Places as integers, not optionals: an array of optionals looked up its type's metadata
+        // at run time, for every event.
+        var found = SoleMembers(places: [Int](repeating: SoleMembers.none, count: names.count))
         for (index, member) in members.enumerated() {
             let count = member.key.count
             for (slot, name) in names.enumerated()
             where name.utf8CodeUnitCount == count && JSONCursor.key(member.key, is: name) {
-                if places[slot] != nil { repeated[slot] = true } else { places[slot] = index }
+                found.places[slot] = found.places[slot] == SoleMembers.none ? index : SoleMembers.repeated
             }
         }
-        for slot in places.indices where repeated[slot] { places[slot] = nil }
-        return places
+        return found
+    }
+
+    /// Where the members of some keys are (``soleMembers(_:named:)``).
+    private struct SoleMembers {
+        static let none = -1
+        static let repeated = -2
+        var places: [Int]
+
+        /// The place of the one member of the `slot`th key, or nil when there is none or more than one.
+        func of(_ slot: Int) -> Int? { places[slot] >= 0 ? places[slot] : nil }
     }
 
     /// Whether the value at `range` is a JSON string with no escape equal to `text`.
