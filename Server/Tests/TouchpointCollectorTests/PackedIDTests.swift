@@ -31,7 +31,14 @@ struct PackedIDTests {
             "0f8e2d4c-6b3a-4e19-8c7d-5a4b3c2d1e0é", "", "m-1",
         ] {
             #expect(PackedID.pack(id) == nil, "\(id)")
+            #expect(PackedID.Bytes(id) == nil, "\(id)")
         }
+        // Packed in place (as a request's task packs an event's ids for the writer): the same bytes.
+        for id in [lower, upper, digits, UUID().uuidString] {
+            let inPlace = try #require(PackedID.Bytes(id))
+            #expect(inPlace.withBytes { Array($0) } == PackedID.pack(id), "\(id)")
+        }
+        #expect(PackedID.Bytes(lower) != PackedID.Bytes(upper))
         // Not a packed id: another length, or a 17th byte that is not the mark.
         #expect(PackedID.unpack([UInt8](repeating: 1, count: 15)) == nil)
         #expect(PackedID.unpack(packedLower + [0]) == nil)

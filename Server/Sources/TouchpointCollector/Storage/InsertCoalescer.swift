@@ -19,8 +19,16 @@ final class InsertCoalescer: Sendable {
         let stored: StoredPayload.Compacted
         /// The hash of `stored.sharedContext`, worked out here rather than on the writer's thread.
         let sharedContextHash: Int
+        /// The message id packed as SQLite keeps it (nil: not a UUID, kept as text), worked out here.
+        let packedMessageId: PackedID.Bytes?
+        /// The message's session, its key hashed and packed here (nil: it has no session id).
+        let session: SessionRollup.Key?
+        /// The message's person and whether that is its user id (``PersonKeys/person(of:)``),
+        /// hashed here.
+        let person: (person: PersonKeys.Person, isUser: Bool)?
 
-        /// Compacts the message's payload here, on the request's task (not the writer's thread).
+        /// Compacts the message's payload here, on the request's task (not the writer's thread), and
+        /// works out what the writer looks the row up by.
         /// - Parameter forSQLite: whether the row goes to SQLite, which keeps shared contexts
         ///   (``SharedContexts``), leaves out an original timestamp it can work out, and keeps a
         ///   payload that is only `properties` as that object.
@@ -33,6 +41,9 @@ final class InsertCoalescer: Sendable {
             if forSQLite, StoredPayload.derivesOriginalTimestamp(message) { stored.lifted.insert(.derivedTime) }
             self.stored = stored
             sharedContextHash = stored.sharedContext?.hashValue ?? 0
+            packedMessageId = PackedID.Bytes(message.messageId)
+            session = message.sessionId.map { SessionRollup.Key(source: source, sessionId: $0) }
+            person = PersonKeys.person(source: source, message: message)
         }
     }
 

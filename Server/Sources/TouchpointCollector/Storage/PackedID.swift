@@ -27,6 +27,35 @@ enum PackedID {
         return count.map { Array(bytes.prefix($0)) }
     }
 
+    /// A packed id held in place (no allocation), so that it can be worked out on a request's
+    /// task and bound by the writer as it is.
+    struct Bytes: Sendable, Equatable {
+        private var storage: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        /// How many of the bytes are the id's (16 or 17).
+        private(set) var count = 0
+
+        /// The packed form of `id`, or nil when it is not a UUID in canonical form of one case.
+        init?(_ id: String) {
+            var id = id
+            var storage = self.storage
+            let count = id.withUTF8 { text in
+                withUnsafeMutableBytes(of: &storage) { raw in pack(text, into: raw.bindMemory(to: UInt8.self)) }
+            }
+            guard let count else { return nil }
+            self.storage = storage
+            self.count = count
+        }
+
+        /// Calls `body` with the packed bytes.
+        func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        }
+
+        static func == (lhs: Bytes, rhs: Bytes) -> Bool {
+            lhs.withBytes { left in rhs.withBytes { right in left.elementsEqual(right) } }
+        }
+    }
+
     /// Packs the UTF-8 `text` into `bytes` (at least ``maximumCount`` of them), without allocating
     /// (the writer packs two ids an event).
     /// - Returns: how many bytes the packed id has, or nil when `text` is not a UUID in canonical

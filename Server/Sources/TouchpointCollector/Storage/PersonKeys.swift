@@ -14,25 +14,44 @@ import TouchpointCore
 /// funnels and retention read that index and the small merges table, never an event's row, and
 /// count distinct integers.
 enum PersonKeys {
-    /// A person of a source.
+    /// A person of a source; hashed once, when made (an event's on its request's task).
     struct Person: Hashable, Comparable, Sendable {
-        var source: String
-        var id: String
+        let source: String
+        let id: String
+        private let hashCode: Int
+
+        init(source: String, id: String) {
+            self.source = source
+            self.id = id
+            var hasher = Hasher()
+            hasher.combine(source)
+            hasher.combine(id)
+            hashCode = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
+
+        static func == (lhs: Person, rhs: Person) -> Bool {
+            lhs.hashCode == rhs.hashCode && lhs.source == rhs.source && lhs.id == rhs.id
+        }
 
         static func < (lhs: Person, rhs: Person) -> Bool { (lhs.source, lhs.id) < (rhs.source, rhs.id) }
     }
 
     /// The person of an event, and whether that is its user id; nil when it has neither id.
-    static func person(of row: InsertCoalescer.Row) -> (person: Person, isUser: Bool)? {
-        if let user = row.message.userId { return (Person(source: row.source, id: user), true) }
-        if let anonymous = row.message.anonymousId { return (Person(source: row.source, id: anonymous), false) }
+    static func person(of row: InsertCoalescer.Row) -> (person: Person, isUser: Bool)? { row.person }
+
+    /// The person of `message` of `source`, and whether that is its user id; nil when it has neither id.
+    static func person(source: String, message: IngestMessage) -> (person: Person, isUser: Bool)? {
+        if let user = message.userId { return (Person(source: source, id: user), true) }
+        if let anonymous = message.anonymousId { return (Person(source: source, id: anonymous), false) }
         return nil
     }
 
     /// The people of the stored rows and of the merges, each once, sorted (the order in which
     /// writers take their rows).
     static func people(of rows: [InsertCoalescer.Row], stored: [Bool], links: [IdentityLink]) -> [Person] {
-        var people = Set<Person>()
+        var people = Set<Person>(minimumCapacity: rows.count + 2 * links.count)
         for (row, isNew) in zip(rows, stored) where isNew {
             if let found = person(of: row) { people.insert(found.person) }
         }
@@ -139,6 +158,7 @@ final class PersonKeyCache: Sendable {
     func keys(of people: [PersonKeys.Person]) -> (known: [PersonKeys.Person: Int64], generation: Int) {
         state.withLock { state in
             var known: [PersonKeys.Person: Int64] = [:]
+            known.reserveCapacity(people.count)
             for person in people {
                 if let entry = state.entries[person.hashValue], entry.person == person { known[person] = entry.key }
             }

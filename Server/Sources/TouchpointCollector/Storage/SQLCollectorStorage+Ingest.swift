@@ -63,12 +63,12 @@ extension SQLCollectorStorage {
                 let context = shared[index]
                 let stored = context == nil ? row.stored.inline : row.stored
                 try statement.bind(1, row.source)
-                try statement.bind(id: 2, row.message.messageId)
+                try statement.bind(id: 2, row.message.messageId, packed: row.packedMessageId)
                 try statement.bind(3, row.message.type.rawValue)
                 try statement.bind(4, row.message.name)
                 try statement.bind(5, row.message.userId)
                 try statement.bind(6, row.message.anonymousId)
-                try statement.bind(id: 7, row.message.sessionId)
+                try statement.bind(id: 7, row.message.sessionId, packed: row.session?.packed)
                 try statement.bind(8, row.message.timestamp)
                 try statement.bind(
                     9, stored.lifted.contains(.derivedTime) ? nil : row.message.originalTimestamp)

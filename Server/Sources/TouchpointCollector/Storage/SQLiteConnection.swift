@@ -358,6 +358,16 @@ struct SQLiteStatement {
         }
     }
 
+    /// Binds an id packed before (``PackedID/Bytes``), or `id` as text when it did not pack (nil:
+    /// NULL): as ``bind(id:_:)`` binds it, without packing it here.
+    func bind(id index: Int32, _ id: String?, packed: PackedID.Bytes?) throws {
+        guard let packed else { return try bind(index, id) }
+        try check(
+            packed.withBytes { bytes in
+                sqlite_nio_sqlite3_bind_blob64(pointer, index, bytes.baseAddress, UInt64(bytes.count), Self.transient)
+            })
+    }
+
     /// Binds bytes as a blob to the parameter at `index` (from 1).
     func bind(blob index: Int32, _ bytes: [UInt8]) throws {
         try check(

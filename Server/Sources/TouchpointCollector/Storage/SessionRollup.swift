@@ -3,8 +3,7 @@
 /// Events are taken in arrival order: the user id is the last one seen, the anonymous id the
 /// first (the same rule the PostgreSQL statement applies with `ORDER BY seq`).
 struct SessionRollup: Sendable, Equatable {
-    var source: String
-    var sessionId: String
+    var key: Key
     var userId: String?
     var anonymousId: String?
     var firstTimestamp: Int64
@@ -20,8 +19,7 @@ struct SessionRollup: Sendable, Equatable {
         var ofRow = [Int?](repeating: nil, count: rows.count)
         var positions: [Key: Int] = [:]
         for (index, (row, isNew)) in zip(rows, stored).enumerated() where isNew {
-            guard let sessionId = row.message.sessionId else { continue }
-            let session = Key(source: row.source, sessionId: sessionId)
+            guard let session = row.session else { continue }
             if let position = positions[session] {
                 ofRow[index] = position
                 sessions[position].add(
@@ -31,7 +29,7 @@ struct SessionRollup: Sendable, Equatable {
                 ofRow[index] = sessions.count
                 sessions.append(
                     SessionRollup(
-                        source: row.source, sessionId: sessionId, userId: row.message.userId,
+                        key: session, userId: row.message.userId,
                         anonymousId: row.message.anonymousId, firstTimestamp: row.message.timestamp,
                         lastTimestamp: row.message.timestamp, eventCount: 1))
             }
@@ -45,14 +43,35 @@ struct SessionRollup: Sendable, Equatable {
         return (order.map { sessions[$0] }, ofRow.map { $0.map { place[$0] } })
     }
 
-    /// A session's identity: (source, session id).
-    struct Key: Hashable {
-        var source: String
-        var sessionId: String
+    /// A session's identity: (source, session id); with the id packed as SQLite keeps it
+    /// (``PackedID``) and the hash of both, worked out once, on the request's task
+    /// (``InsertCoalescer/Row``), not again on the writer's thread.
+    struct Key: Hashable, Sendable {
+        let source: String
+        let sessionId: String
+        /// The session id packed, or nil when it is not a UUID (kept as text).
+        let packed: PackedID.Bytes?
+        private let hashCode: Int
+
+        init(source: String, sessionId: String) {
+            self.source = source
+            self.sessionId = sessionId
+            packed = PackedID.Bytes(sessionId)
+            var hasher = Hasher()
+            hasher.combine(source)
+            hasher.combine(sessionId)
+            hashCode = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hashCode == rhs.hashCode && lhs.source == rhs.source && lhs.sessionId == rhs.sessionId
+        }
     }
 
-    /// This session's identity.
-    var key: Key { Key(source: source, sessionId: sessionId) }
+    var source: String { key.source }
+    var sessionId: String { key.sessionId }
 
     /// Takes in one more event of the session (fields, not the message: a message passed whole is
     /// copied, a retain per string).
