@@ -9,7 +9,7 @@ enum BatchSpans {
     /// The byte ranges of the elements of the top-level `batch` array (the last `batch` member,
     /// as the parser keeps), or nil when there is none or the body is not as expected.
     static func elements(in body: UnsafeRawBufferPointer) -> [Range<Int>]? {
-        var scanner = Scanner(bytes: body.assumingMemoryBound(to: UInt8.self))
+        var scanner = StructuralJSONScanner(bytes: body.assumingMemoryBound(to: UInt8.self))
         scanner.skipWhitespace()
         guard scanner.take(UInt8(ascii: "{")) else { return nil }
         var batch: Range<Int>?
@@ -48,97 +48,21 @@ enum BatchSpans {
             return elements
         }
     }
+}
 
-    private struct Scanner {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var index = 0
-
-        mutating func skipWhitespace() {
-            while index < bytes.count,
-                bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
-                    || bytes[index] == 0x09
-            {
-                index += 1
-            }
+// What `BatchSpans` asks of a member name.
+extension StructuralJSONScanner {
+    /// Whether the string token at `range` (with its quotes) is the key `name`.
+    fileprivate func isKey(_ range: Range<Int>, _ name: StaticString) -> Bool {
+        let content = (range.lowerBound + 1)..<(range.upperBound - 1)
+        if content.count == name.utf8CodeUnitCount {
+            let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            if zip(content, expected).allSatisfy({ bytes[$0] == $1 }) { return true }
         }
-
-        mutating func take(_ byte: UInt8) -> Bool {
-            guard index < bytes.count, bytes[index] == byte else { return false }
-            index += 1
-            return true
-        }
-
-        /// Moves past a string starting at `index`.
-        mutating func skipString() -> Bool {
-            guard take(UInt8(ascii: "\"")) else { return false }
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    index += 1
-                    return true
-                case UInt8(ascii: "\\"):
-                    index += 2
-                default:
-                    index += 1
-                }
-            }
-            return false
-        }
-
-        /// Moves past one value starting at `index`.
-        mutating func skipValue() -> Bool {
-            guard index < bytes.count else { return false }
-            switch bytes[index] {
-            case UInt8(ascii: "\""):
-                return skipString()
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                var depth = 0
-                while index < bytes.count {
-                    switch bytes[index] {
-                    case UInt8(ascii: "\""):
-                        guard skipString() else { return false }
-                        continue
-                    case UInt8(ascii: "{"), UInt8(ascii: "["):
-                        depth += 1
-                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                        depth -= 1
-                        if depth == 0 {
-                            index += 1
-                            return true
-                        }
-                    default:
-                        break
-                    }
-                    index += 1
-                }
-                return false
-            default:
-                // A number or a literal: up to the next delimiter.
-                let start = index
-                while index < bytes.count {
-                    switch bytes[index] {
-                    case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09:
-                        return index > start
-                    default:
-                        index += 1
-                    }
-                }
-                return index > start
-            }
-        }
-
-        /// Whether the string token at `range` (with its quotes) is the key `name`.
-        func isKey(_ range: Range<Int>, _ name: StaticString) -> Bool {
-            let content = (range.lowerBound + 1)..<(range.upperBound - 1)
-            if content.count == name.utf8CodeUnitCount {
-                let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-                if zip(content, expected).allSatisfy({ bytes[$0] == $1 }) { return true }
-            }
-            // An escaped key (`"b\u0061tch"`) means the same as the plain one.
-            guard bytes[content].contains(UInt8(ascii: "\\")),
-                case .string(let decoded)? = try? JSONParser.parse(UnsafeBufferPointer(rebasing: bytes[range]))
-            else { return false }
-            return decoded == name.description
-        }
+        // An escaped key (`"b\u0061tch"`) means the same as the plain one.
+        guard bytes[content].contains(UInt8(ascii: "\\")),
+            case .string(let decoded)? = try? JSONParser.parse(UnsafeBufferPointer(rebasing: bytes[range]))
+        else { return false }
+        return decoded == name.description
     }
 }

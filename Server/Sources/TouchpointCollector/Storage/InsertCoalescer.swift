@@ -21,8 +21,10 @@ final class InsertCoalescer: Sendable {
         let sharedContextHash: Int
         /// The message id packed as SQLite keeps it (nil: not a UUID, kept as text), worked out here.
         let packedMessageId: PackedID.Bytes?
-        /// The message's session, its key hashed and packed here (nil: it has no session id).
+        /// The message's session, its key hashed here (nil: it has no session id).
         let session: SessionRollup.Key?
+        /// The session id packed as SQLite keeps it (nil: none, or not a UUID), worked out here.
+        let packedSessionId: PackedID.Bytes?
         /// The message's person and whether that is its user id (``PersonKeys/person(of:)``),
         /// hashed here.
         let person: (person: PersonKeys.Person, isUser: Bool)?
@@ -42,7 +44,8 @@ final class InsertCoalescer: Sendable {
             self.stored = stored
             sharedContextHash = stored.sharedContext?.hashValue ?? 0
             packedMessageId = PackedID.Bytes(message.messageId)
-            session = message.sessionId.map { SessionRollup.Key(source: source, sessionId: $0) }
+            session = message.sessionId.map { SessionRollup.Key(source: source, id: $0) }
+            packedSessionId = message.sessionId.flatMap(PackedID.Bytes.init)
             person = PersonKeys.person(source: source, message: message)
         }
     }

@@ -14,29 +14,8 @@ import TouchpointCore
 /// funnels and retention read that index and the small merges table, never an event's row, and
 /// count distinct integers.
 enum PersonKeys {
-    /// A person of a source; hashed once, when made (an event's on its request's task).
-    struct Person: Hashable, Comparable, Sendable {
-        let source: String
-        let id: String
-        private let hashCode: Int
-
-        init(source: String, id: String) {
-            self.source = source
-            self.id = id
-            var hasher = Hasher()
-            hasher.combine(source)
-            hasher.combine(id)
-            hashCode = hasher.finalize()
-        }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
-
-        static func == (lhs: Person, rhs: Person) -> Bool {
-            lhs.hashCode == rhs.hashCode && lhs.source == rhs.source && lhs.id == rhs.id
-        }
-
-        static func < (lhs: Person, rhs: Person) -> Bool { (lhs.source, lhs.id) < (rhs.source, rhs.id) }
-    }
+    /// A person: an id of a source, hashed once, when made (an event's on its request's task).
+    typealias Person = SourcedID
 
     /// The person of an event, and whether that is its user id; nil when it has neither id.
     static func person(of row: InsertCoalescer.Row) -> (person: Person, isUser: Bool)? { row.person }

@@ -68,7 +68,7 @@ extension SQLCollectorStorage {
                 try statement.bind(4, row.message.name)
                 try statement.bind(5, row.message.userId)
                 try statement.bind(6, row.message.anonymousId)
-                try statement.bind(id: 7, row.message.sessionId, packed: row.session?.packed)
+                try statement.bind(id: 7, row.message.sessionId, packed: row.packedSessionId)
                 try statement.bind(8, row.message.timestamp)
                 try statement.bind(
                     9, stored.lifted.contains(.derivedTime) ? nil : row.message.originalTimestamp)

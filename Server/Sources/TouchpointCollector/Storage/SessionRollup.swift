@@ -4,6 +4,8 @@
 /// first (the same rule the PostgreSQL statement applies with `ORDER BY seq`).
 struct SessionRollup: Sendable, Equatable {
     var key: Key
+    /// The session id packed as SQLite keeps it (nil: not a UUID, kept as text), worked out with the key.
+    var packedId: PackedID.Bytes?
     var userId: String?
     var anonymousId: String?
     var firstTimestamp: Int64
@@ -29,7 +31,7 @@ struct SessionRollup: Sendable, Equatable {
                 ofRow[index] = sessions.count
                 sessions.append(
                     SessionRollup(
-                        key: session, userId: row.message.userId,
+                        key: session, packedId: row.packedSessionId, userId: row.message.userId,
                         anonymousId: row.message.anonymousId, firstTimestamp: row.message.timestamp,
                         lastTimestamp: row.message.timestamp, eventCount: 1))
             }
@@ -43,35 +45,11 @@ struct SessionRollup: Sendable, Equatable {
         return (order.map { sessions[$0] }, ofRow.map { $0.map { place[$0] } })
     }
 
-    /// A session's identity: (source, session id); with the id packed as SQLite keeps it
-    /// (``PackedID``) and the hash of both, worked out once, on the request's task
-    /// (``InsertCoalescer/Row``), not again on the writer's thread.
-    struct Key: Hashable, Sendable {
-        let source: String
-        let sessionId: String
-        /// The session id packed, or nil when it is not a UUID (kept as text).
-        let packed: PackedID.Bytes?
-        private let hashCode: Int
-
-        init(source: String, sessionId: String) {
-            self.source = source
-            self.sessionId = sessionId
-            packed = PackedID.Bytes(sessionId)
-            var hasher = Hasher()
-            hasher.combine(source)
-            hasher.combine(sessionId)
-            hashCode = hasher.finalize()
-        }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.hashCode == rhs.hashCode && lhs.source == rhs.source && lhs.sessionId == rhs.sessionId
-        }
-    }
+    /// A session's identity: (source, session id), hashed once, on the request's task.
+    typealias Key = SourcedID
 
     var source: String { key.source }
-    var sessionId: String { key.sessionId }
+    var sessionId: String { key.id }
 
     /// Takes in one more event of the session (fields, not the message: a message passed whole is
     /// copied, a retain per string).

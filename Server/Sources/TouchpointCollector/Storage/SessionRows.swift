@@ -61,7 +61,7 @@ final class SessionRows: Sendable {
                 try statement.bind(3, session.eventCount)
                 try statement.bind(4, remembered[index])
                 try statement.bind(5, session.source)
-                try statement.bind(id: 6, session.sessionId, packed: session.key.packed)
+                try statement.bind(id: 6, session.sessionId, packed: session.packedId)
                 try statement.bind(7, session.userId)
                 try statement.bind(8, session.anonymousId == nil ? nil : Int64(1))
             },
@@ -78,7 +78,7 @@ final class SessionRows: Sendable {
             bind: { index, statement in
                 let session = sessions[index]
                 try statement.bind(1, session.source)
-                try statement.bind(id: 2, session.sessionId, packed: session.key.packed)
+                try statement.bind(id: 2, session.sessionId, packed: session.packedId)
                 try statement.bind(3, session.userId)
                 try statement.bind(4, session.anonymousId)
                 try statement.bind(5, session.firstTimestamp)

@@ -314,9 +314,10 @@ enum StoredPayload {
     /// checked again (that was most of the time compacting took). Bytes that are not an object
     /// throw; no input reads out of bounds.
     private static func members(of bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [Member] {
-        var scan = Structure(bytes: bytes)
+        var scan = StructuralJSONScanner(bytes: bytes)
+        func failure(_ reason: String) -> JSONParseError { JSONParseError(offset: scan.index, reason: reason) }
         scan.skipWhitespace()
-        guard scan.take(UInt8(ascii: "{")) else { throw scan.error("not an object") }
+        guard scan.take(UInt8(ascii: "{")) else { throw failure("not an object") }
         var members: [Member] = []
         members.reserveCapacity(16)
         scan.skipWhitespace()
@@ -324,99 +325,22 @@ enum StoredPayload {
         while true {
             scan.skipWhitespace()
             let start = scan.index
-            guard scan.take(UInt8(ascii: "\"")) else { throw scan.error("expected a key") }
-            let plain = try scan.skipStringBody()
+            guard scan.skipString() else { throw failure("expected a key") }
             // A key with an escape is never one to lift; it is kept as it is.
             let key =
-                plain
+                scan.lastStringWasPlain
                 ? UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(scan.index - 1)])
                 : UnsafeBufferPointer(start: nil, count: 0)
             scan.skipWhitespace()
-            guard scan.take(UInt8(ascii: ":")) else { throw scan.error("expected ':'") }
+            guard scan.take(UInt8(ascii: ":")) else { throw failure("expected ':'") }
             scan.skipWhitespace()
-            let value = try scan.skipValue()
-            members.append(Member(start: start, key: key, value: value))
+            let valueStart = scan.index
+            guard scan.skipValue() else { throw failure("expected a value") }
+            members.append(Member(start: start, key: key, value: valueStart..<scan.index))
             scan.skipWhitespace()
             if scan.take(UInt8(ascii: ",")) { continue }
             if scan.take(UInt8(ascii: "}")) { return members }
-            throw scan.error("expected ',' or '}'")
-        }
-    }
-
-    /// Moves over JSON known to be valid by its structure alone.
-    private struct Structure {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var index = 0
-
-        func error(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
-
-        mutating func take(_ byte: UInt8) -> Bool {
-            guard index < bytes.count, bytes[index] == byte else { return false }
-            index += 1
-            return true
-        }
-
-        mutating func skipWhitespace() {
-            while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
-        }
-
-        static func isWhitespace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-        }
-
-        /// Moves past a string's characters and closing quote (its opening quote taken).
-        /// - Returns: whether it had no escape.
-        mutating func skipStringBody() throws(JSONParseError) -> Bool {
-            var plain = true
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    index += 1
-                    return plain
-                case UInt8(ascii: "\\"):
-                    plain = false
-                    index += 2
-                default:
-                    index += 1
-                }
-            }
-            throw error("unexpected end of input in a string")
-        }
-
-        /// Moves past the value that starts here.
-        /// - Returns: the byte range it occupied.
-        mutating func skipValue() throws(JSONParseError) -> Range<Int> {
-            let start = index
-            guard index < bytes.count else { throw error("expected a value") }
-            switch bytes[index] {
-            case UInt8(ascii: "\""):
-                index += 1
-                _ = try skipStringBody()
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                // Brackets counted, strings skipped whole (a bracket in a string is text).
-                var depth = 0
-                repeat {
-                    guard index < bytes.count else { throw error("unexpected end of input in a container") }
-                    let byte = bytes[index]
-                    index += 1
-                    switch byte {
-                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                    case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-                    case UInt8(ascii: "\""): _ = try skipStringBody()
-                    default: break
-                    }
-                } while depth > 0
-            default:
-                // A number, true, false or null: up to the next delimiter.
-                while index < bytes.count, !Self.isWhitespace(bytes[index]),
-                    bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"),
-                    bytes[index] != UInt8(ascii: "]")
-                {
-                    index += 1
-                }
-                guard index > start else { throw error("expected a value") }
-            }
-            return start..<index
+            throw failure("expected ',' or '}'")
         }
     }
 
