@@ -57,7 +57,7 @@ enum PackedID {
     }
 
     /// Packs the UTF-8 `text` into `bytes` (at least ``maximumCount`` of them), without allocating
-    /// (the writer packs two ids an event).
+    /// (a request's task packs an event's two ids, ``Bytes``).
     /// - Returns: how many bytes the packed id has, or nil when `text` is not a UUID in canonical
     ///   form of one case.
     static func pack(_ text: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int? {
