@@ -144,6 +144,21 @@ public enum AtomicFile {
         if mkdir(path, mode) != 0 && errno != EEXIST { throw FileError.current("mkdir", path) }
     }
 
+    /// Flushes the data of the file at `path` to disk, and its size when that changed
+    /// (`fdatasync` on Linux; `fsync` would also commit the file system's journal for the file's
+    /// new modification time every time), opening it anew.
+    /// - Throws: ``FileError`` naming the call and the path when it cannot be opened or flushed.
+    public static func syncData(_ path: String) throws(FileError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError.current("open", path) }
+        defer { _ = close(descriptor) }
+        #if os(Linux)
+        guard fdatasync(descriptor) == 0 else { throw FileError.current("fdatasync", path) }
+        #else
+        guard fsync(descriptor) == 0 else { throw FileError.current("fsync", path) }
+        #endif
+    }
+
     /// Flushes a directory entry (a create or rename in it) to disk; failures are ignored
     /// because not every file system supports it.
     public static func syncDirectory(_ path: String) {

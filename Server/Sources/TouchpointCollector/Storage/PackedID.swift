@@ -21,10 +21,7 @@ enum PackedID {
 
     /// The blob for `id`, or nil when it is not a UUID in canonical form of one case.
     static func pack(_ id: String) -> [UInt8]? {
-        var id = id
-        var bytes = [UInt8](repeating: 0, count: maximumCount)
-        let count = id.withUTF8 { text in bytes.withUnsafeMutableBufferPointer { pack(text, into: $0) } }
-        return count.map { Array(bytes.prefix($0)) }
+        Bytes(id)?.withBytes { Array($0) }
     }
 
     /// A packed id held in place (no allocation), so that it can be worked out on a request's

@@ -341,21 +341,7 @@ struct SQLiteStatement {
     /// Binds an event's message or session id (nil: NULL) to the parameter at `index` (from 1):
     /// packed (``PackedID``) when it is a UUID, else as text.
     func bind(id index: Int32, _ id: String?) throws {
-        guard let id else { return try check(sqlite_nio_sqlite3_bind_null(pointer, index)) }
-        let packed = id.utf8.withContiguousStorageIfAvailable { text in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PackedID.maximumCount) { bytes -> Int32? in
-                guard let count = PackedID.pack(text, into: bytes) else { return nil }
-                return sqlite_nio_sqlite3_bind_blob64(pointer, index, bytes.baseAddress, UInt64(count), Self.transient)
-            }
-        }
-        switch packed {
-        case .some(.some(let status)): try check(status)
-        case .some(.none): try bind(index, id)
-        case .none:
-            // Not contiguous UTF-8 (a bridged string): packed through a copy.
-            guard let bytes = PackedID.pack(id) else { return try bind(index, id) }
-            try bind(blob: index, bytes)
-        }
+        try bind(id: index, id, packed: id.flatMap(PackedID.Bytes.init))
     }
 
     /// Binds an id packed before (``PackedID/Bytes``), or `id` as text when it did not pack (nil:

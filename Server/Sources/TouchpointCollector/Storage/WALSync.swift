@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import NIOPosix
 import TouchpointCore
@@ -12,8 +11,8 @@ import TouchpointCore
 /// Each commit then takes a ticket (``commit()``), and whoever must not answer before the commit
 /// is on disk — every `200` of ingest, every acknowledged write — waits for its ticket
 /// (``durable(_:)`` or ``whenDurable(_:_:)``). This thread flushes the WAL file (`fdatasync` on
-/// Linux) for every commit made before the flush began, then releases those tickets: one flush serves every commit
-/// made while the one before ran. Measured with `touchpoint loadgen` (BENCHMARKS.md), the writer
+/// Linux) for every commit made before the flush began, then releases those tickets: one flush
+/// serves every commit made while the one before ran. Measured with `touchpoint loadgen` (BENCHMARKS.md), the writer
 /// had spent a third of its time waiting in `fsync` at each `COMMIT`.
 ///
 /// A flush that fails is final: Linux may drop the pages it could not write and report the next
@@ -66,7 +65,7 @@ final class WALSync: Sendable {
     /// failure: while the collector has the database open SQLite keeps its WAL, so the commits are
     /// somewhere this flush cannot reach.
     static func fsyncing(_ path: String) -> Flush {
-        { try fsyncFile(path) }
+        { try AtomicFile.syncData(path) }
     }
 
     /// Called on the writer's thread right after a commit returned: the commit's ticket.
@@ -188,18 +187,4 @@ final class WALSync: Sendable {
         }
         for completion in waiting { completion(failure) }
     }
-}
-
-/// Flushes the file at `path` to disk: its data, and its size when that changed (`fdatasync` on
-/// Linux; a full `fsync` would also commit the file system's journal for the file's new
-/// modification time at every flush).
-private func fsyncFile(_ path: String) throws(FileError) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw FileError.current("open", path) }
-    defer { _ = close(descriptor) }
-    #if os(Linux)
-    guard fdatasync(descriptor) == 0 else { throw FileError.current("fdatasync", path) }
-    #else
-    guard fsync(descriptor) == 0 else { throw FileError.current("fsync", path) }
-    #endif
 }
