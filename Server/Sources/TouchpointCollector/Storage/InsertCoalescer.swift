@@ -19,11 +19,14 @@ final class InsertCoalescer: Sendable {
         let stored: StoredPayload.Compacted
         /// The hash of `stored.sharedContext`, worked out here rather than on the writer's thread.
         let sharedContextHash: Int
-        /// The message id packed as SQLite keeps it (nil: not a UUID, kept as text), worked out here.
+        /// The message id packed as SQLite keeps it (nil: not a UUID, kept as text, or not for
+        /// SQLite), worked out here.
         let packedMessageId: PackedID.Bytes?
-        /// The message's session, its key hashed here (nil: it has no session id).
+        /// The message's session, its key hashed here (nil: it has no session id, or the row is not
+        /// for SQLite: PostgreSQL's statement adds to sessions itself).
         let session: SessionRollup.Key?
-        /// The session id packed as SQLite keeps it (nil: none, or not a UUID), worked out here.
+        /// The session id packed as SQLite keeps it (nil: none, not a UUID, or not for SQLite),
+        /// worked out here.
         let packedSessionId: PackedID.Bytes?
         /// The message's person and whether that is its user id (``PersonKeys/person(of:)``),
         /// hashed here.
@@ -34,7 +37,7 @@ final class InsertCoalescer: Sendable {
         /// - Parameter forSQLite: whether the row goes to SQLite, which keeps shared contexts
         ///   (``SharedContexts``), leaves out an original timestamp it can work out, and keeps a
         ///   payload that is only `properties` as that object.
-        init(source: String, message: IngestMessage, forSQLite: Bool = false) {
+        init(source: String, message: IngestMessage, forSQLite: Bool) {
             self.source = source
             self.message = message
             var stored = StoredPayload.compact(
@@ -43,9 +46,9 @@ final class InsertCoalescer: Sendable {
             if forSQLite, StoredPayload.derivesOriginalTimestamp(message) { stored.lifted.insert(.derivedTime) }
             self.stored = stored
             sharedContextHash = stored.sharedContext?.hashValue ?? 0
-            packedMessageId = PackedID.Bytes(message.messageId)
-            session = message.sessionId.map { SessionRollup.Key(source: source, id: $0) }
-            packedSessionId = message.sessionId.flatMap(PackedID.Bytes.init)
+            packedMessageId = forSQLite ? PackedID.Bytes(message.messageId) : nil
+            session = forSQLite ? message.sessionId.map { SessionRollup.Key(source: source, id: $0) } : nil
+            packedSessionId = forSQLite ? message.sessionId.flatMap(PackedID.Bytes.init) : nil
             person = PersonKeys.person(source: source, message: message)
         }
     }
