@@ -50,7 +50,10 @@ enum OperationsRoutes {
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(
                 status: .ok, headers: headers,
-                body: ResponseBody(byteBuffer: ByteBuffer(string: services.metrics.prometheusText())))
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(
+                        string: services.metrics.prometheusText()
+                            + (services.storage.writerSteps?.prometheusText() ?? ""))))
         }
     }
 }

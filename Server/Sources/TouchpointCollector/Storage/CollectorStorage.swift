@@ -8,6 +8,9 @@ protocol CollectorStorage: Sendable {
     /// `sqlite` or `postgres`, for `/health` and logs.
     var backendName: String { get }
 
+    /// Where the storage's one writer spends its time, for `/metrics` (nil by default).
+    var writerSteps: WriterSteps? { get }
+
     /// Stores the messages that are new for `source`.
     /// - Returns: one flag per message, true when it was stored now, false when it was already
     ///   stored (by an earlier request, another collector, or earlier in the same array).
@@ -102,6 +105,9 @@ protocol CollectorStorage: Sendable {
 }
 
 extension CollectorStorage {
+    /// None: a storage without a single writer (PostgreSQL's writes run in parallel).
+    var writerSteps: WriterSteps? { nil }
+
     /// Sessions of `source`, newest first, optionally of one user or anonymous id.
     func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {
         try await sessions(source: source, filter: SessionFilter(user: user), page: page)

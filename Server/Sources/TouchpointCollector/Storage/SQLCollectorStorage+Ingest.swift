@@ -39,11 +39,12 @@ extension SQLCollectorStorage {
     ///   wait on until it is on disk (``WALSync``).
     static func write(
         _ rows: [InsertCoalescer.Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts,
-        sessionRows: SessionRows, people: PersonKeyCache
+        sessionRows: SessionRows, people: PersonKeyCache, steps: WriterSteps
     ) async throws -> (stored: [Bool], ticket: WALSync.Ticket) {
         guard !rows.isEmpty else { return ([], WALSync.Ticket(sync: sqlite.walSync, number: 0)) }
-        let (written, ticket) = try await sqlite.writeCommitted { connection in
+        let (written, ticket) = try await sqlite.writeCommitted(timedBy: steps, rows: rows.count) { connection, laps in
             let found = try keys.lookUp(rows, on: connection)
+            laps.end(.keys)
             let inserted = found.map { !$0.stored }
             let (sessions, sessionOfRow) = SessionRollup.grouped(rows, stored: inserted)
             // What the write adds to each source's counts (`SourceCounts`).
@@ -52,12 +53,15 @@ extension SQLCollectorStorage {
             for (session, row) in zip(sessions, sessionKeys) where row.isNew {
                 counted[session.source, default: (0, 0)].sessions += 1
             }
+            laps.end(.sessions)
             let links = IdentityLink.links(of: rows, stored: inserted)
             let everyone = PersonKeys.people(of: rows, stored: inserted, links: links)
             let known = people.keys(of: everyone)
             let personKeys = try PersonKeys.sqliteKeys(everyone, known: known.known, on: connection)
+            laps.end(.people)
             let new = rows.indices.filter { inserted[$0] }
             let shared = try contexts.references(rows, new: new, on: connection)
+            laps.end(.contexts)
             let rowids = try connection.insertEach(sqliteInsertRow, new) { index, statement in
                 let row = rows[index]
                 let context = shared[index]
@@ -84,6 +88,7 @@ extension SQLCollectorStorage {
                     })
                 try statement.bind(16, context)
             }
+            laps.end(.events)
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
@@ -97,6 +102,7 @@ extension SQLCollectorStorage {
                 try statement.bind(2, Int64(change.value.events))
                 try statement.bind(3, Int64(change.value.sessions))
             }
+            laps.end(.counts)
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)
             _ = try connection.executeEach(sqliteProfileUpsert, profiles) { profile, statement in
                 try statement.bind(1, profile.source)
@@ -125,6 +131,7 @@ extension SQLCollectorStorage {
                     try statement.bind(2, merge.1)
                 }
             }
+            laps.end(.profiles)
             return (inserted: inserted, personKeys: personKeys, generation: known.generation)
         }
         // Committed: the people's numbers are kept for the next writes.

@@ -28,6 +28,7 @@ final class SQLCollectorStorage: CollectorStorage {
         var sessionRows: SessionRows
         var people: PersonKeyCache
         var contexts: SharedContexts
+        var steps: WriterSteps
     }
 
     private var groupCommit: GroupCommit? {
@@ -46,6 +47,9 @@ final class SQLCollectorStorage: CollectorStorage {
 
     /// SQLite's writer's shared contexts (nil for PostgreSQL).
     var sharedContexts: SharedContexts? { groupCommit?.contexts }
+
+    /// Where SQLite's writer spends its time (nil for PostgreSQL, whose writes run in parallel).
+    var writerSteps: WriterSteps? { groupCommit?.steps }
 
     private init(backend: any SQLBackend, ingest: IngestPath) {
         self.backend = backend
@@ -79,9 +83,11 @@ final class SQLCollectorStorage: CollectorStorage {
             let contexts = SharedContexts()
             let sessionRows = SessionRows()
             let people = PersonKeyCache()
+            let steps = WriterSteps()
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
                 let written = try await Self.write(
-                    rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows, people: people)
+                    rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows, people: people,
+                    steps: steps)
                 keys.mergeIfDue(into: backend, logger: logger)
                 return (written.stored, written.ticket.whenDurable)
             }
@@ -92,7 +98,8 @@ final class SQLCollectorStorage: CollectorStorage {
             }
             return .groupCommit(
                 GroupCommit(
-                    coalescer: coalescer, keys: keys, sessionRows: sessionRows, people: people, contexts: contexts))
+                    coalescer: coalescer, keys: keys, sessionRows: sessionRows, people: people, contexts: contexts,
+                    steps: steps))
         }
         return storage
     }

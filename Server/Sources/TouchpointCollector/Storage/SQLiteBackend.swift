@@ -266,13 +266,26 @@ final class SQLiteBackend: SQLBackend {
     func writeCommitted<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result)
         async throws -> (Result, WALSync.Ticket)
     {
+        try await writeCommitted(timedBy: nil, rows: 0) { connection, _ in try body(connection) }
+    }
+
+    /// As ``writeCommitted(_:)``, with the write's steps timed: `body` ends each of its steps on
+    /// the laps it is given, the commit is the last, and the write's times and `rows` are added to
+    /// `steps` once it committed.
+    func writeCommitted<Result: Sendable>(
+        timedBy steps: WriterSteps?, rows: Int,
+        _ body: @escaping @Sendable (SQLiteConnection, inout WriterSteps.Laps) throws -> Result
+    ) async throws -> (Result, WALSync.Ticket) {
         try walSync.check()
         return try await writeLock.withLock {
             try await writer.run { [walSync] connection in
                 try connection.execute("BEGIN IMMEDIATE")
                 do {
-                    let result = try body(connection)
+                    var laps = WriterSteps.Laps()
+                    let result = try body(connection, &laps)
                     try connection.execute("COMMIT")
+                    laps.end(.commit)
+                    steps?.record(laps, rows: rows)
                     return (result, WALSync.Ticket(sync: walSync, number: walSync.commit()))
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
