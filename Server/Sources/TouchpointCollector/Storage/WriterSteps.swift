@@ -3,8 +3,8 @@ import TouchpointCore
 /// Where SQLite's one writer spends its time, step by step, served at `/metrics`.
 ///
 /// Ingest on SQLite goes through one thread (``InsertCoalescer``, `SQLiteBackend`), so its time
-/// per event is what bounds events a second. Each write reads the clock between its steps (a
-/// dozen reads a write, whatever its rows) and adds what each step took to totals kept here; the
+/// per event is what bounds events a second. Each write reads the clock between its steps (nine
+/// reads a write, whatever its rows) and adds what each step took to totals kept here; the
 /// totals over the wall time they span say how busy the writer is (near 1: it is the limit) and
 /// which step to look at, on a running collector, without a profiler:
 ///
