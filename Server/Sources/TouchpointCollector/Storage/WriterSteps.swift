@@ -5,8 +5,8 @@ import TouchpointCore
 /// Ingest on SQLite goes through one thread (``InsertCoalescer``, `SQLiteBackend`), so its time
 /// per event is what bounds events a second. Each write reads the clock between its steps (nine
 /// reads a write, whatever its rows) and adds what each step took to totals kept here; the
-/// totals over the wall time they span say how busy the writer is (near 1: it is the limit) and
-/// which step to look at, on a running collector, without a profiler:
+/// totals over the wall time they span say how busy the writer is (the nearer 1, the more it is
+/// the limit of ingest) and which step to look at, on a running collector, without a profiler:
 ///
 /// ```
 /// touchpoint_sqlite_writer_seconds_total{step="events"} 12.5
@@ -59,7 +59,7 @@ final class WriterSteps: Sendable {
         /// Starts timing a write now.
         init() { last = .now }
 
-        /// Times from an instant (for tests).
+        /// Laps that took the given times (for tests).
         init(spent: [Step: Duration]) {
             last = .now
             for (step, duration) in spent { self.spent[step.rawValue] = duration }
