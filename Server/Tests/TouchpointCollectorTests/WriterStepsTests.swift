@@ -80,7 +80,8 @@ struct WriterStepsTests {
             #expect(text.contains("touchpoint_sqlite_writes_total 2\n"))
             #expect(text.contains("touchpoint_sqlite_write_rows_total 6\n"))
             #expect(text.contains(#"touchpoint_sqlite_writer_seconds_total{step="events"} "#))
-            // The collector's own families are still there, each once.
+            // Appended on a line of its own, after the collector's own families, each once.
+            #expect(text.contains("\n# HELP touchpoint_sqlite_writer_seconds_total "))
             #expect(text.components(separatedBy: "# TYPE touchpoint_events_accepted_total counter").count == 2)
             #expect(text.components(separatedBy: "# TYPE touchpoint_sqlite_writes_total counter").count == 2)
         }
