@@ -411,6 +411,39 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// The counts `/metrics` serves: keys held in memory, keys looked up in the table (each lookup
+    /// counted, found or not) and the filter's keys and capacity, as a merge builds the filter.
+    @Test func metricsCountKeysInMemoryTableLookupsAndTheFilter() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
+            minimumMerge: 100)
+        let keys = try #require(storage.messageKeys)
+        func values() -> [String] {
+            keys.prometheusText().split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        }
+        func expected(inMemory: Int, lookups: Int, filterKeys: Int, capacity: Int) -> [String] {
+            [
+                "touchpoint_message_keys_in_memory \(inMemory)",
+                "touchpoint_message_key_table_lookups_total \(lookups)",
+                "touchpoint_message_key_filter_keys \(filterKeys)",
+                "touchpoint_message_key_filter_capacity \(capacity)",
+            ]
+        }
+        #expect(values() == expected(inMemory: 0, lookups: 0, filterKeys: 0, capacity: 0))
+        #expect(keys.prometheusText().components(separatedBy: "# TYPE ").count == 5)
+        let sent = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        // No filter yet: every key looked up; the write reaches the merge's threshold.
+        #expect(try await storage.insert(sent, source: "default").allSatisfy { $0 })
+        #expect(values() == expected(inMemory: 100, lookups: 100, filterKeys: 0, capacity: 0))
+        await keys.waitForMerge()
+        #expect(values() == expected(inMemory: 0, lookups: 100, filterKeys: 100, capacity: 150))
+        // Sent again: the filter passes every one of them, each looked up and found.
+        #expect(try await storage.insert(sent, source: "default").allSatisfy { !$0 })
+        #expect(values() == expected(inMemory: 0, lookups: 200, filterKeys: 100, capacity: 150))
+        try await storage.close()
+    }
+
     /// The filter is saved beside the database when the store closes, and taken at the
     /// next start: new keys skip the table from the first write, with no scan of the table first.
     @Test func aRestartTakesTheSavedFilter() async throws {

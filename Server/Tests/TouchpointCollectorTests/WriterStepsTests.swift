@@ -84,6 +84,12 @@ struct WriterStepsTests {
             #expect(text.contains("\n# HELP touchpoint_sqlite_writer_seconds_total "))
             #expect(text.components(separatedBy: "# TYPE touchpoint_events_accepted_total counter").count == 2)
             #expect(text.components(separatedBy: "# TYPE touchpoint_sqlite_writes_total counter").count == 2)
+            // The message keys' counts too (`MessageKeyTests` follows their values): three keys
+            // held in memory until a merge.
+            #expect(text.contains("\ntouchpoint_message_keys_in_memory 3\n"))
+            for family in ["message_keys_in_memory gauge", "message_key_table_lookups_total counter"] {
+                #expect(text.components(separatedBy: "# TYPE touchpoint_\(family)").count == 2, "\(family)")
+            }
         }
     }
 }

@@ -53,7 +53,8 @@ enum OperationsRoutes {
                 body: ResponseBody(
                     byteBuffer: ByteBuffer(
                         string: services.metrics.prometheusText()
-                            + (services.storage.writerSteps?.prometheusText() ?? ""))))
+                            + (services.storage.writerSteps?.prometheusText() ?? "")
+                            + (services.storage.messageKeys?.prometheusText() ?? ""))))
         }
     }
 }

@@ -11,6 +11,9 @@ protocol CollectorStorage: Sendable {
     /// Where the storage's one writer spends its time, for `/metrics` (nil by default).
     var writerSteps: WriterSteps? { get }
 
+    /// SQLite's message keys, whose counts `/metrics` serves (nil by default).
+    var messageKeys: MessageKeyIndex? { get }
+
     /// Stores the messages that are new for `source`.
     /// - Returns: one flag per message, true when it was stored now, false when it was already
     ///   stored (by an earlier request, another collector, or earlier in the same array).
@@ -107,6 +110,9 @@ protocol CollectorStorage: Sendable {
 extension CollectorStorage {
     /// None: a storage without a single writer (PostgreSQL's writes run in parallel).
     var writerSteps: WriterSteps? { nil }
+
+    /// None: PostgreSQL keeps (source, messageId) unique with an index of its own.
+    var messageKeys: MessageKeyIndex? { nil }
 
     /// Sessions of `source`, newest first, optionally of one user or anonymous id.
     func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {

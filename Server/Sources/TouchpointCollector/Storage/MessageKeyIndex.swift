@@ -263,11 +263,38 @@ final class MessageKeyIndex: Sendable {
     /// The last seq whose key is in `message_keys`.
     var mergedThrough: Int64 { state.withLock { $0.mergedThrough } }
 
-    /// Keys looked up in `message_keys` so far (for tests).
+    /// New events' keys looked up in `message_keys` so far: those the filter passed (all of them
+    /// while it is not built).
     var tableLookups: Int { state.withLock { $0.tableLookups } }
 
     /// The keys the filter over `message_keys` is sized for (nil: not built yet).
     var filterCapacity: Int? { state.withLock { $0.filter?.capacity } }
+
+    /// For `/metrics` (Prometheus text format 0.0.4): the keys held in memory until the next
+    /// merge, the keys looked up in `message_keys` (over `touchpoint_sqlite_write_rows_total`, the
+    /// share of new events that cost a read of the table: the filter's false positives, about
+    /// 1–3 %, once it is built), and the filter's keys and capacity (past its capacity its false
+    /// positives grow until a merge builds a larger one).
+    func prometheusText() -> String {
+        let (inMemory, lookups, filterKeys, filterCapacity) = state.withLock { state in
+            (state.count, state.tableLookups, state.filter?.count ?? 0, state.filter?.capacity ?? 0)
+        }
+        return """
+            # HELP touchpoint_message_keys_in_memory Message keys of stored events held in memory until the next merge into message_keys.
+            # TYPE touchpoint_message_keys_in_memory gauge
+            touchpoint_message_keys_in_memory \(inMemory)
+            # HELP touchpoint_message_key_table_lookups_total New events' message keys looked up in message_keys (the filter passed them, or was not built).
+            # TYPE touchpoint_message_key_table_lookups_total counter
+            touchpoint_message_key_table_lookups_total \(lookups)
+            # HELP touchpoint_message_key_filter_keys Keys given to the filter over message_keys (0: not built yet).
+            # TYPE touchpoint_message_key_filter_keys gauge
+            touchpoint_message_key_filter_keys \(filterKeys)
+            # HELP touchpoint_message_key_filter_capacity Keys the filter over message_keys is sized for (0: not built yet).
+            # TYPE touchpoint_message_key_filter_capacity gauge
+            touchpoint_message_key_filter_capacity \(filterCapacity)
+
+            """
+    }
 
     // MARK: Merging
 
