@@ -4,20 +4,23 @@ import TouchpointCore
 /// is in no page of the table, so ingest skips reading one.
 ///
 /// With random message ids each new key falls on a random page of `message_keys`. The filter
-/// answers from three bits instead. It never misses a key it was given (a key in the table is
-/// always looked up); a key it was not given passes it now and then (about 1 % of them just after
-/// it is built, 3 % at its capacity; with two bits a key, 2.5 % and 5 %) and is then looked up as
-/// before.
+/// answers from six bits instead. It never misses a key it was given (a key in the table is
+/// always looked up); a key it was not given passes it now and then (about 0.25 % of them just
+/// after it is built, two thirds full, 1.1 % at its capacity) and is then looked up as before, in
+/// each era of the table. At 50 million events, with the table's pages no longer all in memory,
+/// each of those lookups read pages from disk: with three bits of eight a key (1.2–3.2 %) the
+/// lookups cost the writer up to 13 µs an event; ten bits a key and six set take a quarter as
+/// many lookups for a quarter more memory.
 ///
 /// Only a key's low 56 bits count: `message_keys` keeps an era in the top byte
 /// (``MessageKeyIndex/storedKey(_:seq:)``), so a key and its stored form are the same to the filter.
 ///
 /// Blocked: a key's bits lie in one 512-bit block (a cache line's worth), picked by bits 27 to 55
-/// of the key, the bits by bits 0 to 26 (the keys are keyed hashes, so the pieces are independent
+/// of the key, the bits by bits 0 to 17 (the keys are keyed hashes, so those bits are independent
 /// and uniform). A lookup then touches one block, and building it from `message_keys`, which is
 /// read in key order (an era at a time), walks the blocks in order (with the bits anywhere, the
 /// inserts of a build from 11.8 million keys were a quarter of the collector's samples; in
-/// blocks, 2 %). 8 bits per key of its capacity.
+/// blocks, 2 %). 10 bits per key of its capacity.
 struct MessageKeyFilter: Sendable {
     private var words: [UInt64]
     private let blocks: UInt64
@@ -27,13 +30,13 @@ struct MessageKeyFilter: Sendable {
     let capacity: Int
 
     /// Bits per key of its capacity.
-    static let bitsPerKey = 8
-    /// Bits set per key (three 9-bit pieces of the key's low half).
-    private static let bitsPerKeyInserted: UInt64 = 3
+    static let bitsPerKey = 10
+    /// Bits set per key (in its block, by ``bit(_:index:)``).
+    private static let bitsPerKeyInserted: UInt64 = 6
     /// Words per block.
     private static let blockWords = 8
 
-    /// The most keys a filter is sized for (512 MB).
+    /// The most keys a filter is sized for (640 MB).
     static let maximumCapacity = 1 << 29
 
     /// An empty filter sized for `capacity` keys (at least 64, at most ``maximumCapacity``).
@@ -52,22 +55,24 @@ struct MessageKeyFilter: Sendable {
     }
 
     /// The first word of `key`'s block: bits 27 to 55 of the key mapped onto `0 ..< blocks` by a
-    /// multiply and shift (at most 2^23 blocks: the product fits).
+    /// multiply and shift (at most 10,485,760 blocks: the product fits in 53 bits).
     private func block(_ value: UInt64) -> Int {
         Int((((value >> 27) & 0x1FFF_FFFF) &* blocks) >> 29) * Self.blockWords
     }
 
-    /// The word (from the block's first) and bit of the `piece`th 9-bit piece of bits 0 to 26.
-    private static func bit(_ value: UInt64, piece: UInt64) -> (word: Int, bit: UInt64) {
-        let place = (value >> (9 * piece)) & 511
+    /// The word (from the block's first) and bit of a key's `index`th bit, by double hashing in
+    /// the block: from the place bits 0 to 8 name, `index` steps of the size bits 9 to 17 name,
+    /// made odd (512 is a power of two, so the six places a key sets are six different ones).
+    private static func bit(_ value: UInt64, index: UInt64) -> (word: Int, bit: UInt64) {
+        let place = ((value & 511) &+ index &* ((value >> 9) & 511 | 1)) & 511
         return (Int(place >> 6), 1 << (place & 63))
     }
 
     mutating func insert(_ key: Int64) {
         let value = UInt64(bitPattern: key)
         let base = block(value)
-        for piece in 0..<Self.bitsPerKeyInserted {
-            let place = Self.bit(value, piece: piece)
+        for index in 0..<Self.bitsPerKeyInserted {
+            let place = Self.bit(value, index: index)
             words[base + place.word] |= place.bit
         }
         count += 1
@@ -77,8 +82,8 @@ struct MessageKeyFilter: Sendable {
     func mayContain(_ key: Int64) -> Bool {
         let value = UInt64(bitPattern: key)
         let base = block(value)
-        for piece in 0..<Self.bitsPerKeyInserted {
-            let place = Self.bit(value, piece: piece)
+        for index in 0..<Self.bitsPerKeyInserted {
+            let place = Self.bit(value, index: index)
             if words[base + place.word] & place.bit == 0 { return false }
         }
         return true
@@ -116,7 +121,7 @@ struct MessageKeyFilter: Sendable {
     /// The file's first bytes, and the version of its layout (a change to what `message_keys`
     /// holds or to how a key sets its bits makes saved filters unusable: change the version).
     private static let magic = Array("TPKEYFLT".utf8)
-    private static let version: UInt64 = 1
+    private static let version: UInt64 = 2
     /// Header words after the magic: version, database, watermark, capacity, count, words,
     /// checksum.
     private static let headerWords = 7

@@ -273,7 +273,7 @@ final class MessageKeyIndex: Sendable {
     /// For `/metrics` (Prometheus text format 0.0.4): the keys held in memory until the next
     /// merge, the keys looked up in `message_keys` (over `touchpoint_sqlite_write_rows_total`, the
     /// share of new events that cost a read of the table: the filter's false positives, about
-    /// 1–3 %, once it is built), and the filter's keys and capacity (past its capacity its false
+    /// 0.25–1.1 %, once it is built), and the filter's keys and capacity (past its capacity its false
     /// positives grow until a merge builds a larger one).
     func prometheusText() -> String {
         let (inMemory, lookups, filterKeys, filterCapacity) = state.withLock { state in
