@@ -54,8 +54,10 @@ struct SessionRowsTests {
         try await expectMinute(61)
         try await storage.close()
 
-        // After a restart the row is found through the index: the same rule.
-        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        // After a restart, and with no reader looking the session up first, the row is found
+        // through the index: the same rule.
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false)
         rows = try #require(storage.sessionRows)
         #expect(try await storage.insert([event("m6", 125)], source: "default") == [true])
         #expect(rows.addedByRowid == 0 && rows.movedToLaterMinute == 1)
@@ -105,8 +107,10 @@ struct SessionRowsTests {
         #expect(rows.addedByRowid == 5)
         try await storage.close()
 
-        // After a restart the rows are found through the index: the same rule.
-        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        // After a restart, and with no reader looking the sessions up first, the rows are found
+        // through the index: the same rule.
+        storage = try await SQLCollectorStorage.sqlite(
+            path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false)
         rows = try #require(storage.sessionRows)
         try await send("s1", user: "user-2", anonymous: "anon-9")
         #expect(rows.addedByRowid == 0 && rows.idsSet == 0)
@@ -114,6 +118,96 @@ struct SessionRowsTests {
         #expect(rows.addedByRowid == 0 && rows.idsSet == 1)
         #expect(try await ids("s1") == [.text("user-2"), .text("anon-1")])
         #expect(try await ids("s2") == [.text("user-4"), .text("anon-3")])
+        try await storage.close()
+    }
+
+    /// Before a write, a reader finds the rows of the sessions the writer does not remember (all
+    /// of them after a restart), so the writer adds to them by rowid. What it found is a hint the
+    /// writer checks: a session whose row was deleted after the reader found it, and its rowid
+    /// given to another session, is stored again, and the other session's row is left alone.
+    @Test func aReaderFindsSessionsBeforeTheWriteAndTheWriterChecksWhatItFound() async throws {
+        let directory = try TemporaryDirectory(prefix: "session-look-ahead")
+        let path = directory.appending("touchpoint.sqlite").path
+        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        let first = [
+            TestMessages.ingest("e", id: "m1", session: "s1", at: 0),
+            TestMessages.ingest("e", id: "m2", session: "s2", at: 1),
+        ]
+        #expect(try await storage.insert(first, source: "default") == [true, true])
+        try await storage.close()
+
+        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        let rows = try #require(storage.sessionRows)
+        let sqlite = try #require(storage.backend as? SQLiteBackend)
+        // s1 is found ahead and added to by its rowid; s3 is new, found nowhere, and inserted.
+        let second = [
+            TestMessages.ingest("e", id: "m3", session: "s1", at: 2),
+            TestMessages.ingest("e", id: "m4", session: "s3", at: 3),
+        ]
+        #expect(try await storage.insert(second, source: "default") == [true, true])
+        #expect(rows.foundBeforeTheWrite == 1 && rows.addedByRowid == 1)
+        #expect(try await Self.row(storage, "s1")[1] == 2)
+        #expect(try await Self.row(storage, "s3")[1] == 1)
+
+        // s2 found ahead; then its row deleted and its rowid given to a new session, s4.
+        let s2 = try await Self.row(storage, "s2")
+        let late = TestMessages.ingest("e", id: "m5", session: "s2", at: 4)
+        await rows.lookAhead([InsertCoalescer.Row(source: "default", message: late, forSQLite: true)], in: sqlite)
+        #expect(rows.foundBeforeTheWrite == 2)
+        _ = try await storage.backend.writeStatement("DELETE FROM sessions WHERE session_id = 's2'", [])
+        _ = try await storage.backend.writeStatement(
+            """
+            INSERT INTO sessions (rowid, source, session_id, first_timestamp, last_timestamp, event_count, last_minute) \
+            VALUES (?, 'default', 's4', 0, 0, 7, 0)
+            """, [.int(s2[0])])
+        #expect(try await storage.insert([late], source: "default") == [true])
+        // The hint failed its check: s2 stored again in a row of its own, s4 untouched.
+        #expect(rows.addedByRowid == 1)
+        let again = try await Self.row(storage, "s2")
+        #expect(again[0] != s2[0] && again[1] == 1)
+        #expect(try await Self.row(storage, "s4") == [s2[0], 7, 0, 0])
+        // The event belongs to s2's new row.
+        let linked = try await storage.backend.query(
+            "SELECT message_id FROM events WHERE session_key = ?", [.int(again[0])])
+        #expect(linked == [[.text("m5")]])
+        try await storage.close()
+    }
+
+    /// Only a reader with nothing in hand looks sessions up before a write: with every reader
+    /// busy (a slow query of the dashboard's, say) the request goes on at once, and the writer
+    /// looks its sessions up itself.
+    @Test func sessionsAreLookedUpAheadOnlyOnAnIdleReader() async throws {
+        let directory = try TemporaryDirectory(prefix: "session-look-ahead-busy")
+        let path = directory.appending("touchpoint.sqlite").path
+        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        #expect(
+            try await storage.insert([TestMessages.ingest("e", id: "m1", session: "s1", at: 0)], source: "default") == [
+                true
+            ])
+        try await storage.close()
+        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        let rows = try #require(storage.sessionRows)
+        let sqlite = try #require(storage.backend as? SQLiteBackend)
+        let gate = DispatchSemaphore(value: 0)
+        let readers = SQLiteBackend.readerCount
+        let busy = (0..<readers).map { _ in Task { try await sqlite.read { _ in gate.wait() } } }
+        while sqlite.readersBusy != Array(repeating: 1, count: readers) { await Task.yield() }
+        let later = TestMessages.ingest("e", id: "m2", session: "s1", at: 1)
+        let returned = Locked(false)
+        let lookAhead = Task {
+            await rows.lookAhead([InsertCoalescer.Row(source: "default", message: later, forSQLite: true)], in: sqlite)
+            returned.withLock { $0 = true }
+        }
+        // Until it returns, or queues behind a held reader (which it must not).
+        while !returned.value, sqlite.readersBusy.allSatisfy({ $0 == 1 }) { await Task.yield() }
+        #expect(returned.value, "waited for a busy reader: \(sqlite.readersBusy)")
+        for _ in 0..<readers { gate.signal() }
+        await lookAhead.value
+        #expect(rows.foundBeforeTheWrite == 0)
+        for task in busy { try await task.value }
+        #expect(try await storage.insert([later], source: "default") == [true])
+        #expect(rows.foundBeforeTheWrite == 1 && rows.addedByRowid == 1)
+        #expect(try await Self.row(storage, "s1")[1] == 2)
         try await storage.close()
     }
 

@@ -13,6 +13,7 @@ extension SQLCollectorStorage {
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
         switch ingest {
         case .groupCommit(let writer):
+            if writer.looksAhead { await writer.sessionRows.lookAhead(rows, in: writer.backend) }
             return try await writer.coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])

@@ -23,6 +23,11 @@ final class SQLCollectorStorage: CollectorStorage {
 
     /// What SQLite's writer keeps between writes.
     struct GroupCommit {
+        /// The database, for the sessions looked up on a reader before a write.
+        var backend: SQLiteBackend
+        /// Whether a reader looks sessions up before a write (``SessionRows/lookAhead(_:in:)``;
+        /// tests turn it off to reach the writer's own lookups).
+        var looksAhead: Bool
         var coalescer: InsertCoalescer
         var keys: MessageKeyIndex
         var sessionRows: SessionRows
@@ -68,10 +73,12 @@ final class SQLCollectorStorage: CollectorStorage {
     ///     saved for it) and merges a due backlog as soon as it opens, rather than at its first
     ///     write (tests that look at the state a start leaves turn it off).
     ///   - flush: for tests, what flushes the WAL in place of `fsync` (``WALSync``).
+    ///   - sessionsLookedUpAhead: whether a reader looks up a request's sessions before its write
+    ///     (``SessionRows/lookAhead(_:in:)``; tests turn it off to reach the writer's own lookups).
     static func sqlite(
         path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
         keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384, mergeAtStart: Bool = true,
-        flush: WALSync.Flush? = nil
+        flush: WALSync.Flush? = nil, sessionsLookedUpAhead: Bool = true
     ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger, flush: flush)
         let storage = try await migrated(backend, logger: logger) { backend in
@@ -98,7 +105,8 @@ final class SQLCollectorStorage: CollectorStorage {
             }
             return .groupCommit(
                 GroupCommit(
-                    coalescer: coalescer, keys: keys, sessionRows: sessionRows, people: people, contexts: contexts,
+                    backend: backend, looksAhead: sessionsLookedUpAhead, coalescer: coalescer, keys: keys,
+                    sessionRows: sessionRows, people: people, contexts: contexts,
                     steps: steps))
         }
         return storage

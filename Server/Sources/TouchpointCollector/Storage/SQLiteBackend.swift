@@ -207,6 +207,22 @@ final class SQLiteBackend: SQLBackend {
         return try await readers[index].run(body)
     }
 
+    /// Runs `body` on a reader connection with no query in hand, or answers nil at once when
+    /// every reader has one: for work that helps only when it waits for nothing (a slow query of
+    /// the dashboard's holds up no ingest request this way).
+    func readIfIdle<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
+        -> Result?
+    {
+        let index: Int? = readerLoad.withLock { load in
+            guard let index = load.indices.first(where: { load[$0] == 0 }) else { return nil }
+            load[index] += 1
+            return index
+        }
+        guard let index else { return nil }
+        defer { readerLoad.withLock { $0[index] -= 1 } }
+        return try await readers[index].run(body)
+    }
+
     /// Queries in hand per reader (for tests: which readers a slow query occupies).
     var readersBusy: [Int] { readerLoad.value }
 

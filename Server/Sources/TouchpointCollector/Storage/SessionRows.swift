@@ -11,7 +11,9 @@ import TouchpointCore
 /// the row by its rowid, checking that the row is still that session's: retention and the
 /// deletion of a user's data delete rows (and SQLite can give a deleted newest rowid again), and a
 /// write that rolled back leaves a rowid that no row has. A session it has no rowid for, or whose
-/// check fails, goes through the index, as before.
+/// check fails, goes through the index, as before. A reader looks up, before the write, the
+/// sessions it does not remember (``lookAhead(_:in:)``), so that the index's pages are in memory
+/// by the time the writer needs them.
 ///
 /// A session's user id and anonymous id are the columns of `sessions_user` and
 /// `sessions_anonymous`, so they are set by statements of their own, and only where they change:
@@ -28,6 +30,8 @@ final class SessionRows: Sendable {
     private let recent = Locked(RecentHashes<Int64>(slots: 1 << 18))
     /// Sessions added to by remembered rowid (for tests).
     private let rowidUpdates = Locked(0)
+    /// Sessions whose rows a reader found before the write (for tests).
+    private let foundAhead = Locked(0)
     /// Sessions whose entry in `sessions_recent` moved to a later minute (for tests).
     private let minuteMoves = Locked(0)
     /// User or anonymous ids set on rows that had another or none (for tests).
@@ -116,8 +120,62 @@ final class SessionRows: Sendable {
         }
     }
 
+    /// Looks up, on a reader connection and before the rows reach the writer, the sessions of
+    /// `rows` that the writer does not remember, and remembers the rowids it finds.
+    ///
+    /// In a large store the index on (source, session id) no longer fits in memory, and the
+    /// writer, which runs one write at a time, waited on the disk for the page of each session it
+    /// did not remember: at 50 million events a new session's insert or an old one's lookup read
+    /// a page from disk about once an event in sixteen. Looked up here first, on one of the
+    /// readers and in parallel with the writer, the page is in memory when the writer needs it,
+    /// for a session found (added to by rowid) and a new one (inserted into that page) alike.
+    ///
+    /// What is found is a hint like any other remembered rowid (checked against the row before
+    /// use), so a session deleted or created meanwhile costs nothing but the hint. Only a reader
+    /// with nothing in hand is asked (``SQLiteBackend/readIfIdle(_:)``): a request never waits
+    /// behind a query of the dashboard's for this. A lookup skipped or failed is no failure of the
+    /// write, which looks the sessions up itself.
+    func lookAhead(_ rows: [InsertCoalescer.Row], in backend: SQLiteBackend) async {
+        var wanted: [(hash: Int, source: String, id: String, packed: PackedID.Bytes?)] = []
+        recent.withLock { recent in
+            var seen = Set<Int>()
+            for row in rows {
+                guard let session = row.session else { continue }
+                let hash = session.hashValue
+                guard recent[hash] == nil, seen.insert(hash).inserted else { continue }
+                wanted.append((hash, session.source, session.id, row.packedSessionId))
+            }
+        }
+        guard !wanted.isEmpty else { return }
+        let wantedNow = wanted
+        guard
+            let found = try? await backend.readIfIdle({ connection in
+                var found: [(hash: Int, rowid: Int64)] = []
+                try connection.queryEach(
+                    Self.sqliteFind, wantedNow,
+                    bind: { session, statement in
+                        try statement.bind(1, session.source)
+                        try statement.bind(id: 2, session.id, packed: session.packed)
+                    },
+                    row: { session, statement in found.append((session.hash, statement.integer(0))) })
+                return found
+            }), !found.isEmpty
+        else { return }
+        recent.withLock { recent in
+            // What the writer remembered meanwhile is newer than what the reader saw.
+            for session in found where recent[session.hash] == nil { recent[session.hash] = session.rowid }
+        }
+        foundAhead.withLock { $0 += found.count }
+    }
+
+    /// A session's row by (source, session id), through the table's primary key index.
+    private static let sqliteFind = "SELECT rowid FROM sessions WHERE source = ? AND session_id = ?"
+
     /// Sessions added to by remembered rowid so far (for tests).
     var addedByRowid: Int { rowidUpdates.value }
+
+    /// Sessions whose rows a reader found before their write so far (for tests).
+    var foundBeforeTheWrite: Int { foundAhead.value }
 
     /// Sessions whose entry in `sessions_recent` moved to a later minute so far (for tests).
     var movedToLaterMinute: Int { minuteMoves.value }
