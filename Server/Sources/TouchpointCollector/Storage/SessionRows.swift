@@ -125,10 +125,11 @@ final class SessionRows: Sendable {
     ///
     /// In a large store the index on (source, session id) no longer fits in memory, and the
     /// writer, which runs one write at a time, waited on the disk for the page of each session it
-    /// did not remember: at 50 million events a new session's insert or an old one's lookup read
-    /// a page from disk about once an event in sixteen. Looked up here first, on one of the
-    /// readers and in parallel with the writer, the page is in memory when the writer needs it,
-    /// for a session found (added to by rowid) and a new one (inserted into that page) alike.
+    /// did not remember (in web traffic about one event in sixteen starts a session, whose insert
+    /// needs a page of that index; at 50 million events it was often not cached). Looked up here
+    /// first, on one of the readers and in parallel with the writer, the page is in memory when
+    /// the writer needs it, for a session found (added to by rowid) and a new one (inserted into
+    /// that page) alike.
     ///
     /// What is found is a hint like any other remembered rowid (checked against the row before
     /// use), so a session deleted or created meanwhile costs nothing but the hint. Only a reader
