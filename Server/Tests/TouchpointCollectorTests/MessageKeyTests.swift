@@ -452,6 +452,36 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
+    /// Before a write, a reader reads what the writer's lookup of its keys would read in
+    /// `message_keys`: the stored forms of the keys the filter passes, in each era (none before
+    /// the filter is built). Reading them changes no count.
+    @Test func theFormsALookupWouldReadAreReadAheadOnceTheFilterIsBuilt() async throws {
+        let directory = try TemporaryDirectory(prefix: "message-keys")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
+            minimumMerge: 100)
+        let keys = try #require(storage.messageKeys)
+        let sqlite = try #require(storage.backend as? SQLiteBackend)
+        func rows(_ messages: [IngestMessage]) -> [InsertCoalescer.Row] {
+            messages.map { InsertCoalescer.Row(source: "default", message: $0, forSQLite: true) }
+        }
+        let sent = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        #expect(keys.storedFormsToReadAhead(rows(sent)).isEmpty)
+        #expect(try await storage.insert(sent, source: "default").allSatisfy { $0 })
+        await keys.waitForMerge()
+        // All of them merged, in the first era: each passes the filter, one form each.
+        let forms = keys.storedFormsToReadAhead(rows(sent))
+        #expect(forms.count == 100)
+        #expect(Set(forms) == Set(sent.map { MessageKeyIndex.storedKey(keys.key("default", $0.messageId), era: 1) }))
+        let lookups = keys.tableLookups
+        try await sqlite.read { try MessageKeyIndex.readAhead(forms, on: $0) }
+        #expect(keys.tableLookups == lookups)
+        // New keys: few pass the filter.
+        let new = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
+        #expect(keys.storedFormsToReadAhead(rows(new)).count < 10)
+        try await storage.close()
+    }
+
     /// The filter is saved beside the database when the store closes, and taken at the
     /// next start: new keys skip the table from the first write, with no scan of the table first.
     @Test func aRestartTakesTheSavedFilter() async throws {

@@ -13,7 +13,10 @@ extension SQLCollectorStorage {
         let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
         switch ingest {
         case .groupCommit(let writer):
-            if writer.looksAhead { await writer.sessionRows.lookAhead(rows, in: writer.backend) }
+            if writer.looksAhead {
+                await writer.sessionRows.lookAhead(
+                    rows, in: writer.backend, readingKeys: writer.keys.storedFormsToReadAhead(rows))
+            }
             return try await writer.coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])

@@ -136,7 +136,10 @@ final class SessionRows: Sendable {
     /// with nothing in hand is asked (``SQLiteBackend/readIfIdle(_:)``): a request never waits
     /// behind a query of the dashboard's for this. A lookup skipped or failed is no failure of the
     /// write, which looks the sessions up itself.
-    func lookAhead(_ rows: [InsertCoalescer.Row], in backend: SQLiteBackend) async {
+    ///
+    /// The same read reads `keyForms` in `message_keys` first (``MessageKeyIndex/readAhead(_:on:)``),
+    /// for the same reason.
+    func lookAhead(_ rows: [InsertCoalescer.Row], in backend: SQLiteBackend, readingKeys keyForms: [Int64] = []) async {
         var wanted: [(hash: Int, source: String, id: String, packed: PackedID.Bytes?)] = []
         recent.withLock { recent in
             var seen = Set<Int>()
@@ -147,10 +150,11 @@ final class SessionRows: Sendable {
                 wanted.append((hash, session.source, session.id, row.packedSessionId))
             }
         }
-        guard !wanted.isEmpty else { return }
+        guard !wanted.isEmpty || !keyForms.isEmpty else { return }
         let wantedNow = wanted
         guard
             let found = try? await backend.readIfIdle({ connection in
+                try MessageKeyIndex.readAhead(keyForms, on: connection)
                 var found: [(hash: Int, rowid: Int64)] = []
                 try connection.queryEach(
                     Self.sqliteFind, wantedNow,
