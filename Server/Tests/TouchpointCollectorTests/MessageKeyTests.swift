@@ -411,14 +411,21 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
-    /// The counts `/metrics` serves: keys held in memory, keys looked up in the table (each lookup
-    /// counted, found or not) and the filter's keys and capacity, as a merge builds the filter.
-    @Test func metricsCountKeysInMemoryTableLookupsAndTheFilter() async throws {
+    /// A new store in a temporary directory (kept while the caller holds it) whose keys are
+    /// merged once 100 are held in memory.
+    static func storeMergingAt100() async throws -> (TemporaryDirectory, SQLCollectorStorage, MessageKeyIndex) {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
             minimumMerge: 100)
-        let keys = try #require(storage.messageKeys)
+        return (directory, storage, try #require(storage.messageKeys))
+    }
+
+    /// The counts `/metrics` serves: keys held in memory, keys looked up in the table (each lookup
+    /// counted, found or not) and the filter's keys and capacity, as a merge builds the filter.
+    @Test func metricsCountKeysInMemoryTableLookupsAndTheFilter() async throws {
+        let (directory, storage, keys) = try await Self.storeMergingAt100()
+        defer { withExtendedLifetime(directory) {} }
         func values() -> [String] {
             keys.prometheusText().split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
         }
@@ -456,11 +463,8 @@ struct MessageKeyTests {
     /// `message_keys`: the stored forms of the keys the filter passes, in each era (none before
     /// the filter is built). Reading them changes no count.
     @Test func theFormsALookupWouldReadAreReadAheadOnceTheFilterIsBuilt() async throws {
-        let directory = try TemporaryDirectory(prefix: "message-keys")
-        let storage = try await SQLCollectorStorage.sqlite(
-            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
-            minimumMerge: 100)
-        let keys = try #require(storage.messageKeys)
+        let (directory, storage, keys) = try await Self.storeMergingAt100()
+        defer { withExtendedLifetime(directory) {} }
         let sqlite = try #require(storage.backend as? SQLiteBackend)
         func rows(_ messages: [IngestMessage]) -> [InsertCoalescer.Row] {
             messages.map { InsertCoalescer.Row(source: "default", message: $0, forSQLite: true) }
