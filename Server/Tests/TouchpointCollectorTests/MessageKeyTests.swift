@@ -480,6 +480,11 @@ struct MessageKeyTests {
         let lookups = keys.tableLookups
         try await sqlite.read { try MessageKeyIndex.readAhead(forms, on: $0) }
         #expect(keys.tableLookups == lookups)
+        // Sent again, they are read ahead on the way to the writer, which looks each one up.
+        let sessionRows = try #require(storage.sessionRows)
+        #expect(sessionRows.keyFormsReadBeforeTheWrite == 0)
+        #expect(try await storage.insert(sent, source: "default").allSatisfy { !$0 })
+        #expect(sessionRows.keyFormsReadBeforeTheWrite == 100 && keys.tableLookups == lookups + 100)
         // New keys: few pass the filter.
         let new = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         #expect(keys.storedFormsToReadAhead(rows(new)).count < 10)

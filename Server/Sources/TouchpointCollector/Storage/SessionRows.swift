@@ -32,6 +32,8 @@ final class SessionRows: Sendable {
     private let rowidUpdates = Locked(0)
     /// Sessions whose rows a reader found before the write (for tests).
     private let foundAhead = Locked(0)
+    /// Stored forms of message keys a reader read before the write (for tests).
+    private let keyFormsAhead = Locked(0)
     /// Sessions whose entry in `sessions_recent` moved to a later minute (for tests).
     private let minuteMoves = Locked(0)
     /// User or anonymous ids set on rows that had another or none (for tests).
@@ -164,8 +166,10 @@ final class SessionRows: Sendable {
                     },
                     row: { session, statement in found.append((session.hash, statement.integer(0))) })
                 return found
-            }), !found.isEmpty
+            })
         else { return }
+        if !keyForms.isEmpty { keyFormsAhead.withLock { $0 += keyForms.count } }
+        guard !found.isEmpty else { return }
         recent.withLock { recent in
             // What the writer remembered meanwhile is newer than what the reader saw.
             for session in found where recent[session.hash] == nil { recent[session.hash] = session.rowid }
@@ -181,6 +185,9 @@ final class SessionRows: Sendable {
 
     /// Sessions whose rows a reader found before their write so far (for tests).
     var foundBeforeTheWrite: Int { foundAhead.value }
+
+    /// Stored forms of message keys a reader read before their write so far (for tests).
+    var keyFormsReadBeforeTheWrite: Int { keyFormsAhead.value }
 
     /// Sessions whose entry in `sessions_recent` moved to a later minute so far (for tests).
     var movedToLaterMinute: Int { minuteMoves.value }
