@@ -198,13 +198,10 @@ final class SQLiteBackend: SQLBackend {
     func read<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
         -> Result
     {
-        let index = readerLoad.withLock { load in
-            let index = load.indices.min { load[$0] < load[$1] } ?? 0
-            load[index] += 1
-            return index
+        guard let least = claimReader({ load in load.indices.min { load[$0] < load[$1] } }) else {
+            preconditionFailure("a backend has \(Self.readerCount) readers, never none")
         }
-        defer { readerLoad.withLock { $0[index] -= 1 } }
-        return try await readers[index].run(body)
+        return try await run(onClaimed: least, body)
     }
 
     /// Runs `body` on a reader connection with no query in hand, or answers nil at once when
@@ -213,12 +210,24 @@ final class SQLiteBackend: SQLBackend {
     func readIfIdle<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
         -> Result?
     {
-        let index: Int? = readerLoad.withLock { load in
-            guard let index = load.indices.first(where: { load[$0] == 0 }) else { return nil }
+        guard let idle = claimReader({ load in load.indices.first { load[$0] == 0 } }) else { return nil }
+        return try await run(onClaimed: idle, body)
+    }
+
+    /// Counts one more query in hand on the reader `choose` picks given each reader's count.
+    /// - Returns: that reader's index (nil: `choose` picked none).
+    private func claimReader(_ choose: ([Int]) -> Int?) -> Int? {
+        readerLoad.withLock { load in
+            guard let index = choose(load) else { return nil }
             load[index] += 1
             return index
         }
-        guard let index else { return nil }
+    }
+
+    /// Runs `body` on the reader `index` claimed (``claimReader(_:)``), then gives the claim back.
+    private func run<Result: Sendable>(
+        onClaimed index: Int, _ body: @escaping @Sendable (SQLiteConnection) throws -> Result
+    ) async throws -> Result {
         defer { readerLoad.withLock { $0[index] -= 1 } }
         return try await readers[index].run(body)
     }
