@@ -467,7 +467,7 @@ struct MessageKeyTests {
         defer { withExtendedLifetime(directory) {} }
         let sqlite = try #require(storage.backend as? SQLiteBackend)
         func rows(_ messages: [IngestMessage]) -> [InsertCoalescer.Row] {
-            messages.map { InsertCoalescer.Row(source: "default", message: $0, forSQLite: true) }
+            storage.rows(messages, source: "default")
         }
         let sent = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         #expect(keys.storedFormsToReadAhead(rows(sent)).isEmpty)
@@ -478,13 +478,12 @@ struct MessageKeyTests {
         #expect(forms.count == 100)
         #expect(Set(forms) == Set(sent.map { MessageKeyIndex.storedKey(keys.key("default", $0.messageId), era: 1) }))
         let lookups = keys.tableLookups
-        try await sqlite.read { try MessageKeyIndex.readAhead(forms, on: $0) }
-        #expect(keys.tableLookups == lookups)
+        let sentRows = rows(sent)
+        try await sqlite.read { try keys.readAhead(sentRows, on: $0) }
+        #expect(keys.tableLookups == lookups && keys.formsReadAhead == 100)
         // Sent again, they are read ahead on the way to the writer, which looks each one up.
-        let sessionRows = try #require(storage.sessionRows)
-        #expect(sessionRows.keyFormsReadBeforeTheWrite == 0)
         #expect(try await storage.insert(sent, source: "default").allSatisfy { !$0 })
-        #expect(sessionRows.keyFormsReadBeforeTheWrite == 100 && keys.tableLookups == lookups + 100)
+        #expect(keys.formsReadAhead == 200 && keys.tableLookups == lookups + 100)
         // New keys: few pass the filter.
         let new = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         #expect(keys.storedFormsToReadAhead(rows(new)).count < 10)

@@ -138,7 +138,7 @@ struct SessionRowsTests {
 
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         let rows = try #require(storage.sessionRows)
-        let sqlite = try #require(storage.backend as? SQLiteBackend)
+        let writer = try #require(storage.groupCommit)
         // s1 is found ahead and added to by its rowid; s3 is new, found nowhere, and inserted.
         let second = [
             TestMessages.ingest("e", id: "m3", session: "s1", at: 2),
@@ -152,7 +152,7 @@ struct SessionRowsTests {
         // s2 found ahead; then its row deleted and its rowid given to a new session, s4.
         let s2 = try await Self.row(storage, "s2")
         let late = TestMessages.ingest("e", id: "m5", session: "s2", at: 4)
-        await rows.lookAhead([InsertCoalescer.Row(source: "default", message: late, forSQLite: true)], in: sqlite)
+        await writer.lookAhead(storage.rows([late], source: "default"))
         #expect(rows.foundBeforeTheWrite == 2)
         _ = try await storage.backend.writeStatement("DELETE FROM sessions WHERE session_id = 's2'", [])
         _ = try await storage.backend.writeStatement(
@@ -187,6 +187,7 @@ struct SessionRowsTests {
         try await storage.close()
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         let rows = try #require(storage.sessionRows)
+        let writer = try #require(storage.groupCommit)
         let sqlite = try #require(storage.backend as? SQLiteBackend)
         let gate = DispatchSemaphore(value: 0)
         let readers = SQLiteBackend.readerCount
@@ -195,7 +196,7 @@ struct SessionRowsTests {
         let later = TestMessages.ingest("e", id: "m2", session: "s1", at: 1)
         let returned = Locked(false)
         let lookAhead = Task {
-            await rows.lookAhead([InsertCoalescer.Row(source: "default", message: later, forSQLite: true)], in: sqlite)
+            await writer.lookAhead(storage.rows([later], source: "default"))
             returned.withLock { $0 = true }
         }
         // Until it returns, or queues behind a held reader (which it must not).

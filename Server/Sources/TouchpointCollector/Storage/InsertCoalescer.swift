@@ -19,6 +19,9 @@ final class InsertCoalescer: Sendable {
         let stored: StoredPayload.Compacted
         /// The hash of `stored.sharedContext`, worked out here rather than on the writer's thread.
         let sharedContextHash: Int
+        /// The message's key in ``MessageKeyIndex`` (nil: not for SQLite), hashed here, once for
+        /// the reader that reads ahead and the writer's lookup.
+        let messageKey: Int64?
         /// The message id packed as SQLite keeps it (nil: not a UUID, kept as text, or not for
         /// SQLite), worked out here.
         let packedMessageId: PackedID.Bytes?
@@ -34,12 +37,15 @@ final class InsertCoalescer: Sendable {
 
         /// Compacts the message's payload here, on the request's task (not the writer's thread), and
         /// works out what the writer looks the row up by.
-        /// - Parameter forSQLite: whether the row goes to SQLite, which keeps shared contexts
+        /// - Parameter key: for a row that goes to SQLite, the store's key function
+        ///   (``MessageKeyIndex/key``); nil for PostgreSQL. SQLite keeps shared contexts
         ///   (``SharedContexts``), leaves out an original timestamp it can work out, and keeps a
         ///   payload that is only `properties` as that object.
-        init(source: String, message: IngestMessage, forSQLite: Bool) {
+        init(source: String, message: IngestMessage, keyedBy key: MessageKeyIndex.KeyFunction?) {
             self.source = source
             self.message = message
+            let forSQLite = key != nil
+            messageKey = key?(source, message.messageId)
             var stored = StoredPayload.compact(
                 message.payload, columns: StoredPayload.Columns(message), shareContext: forSQLite,
                 unwrapProperties: forSQLite)

@@ -57,6 +57,8 @@ final class MessageKeyIndex: Sendable {
         var filter: MessageKeyFilter?
         /// Keys looked up in `message_keys` (for tests).
         var tableLookups = 0
+        /// Stored forms of keys read ahead (for tests).
+        var formsReadAhead = 0
         /// The filter as last saved beside the database or loaded from there: its keys, capacity
         /// and watermark (nil: none).
         var savedFilter: SavedFilter?
@@ -204,7 +206,7 @@ final class MessageKeyIndex: Sendable {
     /// The events stored before with each row's (source, messageId), on the writer's connection.
     /// - Returns: per row, its key and whether an event with its (source, messageId) is stored.
     func lookUp(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)] {
-        var keys = rows.map { (key: key($0.source, $0.message.messageId), stored: false) }
+        var keys = rows.map { (key: $0.messageKey ?? key($0.source, $0.message.messageId), stored: false) }
         // Where to look: the events with the key, in memory and in the table (unless the filter
         // says the table has no such key): there, in each era merged so far, and as it is when
         // keys were merged before eras.
@@ -255,17 +257,14 @@ final class MessageKeyIndex: Sendable {
     private static let sqliteProbe = "SELECT seq FROM message_keys WHERE key = ?"
 
     /// The stored forms of the keys of `rows` that a lookup would read in `message_keys` now (the
-    /// keys the filter passes; none before it is built, when every key would be), for a reader
-    /// to read before the writer does (``readAhead(_:on:)``): the pages are then in memory when
-    /// the writer reads them. In a store larger than memory each such read went to the disk on
-    /// the writer's thread (at 50 million events, 0.2 % of new keys, each in four eras). Changes
-    /// no count.
+    /// keys the filter passes; none before it is built, when every key would be). Changes no count.
     func storedFormsToReadAhead(_ rows: [InsertCoalescer.Row]) -> [Int64] {
-        let keys = rows.map { key($0.source, $0.message.messageId) }
-        return state.withLock { state in
+        state.withLock { state in
             guard let filter = state.filter else { return [] }
             var forms: [Int64] = []
-            for key in keys where filter.mayContain(key) {
+            for row in rows {
+                let key = row.messageKey ?? key(row.source, row.message.messageId)
+                guard filter.mayContain(key) else { continue }
                 Self.forEachStoredForm(of: key, mergedThrough: state.mergedThrough, rawThrough: state.rawThrough) {
                     forms.append($0)
                 }
@@ -274,12 +273,20 @@ final class MessageKeyIndex: Sendable {
         }
     }
 
-    /// Reads the stored forms `forms` in `message_keys` (on a reader: what it finds is of no
-    /// use but to bring the pages into memory).
-    static func readAhead(_ forms: [Int64], on connection: SQLiteConnection) throws {
+    /// Reads, on a reader connection and before the writer does, what the writer's lookup of the
+    /// keys of `rows` will read in `message_keys` (``storedFormsToReadAhead(_:)``): what it finds
+    /// is of no use but to bring the pages into memory for the writer. In a store larger than
+    /// memory each such read went to the disk on the writer's thread (at 50 million events, 0.2 %
+    /// of new keys, each in four eras).
+    func readAhead(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws {
+        let forms = storedFormsToReadAhead(rows)
         try connection.queryEach(
-            sqliteProbe, forms, bind: { form, statement in try statement.bind(1, form) }, row: { _, _ in })
+            Self.sqliteProbe, forms, bind: { form, statement in try statement.bind(1, form) }, row: { _, _ in })
+        state.withLock { $0.formsReadAhead += forms.count }
     }
+
+    /// Stored forms of keys read ahead so far (``readAhead(_:on:)``; for tests).
+    var formsReadAhead: Int { state.withLock { $0.formsReadAhead } }
 
     /// Notes that the event `seq` has key `key` (called inside the transaction that stores it: a
     /// key in memory whose event was rolled back is harmless, as each one found is compared).

@@ -9,14 +9,10 @@ extension SQLCollectorStorage {
 
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
         guard !messages.isEmpty else { return [] }
-        let sqlite = messageKeys != nil
-        let rows = messages.map { InsertCoalescer.Row(source: source, message: $0, forSQLite: sqlite) }
+        let rows = self.rows(messages, source: source)
         switch ingest {
         case .groupCommit(let writer):
-            if writer.looksAhead {
-                await writer.sessionRows.lookAhead(
-                    rows, in: writer.backend, readingKeys: writer.keys.storedFormsToReadAhead(rows))
-            }
+            if writer.looksAhead { await writer.lookAhead(rows) }
             return try await writer.coalescer.insert(rows)
         case .postgres(let postgres):
             let unique = InsertCoalescer.firstCopies([rows])
@@ -30,6 +26,12 @@ extension SQLCollectorStorage {
             if written % SourceCounts.foldEvery == 0 { try? await foldCounts(source: source) }
             return stored
         }
+    }
+
+    /// The rows that store `messages` for `source` (their payloads compacted, their keys hashed).
+    func rows(_ messages: [IngestMessage], source: String) -> [InsertCoalescer.Row] {
+        let key = messageKeys?.key
+        return messages.map { InsertCoalescer.Row(source: source, message: $0, keyedBy: key) }
     }
 
     // Rows go in in the order received, so `seq` is arrival order and a session lists its events in
@@ -294,4 +296,29 @@ extension SQLCollectorStorage {
         ON CONFLICT (anonymous_key) DO NOTHING) \
         SELECT source, message_id FROM inserted
         """
+}
+
+extension SQLCollectorStorage.GroupCommit {
+    /// Reads, on a reader connection and before `rows` reach the writer, what the writer will
+    /// read for them and may not find in memory: the sessions it does not remember
+    /// (``SessionRows/unremembered(in:)``, whose rowids it then remembers) and the stored forms
+    /// of the keys the filter passes (``MessageKeyIndex/readAhead(_:on:)``). In a store larger
+    /// than memory the writer, one write at a time, waited on the disk for each of those pages;
+    /// read here, in parallel with it, they are in memory by the time it needs them.
+    ///
+    /// Only a reader with nothing in hand is asked (``SQLiteBackend/readIfIdle(_:)``): a request
+    /// never waits behind a query of the dashboard's for this, and nothing is worked out for a
+    /// look-ahead that does not run. One skipped or failed is no failure of the write, which
+    /// looks everything up itself.
+    func lookAhead(_ rows: [InsertCoalescer.Row]) async {
+        let sessions = sessionRows.unremembered(in: rows)
+        // Before the filter is built every key would be looked up: none is read ahead.
+        guard !sessions.isEmpty || keys.filterCapacity != nil else { return }
+        let keys = keys
+        let found = try? await backend.readIfIdle { connection in
+            try keys.readAhead(rows, on: connection)
+            return try SessionRows.find(sessions, on: connection)
+        }
+        if let found { sessionRows.remember(found) }
+    }
 }

@@ -25,8 +25,8 @@ final class SQLCollectorStorage: CollectorStorage {
     struct GroupCommit {
         /// The database, for the sessions looked up on a reader before a write.
         var backend: SQLiteBackend
-        /// Whether a reader looks sessions up before a write (``SessionRows/lookAhead(_:in:)``;
-        /// tests turn it off to reach the writer's own lookups).
+        /// Whether a reader looks sessions and keys up before a write (``lookAhead(_:)``; tests
+        /// turn it off to reach the writer's own lookups).
         var looksAhead: Bool
         var coalescer: InsertCoalescer
         var keys: MessageKeyIndex
@@ -36,7 +36,8 @@ final class SQLCollectorStorage: CollectorStorage {
         var steps: WriterSteps
     }
 
-    private var groupCommit: GroupCommit? {
+    /// SQLite's writer and what it keeps (nil for PostgreSQL).
+    var groupCommit: GroupCommit? {
         guard case .groupCommit(let writer) = ingest else { return nil }
         return writer
     }
@@ -74,7 +75,7 @@ final class SQLCollectorStorage: CollectorStorage {
     ///     write (tests that look at the state a start leaves turn it off).
     ///   - flush: for tests, what flushes the WAL in place of `fsync` (``WALSync``).
     ///   - sessionsLookedUpAhead: whether a reader looks up a request's sessions before its write
-    ///     (``SessionRows/lookAhead(_:in:)``; tests turn it off to reach the writer's own lookups).
+    ///     (``GroupCommit/lookAhead(_:)``; tests turn it off to reach the writer's own lookups).
     static func sqlite(
         path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
         keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384, mergeAtStart: Bool = true,

@@ -12,7 +12,7 @@ import TouchpointCore
 /// deletion of a user's data delete rows (and SQLite can give a deleted newest rowid again), and a
 /// write that rolled back leaves a rowid that no row has. A session it has no rowid for, or whose
 /// check fails, goes through the index, as before. A reader looks up, before the write, the
-/// sessions it does not remember (``lookAhead(_:in:)``), so that the index's pages are in memory
+/// sessions it does not remember (``unremembered(in:)``), so that the index's pages are in memory
 /// by the time the writer needs them.
 ///
 /// A session's user id and anonymous id are the columns of `sessions_user` and
@@ -32,8 +32,6 @@ final class SessionRows: Sendable {
     private let rowidUpdates = Locked(0)
     /// Sessions whose rows a reader found before the write (for tests).
     private let foundAhead = Locked(0)
-    /// Stored forms of message keys a reader read before the write (for tests).
-    private let keyFormsAhead = Locked(0)
     /// Sessions whose entry in `sessions_recent` moved to a later minute (for tests).
     private let minuteMoves = Locked(0)
     /// User or anonymous ids set on rows that had another or none (for tests).
@@ -122,53 +120,58 @@ final class SessionRows: Sendable {
         }
     }
 
-    /// Looks up, on a reader connection and before the rows reach the writer, the sessions of
-    /// `rows` that the writer does not remember, and remembers the rowids it finds.
+    /// A session of a write that the writer does not remember, for a reader to look up first.
+    struct Unremembered: Sendable {
+        var hash: Int
+        var source: String
+        var id: String
+        var packed: PackedID.Bytes?
+    }
+
+    /// The sessions of `rows` that the writer does not remember, each once, for a reader to look
+    /// up before the rows reach the writer (``find(_:on:)``, then ``remember(_:)``).
     ///
     /// In a large store the index on (source, session id) no longer fits in memory, and the
     /// writer, which runs one write at a time, waited on the disk for the page of each session it
     /// did not remember (in web traffic about one event in sixteen starts a session, whose insert
-    /// needs a page of that index; at 50 million events it was often not cached). Looked up here
-    /// first, on one of the readers and in parallel with the writer, the page is in memory when
-    /// the writer needs it, for a session found (added to by rowid) and a new one (inserted into
-    /// that page) alike.
-    ///
-    /// What is found is a hint like any other remembered rowid (checked against the row before
-    /// use), so a session deleted or created meanwhile costs nothing but the hint. Only a reader
-    /// with nothing in hand is asked (``SQLiteBackend/readIfIdle(_:)``): a request never waits
-    /// behind a query of the dashboard's for this. A lookup skipped or failed is no failure of the
-    /// write, which looks the sessions up itself.
-    ///
-    /// The same read reads `keyForms` in `message_keys` first (``MessageKeyIndex/readAhead(_:on:)``),
-    /// for the same reason.
-    func lookAhead(_ rows: [InsertCoalescer.Row], in backend: SQLiteBackend, readingKeys keyForms: [Int64] = []) async {
-        var wanted: [(hash: Int, source: String, id: String, packed: PackedID.Bytes?)] = []
+    /// needs a page of that index; at 50 million events it was often not cached). Looked up first,
+    /// on one of the readers and in parallel with the writer, the page is in memory when the
+    /// writer needs it, for a session found (added to by rowid) and a new one (inserted into that
+    /// page) alike.
+    func unremembered(in rows: [InsertCoalescer.Row]) -> [Unremembered] {
         recent.withLock { recent in
             var seen = Set<Int>()
+            var wanted: [Unremembered] = []
             for row in rows {
                 guard let session = row.session else { continue }
                 let hash = session.hashValue
                 guard recent[hash] == nil, seen.insert(hash).inserted else { continue }
-                wanted.append((hash, session.source, session.id, row.packedSessionId))
+                wanted.append(
+                    Unremembered(hash: hash, source: session.source, id: session.id, packed: row.packedSessionId))
             }
+            return wanted
         }
-        guard !wanted.isEmpty || !keyForms.isEmpty else { return }
-        let wantedNow = wanted
-        guard
-            let found = try? await backend.readIfIdle({ connection in
-                try MessageKeyIndex.readAhead(keyForms, on: connection)
-                var found: [(hash: Int, rowid: Int64)] = []
-                try connection.queryEach(
-                    Self.sqliteFind, wantedNow,
-                    bind: { session, statement in
-                        try statement.bind(1, session.source)
-                        try statement.bind(id: 2, session.id, packed: session.packed)
-                    },
-                    row: { session, statement in found.append((session.hash, statement.integer(0))) })
-                return found
-            })
-        else { return }
-        if !keyForms.isEmpty { keyFormsAhead.withLock { $0 += keyForms.count } }
+    }
+
+    /// Looks `sessions` up (on a reader connection).
+    /// - Returns: the rowids of those that have a row.
+    static func find(_ sessions: [Unremembered], on connection: SQLiteConnection) throws -> [(hash: Int, rowid: Int64)]
+    {
+        var found: [(hash: Int, rowid: Int64)] = []
+        try connection.queryEach(
+            sqliteFind, sessions,
+            bind: { session, statement in
+                try statement.bind(1, session.source)
+                try statement.bind(id: 2, session.id, packed: session.packed)
+            },
+            row: { session, statement in found.append((session.hash, statement.integer(0))) })
+        return found
+    }
+
+    /// Remembers the rowids a reader found (``find(_:on:)``). Each is a hint like any other
+    /// remembered rowid (checked against the row before use), so a session deleted or created
+    /// since costs nothing but the hint.
+    func remember(_ found: [(hash: Int, rowid: Int64)]) {
         guard !found.isEmpty else { return }
         recent.withLock { recent in
             // What the writer remembered meanwhile is newer than what the reader saw.
@@ -185,9 +188,6 @@ final class SessionRows: Sendable {
 
     /// Sessions whose rows a reader found before their write so far (for tests).
     var foundBeforeTheWrite: Int { foundAhead.value }
-
-    /// Stored forms of message keys a reader read before their write so far (for tests).
-    var keyFormsReadBeforeTheWrite: Int { keyFormsAhead.value }
 
     /// Sessions whose entry in `sessions_recent` moved to a later minute so far (for tests).
     var movedToLaterMinute: Int { minuteMoves.value }
