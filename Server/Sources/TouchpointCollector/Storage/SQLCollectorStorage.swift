@@ -23,7 +23,7 @@ final class SQLCollectorStorage: CollectorStorage {
 
     /// What SQLite's writer keeps between writes.
     struct GroupCommit {
-        /// The database, for the sessions looked up on a reader before a write.
+        /// The database, for the sessions and keys looked up on a reader before a write.
         var backend: SQLiteBackend
         /// Whether a reader looks sessions and keys up before a write (``lookAhead(_:)``; tests
         /// turn it off to reach the writer's own lookups).
