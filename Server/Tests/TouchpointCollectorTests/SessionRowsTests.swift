@@ -205,9 +205,12 @@ struct SessionRowsTests {
         for _ in 0..<readers { gate.signal() }
         await lookAhead.value
         #expect(rows.foundBeforeTheWrite == 0)
+        // Counted for `/metrics` as skipped.
+        #expect(writer.steps.lookAheads == (read: 0, skipped: 1))
         for task in busy { try await task.value }
         #expect(try await storage.insert([later], source: "default") == [true])
         #expect(rows.foundBeforeTheWrite == 1 && rows.addedByRowid == 1)
+        #expect(writer.steps.lookAheads == (read: 1, skipped: 1))
         #expect(try await Self.row(storage, "s1")[1] == 2)
         try await storage.close()
     }

@@ -11,11 +11,13 @@ import TouchpointTesting
 
 /// SQLite's writer times each step of its writes, for `/metrics`.
 struct WriterStepsTests {
-    @Test func totalsAreServedAsThreeCounterFamilies() {
+    @Test func totalsAreServedAsFourCounterFamilies() {
         let steps = WriterSteps()
         steps.record(WriterSteps.Laps(spent: [.events: .milliseconds(1500), .commit: .microseconds(250)]), rows: 40)
         steps.record(WriterSteps.Laps(spent: [.events: .milliseconds(500), .keys: .seconds(2)]), rows: 2)
+        for read in [true, false, true, true] { steps.recordLookAhead(read: read) }
         #expect(steps.writes == 2 && steps.rows == 42)
+        #expect(steps.lookAheads == (read: 3, skipped: 1))
         #expect(steps.spent(on: .events) == .seconds(2))
         let text = steps.prometheusText()
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -31,10 +33,12 @@ struct WriterStepsTests {
                 #"touchpoint_sqlite_writer_seconds_total{step="commit"} 0.00025"#,
                 "touchpoint_sqlite_writes_total 2",
                 "touchpoint_sqlite_write_rows_total 42",
+                #"touchpoint_sqlite_look_aheads_total{result="read"} 3"#,
+                #"touchpoint_sqlite_look_aheads_total{result="skipped"} 1"#,
             ])
         for family in [
             "touchpoint_sqlite_writer_seconds_total", "touchpoint_sqlite_writes_total",
-            "touchpoint_sqlite_write_rows_total",
+            "touchpoint_sqlite_write_rows_total", "touchpoint_sqlite_look_aheads_total",
         ] {
             #expect(text.contains("# TYPE \(family) counter\n"))
             #expect(text.contains("# HELP \(family) "))
@@ -84,6 +88,7 @@ struct WriterStepsTests {
             #expect(text.contains("\n# HELP touchpoint_sqlite_writer_seconds_total "))
             #expect(text.components(separatedBy: "# TYPE touchpoint_events_accepted_total counter").count == 2)
             #expect(text.components(separatedBy: "# TYPE touchpoint_sqlite_writes_total counter").count == 2)
+            #expect(text.components(separatedBy: "# TYPE touchpoint_sqlite_look_aheads_total counter").count == 2)
             // The message keys' counts too (`MessageKeyTests` follows their values): three keys
             // held in memory until a merge.
             #expect(text.contains("\ntouchpoint_message_keys_in_memory 3\n"))

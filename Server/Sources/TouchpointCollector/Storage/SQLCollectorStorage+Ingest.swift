@@ -309,7 +309,8 @@ extension SQLCollectorStorage.GroupCommit {
     /// Only a reader with nothing in hand is asked (``SQLiteBackend/readIfIdle(_:)``): a request
     /// never waits behind a query of the dashboard's for this, and nothing is worked out for a
     /// look-ahead that does not run. One skipped or failed is no failure of the write, which
-    /// looks everything up itself.
+    /// looks everything up itself. Each one asked is counted, read or skipped (a failed read
+    /// counts as skipped), in ``WriterSteps``.
     func lookAhead(_ rows: [InsertCoalescer.Row]) async {
         let sessions = sessionRows.unremembered(in: rows)
         // Before the filter is built every key would be looked up: none is read ahead.
@@ -320,5 +321,6 @@ extension SQLCollectorStorage.GroupCommit {
             return try SessionRows.find(sessions, on: connection)
         }
         if let found { sessionRows.remember(found) }
+        steps.recordLookAhead(read: found != nil)
     }
 }

@@ -16,6 +16,11 @@ import TouchpointCore
 ///
 /// Wall time on the writer's thread: a step the operating system kept off a CPU counts that wait
 /// too.
+///
+/// Also how often a reader looked a request's sessions and keys up before its write (the
+/// look-ahead, ``SQLCollectorStorage/GroupCommit/lookAhead(_:)``) and how often it was skipped
+/// because every reader had a query in hand: many skipped means the writer reads those pages
+/// itself, from disk in a store larger than memory.
 final class WriterSteps: Sendable {
     /// The steps of a write, in the order they run.
     enum Step: Int, CaseIterable, Sendable {
@@ -77,6 +82,8 @@ final class WriterSteps: Sendable {
         var spent = [Duration](repeating: .zero, count: Step.allCases.count)
         var writes = 0
         var rows = 0
+        var lookAheadsRead = 0
+        var lookAheadsSkipped = 0
     }
 
     private let totals = Locked(Totals())
@@ -90,6 +97,16 @@ final class WriterSteps: Sendable {
         }
     }
 
+    /// Counts one look-ahead: read on an idle reader, or skipped (every reader busy).
+    func recordLookAhead(read: Bool) {
+        totals.withLock { totals in
+            if read { totals.lookAheadsRead += 1 } else { totals.lookAheadsSkipped += 1 }
+        }
+    }
+
+    /// Look-aheads read and skipped so far.
+    var lookAheads: (read: Int, skipped: Int) { totals.withLock { ($0.lookAheadsRead, $0.lookAheadsSkipped) } }
+
     /// Writes committed so far.
     var writes: Int { totals.withLock { $0.writes } }
 
@@ -99,7 +116,7 @@ final class WriterSteps: Sendable {
     /// The time spent on `step` so far.
     func spent(on step: Step) -> Duration { totals.withLock { $0.spent[step.rawValue] } }
 
-    /// The totals in Prometheus text format (version 0.0.4), three metric families.
+    /// The totals in Prometheus text format (version 0.0.4), four metric families.
     func prometheusText() -> String {
         let totals = totals.withLock { $0 }
         var text = """
@@ -118,6 +135,10 @@ final class WriterSteps: Sendable {
             # HELP touchpoint_sqlite_write_rows_total Events those writes were given (stored or found stored).
             # TYPE touchpoint_sqlite_write_rows_total counter
             touchpoint_sqlite_write_rows_total \(totals.rows)
+            # HELP touchpoint_sqlite_look_aheads_total Requests looked up on a reader before their write, or not (readers busy).
+            # TYPE touchpoint_sqlite_look_aheads_total counter
+            touchpoint_sqlite_look_aheads_total{result="read"} \(totals.lookAheadsRead)
+            touchpoint_sqlite_look_aheads_total{result="skipped"} \(totals.lookAheadsSkipped)
 
             """
         return text
