@@ -203,10 +203,16 @@ final class MessageKeyIndex: Sendable {
 
     // MARK: The hot path
 
+    /// The key of `row`'s (source, messageId): the one it was made with (hashed on the request's
+    /// task), or worked out here for a row made without one.
+    private func key(of row: InsertCoalescer.Row) -> Int64 {
+        row.messageKey ?? key(row.source, row.message.messageId)
+    }
+
     /// The events stored before with each row's (source, messageId), on the writer's connection.
     /// - Returns: per row, its key and whether an event with its (source, messageId) is stored.
     func lookUp(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)] {
-        var keys = rows.map { (key: $0.messageKey ?? key($0.source, $0.message.messageId), stored: false) }
+        var keys = rows.map { (key: key(of: $0), stored: false) }
         // Where to look: the events with the key, in memory and in the table (unless the filter
         // says the table has no such key): there, in each era merged so far, and as it is when
         // keys were merged before eras.
@@ -262,9 +268,7 @@ final class MessageKeyIndex: Sendable {
         state.withLock { state in
             guard let filter = state.filter else { return [] }
             var forms: [Int64] = []
-            for row in rows {
-                let key = row.messageKey ?? key(row.source, row.message.messageId)
-                guard filter.mayContain(key) else { continue }
+            for key in rows.map(key(of:)) where filter.mayContain(key) {
                 Self.forEachStoredForm(of: key, mergedThrough: state.mergedThrough, rawThrough: state.rawThrough) {
                     forms.append($0)
                 }
