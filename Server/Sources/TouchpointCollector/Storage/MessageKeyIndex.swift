@@ -265,10 +265,11 @@ final class MessageKeyIndex: Sendable {
     /// The stored forms of the keys of `rows` that a lookup would read in `message_keys` now (the
     /// keys the filter passes; none before it is built, when every key would be). Changes no count.
     func storedFormsToReadAhead(_ rows: [InsertCoalescer.Row]) -> [Int64] {
-        state.withLock { state in
+        let keys = rows.map(key(of:))
+        return state.withLock { state in
             guard let filter = state.filter else { return [] }
             var forms: [Int64] = []
-            for key in rows.map(key(of:)) where filter.mayContain(key) {
+            for key in keys where filter.mayContain(key) {
                 Self.forEachStoredForm(of: key, mergedThrough: state.mergedThrough, rawThrough: state.rawThrough) {
                     forms.append($0)
                 }
