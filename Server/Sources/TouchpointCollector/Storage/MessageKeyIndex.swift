@@ -42,11 +42,8 @@ final class MessageKeyIndex: Sendable {
         /// The last seq whose key was merged before eras: such keys are in the table as they are
         /// (0: none).
         var rawThrough: Int64 = 0
-        /// Keys of the events after the watermark: the first such event with the key.
-        var recent: [Int64: Int64] = [:]
-        /// Further events with a key already in `recent` (two ids that share a key).
-        var shared: [Int64: [Int64]] = [:]
-        var count = 0
+        /// Keys of the events after the watermark, with their seqs.
+        var recent = KeysInMemory()
         /// The last seq whose key is in `message_keys`.
         var mergedThrough: Int64 = 0
         var isMerging = false
@@ -226,9 +223,7 @@ final class MessageKeyIndex: Sendable {
                     ) { probes.append((row, $0)) }
                     state.tableLookups += 1
                 }
-                guard let seq = state.recent[entry.key] else { continue }
-                candidates.append((row, seq))
-                for more in state.shared[entry.key] ?? [] { candidates.append((row, more)) }
+                state.recent.forEachRow(of: entry.key) { candidates.append((row, $0)) }
             }
         }
         try connection.queryEach(
@@ -297,18 +292,13 @@ final class MessageKeyIndex: Sendable {
     /// key in memory whose event was rolled back is harmless, as each one found is compared).
     func record(_ key: Int64, seq: Int64) {
         state.withLock { state in
-            if state.recent[key] == nil {
-                state.recent[key] = seq
-            } else {
-                state.shared[key, default: []].append(seq)
-            }
-            state.count += 1
+            state.recent.insert(key, row: seq)
             if state.isMerging { state.recordedWhileMerging.append((key, seq)) }
         }
     }
 
     /// Keys held in memory (for tests and the merge's trigger).
-    var keysInMemory: Int { state.withLock { $0.count } }
+    var keysInMemory: Int { state.withLock { $0.recent.count } }
 
     /// The last seq whose key is in `message_keys`.
     var mergedThrough: Int64 { state.withLock { $0.mergedThrough } }
@@ -327,7 +317,7 @@ final class MessageKeyIndex: Sendable {
     /// positives grow until a merge builds a larger one).
     func prometheusText() -> String {
         let (inMemory, lookups, filterKeys, filterCapacity) = state.withLock { state in
-            (state.count, state.tableLookups, state.filter?.count ?? 0, state.filter?.capacity ?? 0)
+            (state.recent.count, state.tableLookups, state.filter?.count ?? 0, state.filter?.capacity ?? 0)
         }
         return """
             # HELP touchpoint_message_keys_in_memory Message keys of stored events held in memory until the next merge into message_keys.
@@ -348,53 +338,35 @@ final class MessageKeyIndex: Sendable {
 
     // MARK: Merging
 
-    private let running = Locked<Task<Void, Never>?>(nil)
+    private let task = MergeTask(merging: "message keys")
     /// For tests: awaited by a merge after it has taken the keys it moves, before its first
     /// transaction (so that a test can write and delete while a merge is under way).
     let afterSnapshot = Locked<(@Sendable () async -> Void)?>(nil)
     /// For tests: awaited by a merge between the slices of keys it frees from memory.
     let betweenFreedSlices = Locked<(@Sendable () async -> Void)?>(nil)
-    /// Set by ``stopMerging()``: no merge starts, and a filter's scan stops at its next check.
-    private let stopped = Locked(false)
 
     /// Starts a merge in the background when one is due (``claimMerge()``): its transactions take
     /// turns with the writes that follow.
     func mergeIfDue(into backend: SQLiteBackend, logger: Logger) {
         guard claimMerge() else { return }
-        running.withLock { running in
-            running = Task {
-                do {
-                    try await self.merge(into: backend, logger: logger)
-                    // Keys recorded meanwhile may make another merge due: run it now, not at the
-                    // next write (and a wait for this merge waits for it too).
-                    while self.claimMerge(onlyWhenDue: true) { try await self.merge(into: backend, logger: logger) }
-                } catch is CancellationError {
-                    // The store is closing: the next start merges these keys.
-                } catch {
-                    logger.warning("merging message keys failed", metadata: ["error": "\(error)"])
-                }
-            }
+        task.start(logger: logger) {
+            try await self.merge(into: backend, logger: logger)
+        } again: {
+            self.claimMerge(onlyWhenDue: true)
         }
     }
 
     /// Waits for the merge started last, if any, to finish.
-    func waitForMerge() async {
-        await running.withLock { $0 }?.value
-    }
+    func waitForMerge() async { await task.wait() }
 
     /// Stops a merge in progress after its current transaction (before the database closes; the
     /// watermark stays, so the next start merges those keys again).
-    func stopMerging() async {
-        stopped.withLock { $0 = true }
-        let task = running.withLock { $0 }
-        task?.cancel()
-        await task?.value
-    }
+    func stopMerging() async { await task.stop() }
 
     /// Whether enough keys are in memory to merge them, or (unless `onlyWhenDue`) the filter is to
     /// be built, and no merge runs: then marks one as running (the caller must run ``merge(into:)``).
     func claimMerge(onlyWhenDue: Bool = false) -> Bool {
-        guard !stopped.value else { return false }
+        guard !task.stopped else { return false }
         return state.withLock { state in
             guard !state.isMerging, isMergeDue(state) || (!onlyWhenDue && state.filter?.isFull ?? true) else {
                 return false
@@ -406,7 +378,7 @@ final class MessageKeyIndex: Sendable {
 
     /// Whether enough keys are in memory to merge them: an eighth of the table's, within the bounds.
     private func isMergeDue(_ state: State) -> Bool {
-        state.count >= min(maximumMerge, max(minimumMerge, Int(state.mergedThrough / 8)))
+        state.recent.count >= min(maximumMerge, max(minimumMerge, Int(state.mergedThrough / 8)))
     }
 
     /// Builds the filter when there is none yet (first: until it is built, every new key reads the
@@ -439,57 +411,37 @@ final class MessageKeyIndex: Sendable {
     private func mergeKeys(into backend: SQLiteBackend) async throws {
         // Behind the lock, which every lookup takes (4 M keys: about 40 ms a pass); only the slice
         // is copied, so a backlog of many millions costs no copy of all of them.
-        let entries = state.withLock { [maximumMerge] state -> [(key: Int64, seq: Int64)] in
+        let entries = state.withLock { [maximumMerge] state -> [(key: Int64, row: Int64)] in
             state.recordedWhileMerging = []
             // All of them when there are few enough; else those of the `maximumMerge` seqs from the
             // oldest in memory (not from the watermark: the events after it may have been deleted
             // before a restart). Each event has a seq of its own, so at most that many keys.
             var last = Int64.max
-            if state.count > maximumMerge {
-                var oldest = Int64.max
-                for (_, seq) in state.recent { oldest = min(oldest, seq) }
-                for (_, seqs) in state.shared { for seq in seqs { oldest = min(oldest, seq) } }
+            if state.recent.count > maximumMerge, let oldest = state.recent.oldest {
                 last = oldest - 1 + Int64(maximumMerge)
             }
-            var entries: [(key: Int64, seq: Int64)] = []
-            entries.reserveCapacity(min(state.count, maximumMerge))
-            for (key, seq) in state.recent where seq <= last { entries.append((key, seq)) }
-            for (key, seqs) in state.shared { for seq in seqs where seq <= last { entries.append((key, seq)) } }
-            return entries
+            return state.recent.entries(through: last)
         }
-        guard let through = entries.map(\.seq).max() else { return }
+        guard let through = entries.map(\.row).max() else { return }
         if let pause = afterSnapshot.value { await pause() }
         // In the table's order: by stored key (era, then key), sorted in place (a slice is
         // millions of entries).
-        var sorted = entries.map { (key: Self.storedKey($0.key, seq: $0.seq), seq: $0.seq) }
+        var sorted = entries.map { (key: Self.storedKey($0.key, seq: $0.row), seq: $0.row) }
         sorted.sort { $0.key != $1.key ? $0.key < $1.key : $0.seq < $1.seq }
-        var lastChunk = Duration.zero
-        var start = 0
-        let clock = ContinuousClock()
-        while start < sorted.count {
-            try Task.checkCancellation()
-            let chunk = sorted[start..<min(start + mergeChunk, sorted.count)]
-            start += chunk.count
-            // Paced: the merge takes at most about a third of the writer's time (and of the disk's
-            // writes), so ingest while it runs slows down by that much at most, not by half.
-            if start > chunk.count { try await Task.sleep(for: lastChunk * 2) }
-            let began = clock.now
-            defer { lastChunk = clock.now - began }
-            try await backend.writeNow { [state] connection in
-                // In the filter within the transaction that puts them in the table: lookups run
-                // on this connection too, so none sees a key in the table and not in the filter.
-                state.withLock { state in
-                    for entry in chunk { state.filter?.insert(entry.key) }
-                }
-                // Not checked against `events` (that read a scattered event row per key): the key
-                // of an event deleted before its merge stays in the table, where a lookup that
-                // finds it finds no event with its seq and so ignores it.
-                _ = try connection.executeEach(
-                    "INSERT OR IGNORE INTO message_keys (key, seq) VALUES (?, ?)", chunk
-                ) { entry, statement in
-                    try statement.bind(1, entry.key)
-                    try statement.bind(2, entry.seq)
-                }
+        try await KeyMerge.write(sorted, chunk: mergeChunk, into: backend) { [state] chunk, connection in
+            // In the filter within the transaction that puts them in the table: lookups run on
+            // this connection too, so none sees a key in the table and not in the filter.
+            state.withLock { state in
+                for entry in chunk { state.filter?.insert(entry.key) }
+            }
+            // Not checked against `events` (that read a scattered event row per key): the key of an
+            // event deleted before its merge stays in the table, where a lookup that finds it finds
+            // no event with its seq and so ignores it.
+            _ = try connection.executeEach(
+                "INSERT OR IGNORE INTO message_keys (key, seq) VALUES (?, ?)", chunk
+            ) { entry, statement in
+                try statement.bind(1, entry.key)
+                try statement.bind(2, entry.seq)
             }
         }
         try await backend.writeNow { [state] connection in
@@ -509,37 +461,13 @@ final class MessageKeyIndex: Sendable {
         }
         // The table has them all now: lookups seek them there from here on, in their eras.
         state.withLock { $0.mergedThrough = max($0.mergedThrough, through) }
-        // Freed a slice at a time: 4 M removals behind the lock at once held every lookup, and so
-        // the writer, for 0.29 s at 50 M events. The lock does not queue its waiters, so each
-        // slice is followed by a pause as long as it took. Meanwhile a key is in memory, in the
-        // table, or both.
-        for start in stride(from: 0, to: entries.count, by: freeSlice) {
-            if start > 0, let pause = betweenFreedSlices.value { await pause() }
-            let began = clock.now
+        // Freed a slice at a time (``KeyMerge/free(_:slice:between:_:)``); meanwhile a key is in
+        // memory, in the table, or both.
+        await KeyMerge.free(entries, slice: freeSlice, between: betweenFreedSlices.value) { slice in
             state.withLock { state in
-                for entry in entries[start..<min(start + freeSlice, entries.count)] { Self.forget(entry, in: &state) }
+                for entry in slice { state.recent.remove(entry.key, row: entry.row) }
             }
-            try? await Task.sleep(for: clock.now - began)
         }
-    }
-
-    /// Removes one merged (key, seq) from memory, if it is there. A key whose first event was
-    /// merged keeps any later events with it in memory: the next becomes its first.
-    private static func forget(_ entry: (key: Int64, seq: Int64), in state: inout State) {
-        if state.recent[entry.key] == entry.seq {
-            if var seqs = state.shared.removeValue(forKey: entry.key) {
-                state.recent[entry.key] = seqs.removeFirst()
-                if !seqs.isEmpty { state.shared[entry.key] = seqs }
-            } else {
-                state.recent[entry.key] = nil
-            }
-        } else if var seqs = state.shared[entry.key], let position = seqs.firstIndex(of: entry.seq) {
-            seqs.remove(at: position)
-            state.shared[entry.key] = seqs.isEmpty ? nil : seqs
-        } else {
-            return
-        }
-        state.count -= 1
     }
 
     /// Builds the filter from `message_keys` on a reader connection, sized for half as many keys
@@ -551,8 +479,8 @@ final class MessageKeyIndex: Sendable {
     private func buildFilter(from backend: SQLiteBackend, logger: Logger?) async throws {
         let clock = ContinuousClock()
         let began = clock.now
-        let inMemory = state.withLock { $0.count }
-        let filter = try await backend.read { [minimumMerge, stopped] connection in
+        let inMemory = state.withLock { $0.recent.count }
+        let filter = try await backend.read { [minimumMerge, task] connection in
             let count =
                 Int(try connection.execute("SELECT COUNT(*) FROM message_keys", []).first?.first?.int ?? 0) + inMemory
             var filter = MessageKeyFilter(capacity: max(count + count / 2, minimumMerge))
@@ -560,7 +488,7 @@ final class MessageKeyIndex: Sendable {
             try connection.queryEach(
                 "SELECT key FROM message_keys", [()], bind: { _, _ in },
                 row: { _, statement in
-                    if scanned & 0xFFFF == 0, stopped.value { throw CancellationError() }
+                    if scanned & 0xFFFF == 0, task.stopped { throw CancellationError() }
                     scanned += 1
                     filter.insert(statement.integer(0))
                 })
