@@ -66,7 +66,7 @@ struct StorageSuiteTests {
             for statement in Self.schemaEighteenUndone(storage.dialect) {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [18])
+            #expect(try await SchemaMigrations.migrate(storage.backend) == [18, 19])
             try await expectListsAndCounts()
             let cutoff = Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + 0.25))
             let expired = newestFirst.filter { (last[$0] ?? 0) < cutoff }
@@ -537,7 +537,7 @@ struct StorageSuiteTests {
             {
                 _ = try await storage.backend.writeStatement(statement, [])
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(6...18))
+            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(6...19))
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -558,15 +558,40 @@ struct StorageSuiteTests {
         }
     }
 
-    /// What schema 18 changed, undone (and its record): SQLite's recent sessions by their last
-    /// event's time again, no `last_minute`.
-    static func schemaEighteenUndone(_ dialect: SQLDialect) -> [String] {
-        (dialect == .postgres
+    /// What schema 19 changed, undone (and its record): SQLite's sessions found by their primary
+    /// key on (source, session_id) again, each row keeping its rowid; no session keys.
+    static func schemaNineteenUndone(_ dialect: SQLDialect) -> [String] {
+        let columns =
+            "source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count, last_minute"
+        return
+            (dialect == .postgres
             ? []
             : [
-                "DROP INDEX sessions_recent", "ALTER TABLE sessions DROP COLUMN last_minute",
-                "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
-            ]) + ["DELETE FROM schema_migrations WHERE version >= 18"]
+                "DROP TRIGGER sessions_forget_key", "DROP TABLE session_keys",
+                "DELETE FROM storage_settings WHERE name = 'session_keys_merged_through'",
+                """
+                CREATE TABLE sessions_before (source TEXT NOT NULL, session_id TEXT NOT NULL, user_id TEXT,
+                    anonymous_id TEXT, first_timestamp INTEGER NOT NULL, last_timestamp INTEGER NOT NULL,
+                    event_count INTEGER NOT NULL, last_minute INTEGER, PRIMARY KEY (source, session_id))
+                """,
+                "INSERT INTO sessions_before (rowid, \(columns)) SELECT session_key, \(columns) FROM sessions",
+                "DROP TABLE sessions", "ALTER TABLE sessions_before RENAME TO sessions",
+                "CREATE INDEX sessions_user ON sessions (source, user_id)",
+                "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id)",
+                "CREATE INDEX sessions_recent ON sessions (source, last_minute)",
+            ]) + ["DELETE FROM schema_migrations WHERE version >= 19"]
+    }
+
+    /// What schema 18 changed, undone (and its record), with what came after it: SQLite's recent
+    /// sessions by their last event's time again, no `last_minute`.
+    static func schemaEighteenUndone(_ dialect: SQLDialect) -> [String] {
+        schemaNineteenUndone(dialect)
+            + (dialect == .postgres
+                ? []
+                : [
+                    "DROP INDEX sessions_recent", "ALTER TABLE sessions DROP COLUMN last_minute",
+                    "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
+                ]) + ["DELETE FROM schema_migrations WHERE version >= 18"]
     }
 
     /// What schema 14 added, removed again (and its record), with schema 18's change: events that
@@ -666,7 +691,7 @@ struct StorageSuiteTests {
                 ])
                 _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(8...18))
+            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(8...19))
             #expect(try await storage.counts(source: "default") == StorageCounts(events: 5, sessions: 0))
             #expect(
                 try await storage.profile(source: "default", userId: "u1")

@@ -92,7 +92,12 @@ struct WriterStepsTests {
             // The message keys' counts too (`MessageKeyTests` follows their values): three keys
             // held in memory until a merge.
             #expect(text.contains("\ntouchpoint_message_keys_in_memory 3\n"))
-            for family in ["message_keys_in_memory gauge", "message_key_table_lookups_total counter"] {
+            // And the sessions' keys: the one session of these events new, so in memory.
+            #expect(text.contains("\ntouchpoint_session_keys_in_memory 1\n"))
+            for family in [
+                "message_keys_in_memory gauge", "message_key_table_lookups_total counter",
+                "session_keys_in_memory gauge", "session_key_table_lookups_total counter",
+            ] {
                 #expect(text.components(separatedBy: "# TYPE touchpoint_\(family)").count == 2, "\(family)")
             }
         }

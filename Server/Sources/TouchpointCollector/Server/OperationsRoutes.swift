@@ -54,7 +54,8 @@ enum OperationsRoutes {
                     byteBuffer: ByteBuffer(
                         string: services.metrics.prometheusText()
                             + (services.storage.writerSteps?.prometheusText() ?? "")
-                            + (services.storage.messageKeys?.prometheusText() ?? ""))))
+                            + (services.storage.messageKeys?.prometheusText() ?? "")
+                            + (services.storage.sessionKeys?.prometheusText() ?? ""))))
         }
     }
 }

@@ -13,6 +13,8 @@ protocol CollectorStorage: Sendable {
 
     /// SQLite's message keys, whose counts `/metrics` serves (nil by default).
     var messageKeys: MessageKeyIndex? { get }
+    /// SQLite's keys of sessions (``SessionKeys``), for `/metrics`; nil for PostgreSQL.
+    var sessionKeys: SessionKeys? { get }
 
     /// Stores the messages that are new for `source`.
     /// - Returns: one flag per message, true when it was stored now, false when it was already
@@ -113,6 +115,9 @@ extension CollectorStorage {
 
     /// None: PostgreSQL keeps (source, messageId) unique with an index of its own.
     var messageKeys: MessageKeyIndex? { nil }
+
+    /// None: PostgreSQL keeps (source, session_id) unique with an index of its own.
+    var sessionKeys: SessionKeys? { nil }
 
     /// Sessions of `source`, newest first, optionally of one user or anonymous id.
     func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {

@@ -316,9 +316,10 @@ extension SQLCollectorStorage.GroupCommit {
         // Before the filter is built every key would be looked up: none is read ahead.
         guard !sessions.isEmpty || keys.filterCapacity != nil else { return }
         let keys = keys
+        let sessionRows = sessionRows
         let found = try? await backend.readIfIdle { connection in
             try keys.readAhead(rows, on: connection)
-            return try SessionRows.find(sessions, on: connection)
+            return try sessionRows.find(sessions, on: connection)
         }
         if let found { sessionRows.remember(found) }
         steps.recordLookAhead(read: found != nil)

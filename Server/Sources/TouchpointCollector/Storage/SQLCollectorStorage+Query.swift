@@ -93,7 +93,7 @@ extension SQLCollectorStorage {
 
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
         var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
-        statement.appendSessions(source: source, [sessionId])
+        appendSessions(source: source, [sessionId], to: &statement)
         // Arrival order, not corrected time: skew correction shifts each request by its own
         // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
         // session's events in log order, one request at a time, so arrival order is log order.
@@ -269,27 +269,35 @@ extension SQLCollectorStorage {
     }
 }
 
-extension SQLStatement {
-    /// Appends the condition that an `events` row is one of the sessions `sessionIds` of `source`.
+extension SQLCollectorStorage {
+    /// Appends to `statement` the condition that an `events` row is one of the sessions
+    /// `sessionIds` of `source`.
     ///
     /// PostgreSQL finds them through the index on (source, session_id, seq); SQLite through the
-    /// index on session_key (in seq order within a key: the rowid ends each entry), its keys read
-    /// from the sessions' rows (schema 10, the ids bound as stored there), and the session id
-    /// compared too (a deleted session's rowid can be given to a new one; the events' ids may be
-    /// packed, ``PackedID``).
-    mutating func appendSessions(source: String, _ sessionIds: [String]) {
-        if dialect == .sqlite {
-            append("session_key IN (SELECT rowid FROM sessions WHERE source = ")
-            bind(.text(source))
-            append(" AND session_id IN ")
-            bindTuple(sessionIds.map { .id($0) })
-            append(") AND touchpoint_id(session_id) IN ")
-            bindTuple(sessionIds.map { .text($0) })
-        } else {
-            append("source = ")
-            bind(.text(source))
-            append(" AND session_id IN ")
-            bindTuple(sessionIds.map { .text($0) })
+    /// index on session_key (in seq order within a key: the rowid ends each entry), the sessions'
+    /// rows found by their keys (``SessionKeys``: in `session_keys`, and those in memory, taken
+    /// here before the query's read begins), and the session id compared too (two sessions may
+    /// share a key; the events' ids may be packed, ``PackedID``).
+    func appendSessions(source: String, _ sessionIds: [String], to statement: inout SQLStatement) {
+        guard let keys = sessionRows?.keys else {
+            statement.append("source = ")
+            statement.bind(.text(source))
+            statement.append(" AND session_id IN ")
+            statement.bindTuple(sessionIds.map { .text($0) })
+            return
         }
+        let sessionKeys = sessionIds.map { keys.key(source, $0) }
+        statement.append("session_key IN (SELECT session FROM session_keys WHERE key IN ")
+        statement.bindTuple(sessionKeys.map { .int($0) })
+        for (index, rowid) in keys.rowsInMemory(sessionKeys).enumerated() {
+            statement.append(index == 0 ? " UNION ALL VALUES (" : ", (")
+            statement.bind(.int(rowid))
+            statement.append(")")
+        }
+        // `+`: compared on each row found, not a way in (the index on (source, minute) is not one).
+        statement.append(") AND +source = ")
+        statement.bind(.text(source))
+        statement.append(" AND touchpoint_id(session_id) IN ")
+        statement.bindTuple(sessionIds.map { .text($0) })
     }
 }

@@ -16,9 +16,16 @@ extension SQLCollectorStorage {
     }
 
     func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int {
-        var statement = SQLStatement(dialect, "DELETE FROM sessions WHERE source = ")
-        statement.bind(.text(source))
-        statement.append(" AND session_id IN (SELECT session_id FROM sessions WHERE source = ")
+        var statement: SQLStatement
+        if dialect == .sqlite {
+            // By the row (SQLite finds a session by its id through ``SessionKeys``, not an index).
+            statement = SQLStatement(dialect, "DELETE FROM sessions WHERE session_key IN (SELECT session_key")
+        } else {
+            statement = SQLStatement(dialect, "DELETE FROM sessions WHERE source = ")
+            statement.bind(.text(source))
+            statement.append(" AND session_id IN (SELECT session_id")
+        }
+        statement.append(" FROM sessions WHERE source = ")
         statement.bind(.text(source))
         if dialect == .sqlite {
             // SQLite's sessions_recent holds the minute (`SessionRows`).

@@ -48,6 +48,9 @@ final class SQLCollectorStorage: CollectorStorage {
     /// SQLite's writer's sessions (nil for PostgreSQL).
     var sessionRows: SessionRows? { groupCommit?.sessionRows }
 
+    /// SQLite's keys of sessions (nil for PostgreSQL).
+    var sessionKeys: SessionKeys? { groupCommit?.sessionRows.keys }
+
     /// SQLite's writer's memory of people's numbers (nil for PostgreSQL).
     var personKeyCache: PersonKeyCache? { groupCommit?.people }
 
@@ -76,20 +79,26 @@ final class SQLCollectorStorage: CollectorStorage {
     ///   - flush: for tests, what flushes the WAL in place of `fsync` (``WALSync``).
     ///   - sessionsLookedUpAhead: whether a reader looks up a request's sessions before its write
     ///     (``GroupCommit/lookAhead(_:)``; tests turn it off to reach the writer's own lookups).
+    ///   - sessionMerge: session keys held in memory before they are merged, at least, and the
+    ///     most one merge takes (``SessionKeys``; tests make them small).
     static func sqlite(
         path: String, logger: Logger, minimumMerge: Int = 250_000, maximumMerge: Int = 4_000_000,
         keyOverride: MessageKeyIndex.KeyFunction? = nil, freeSlice: Int = 16_384, mergeAtStart: Bool = true,
-        flush: WALSync.Flush? = nil, sessionsLookedUpAhead: Bool = true
+        flush: WALSync.Flush? = nil, sessionsLookedUpAhead: Bool = true,
+        sessionMerge: (minimum: Int, maximum: Int) = (50_000, 1_000_000)
     ) async throws -> SQLCollectorStorage {
         let backend = try await SQLiteBackend.open(path: path, logger: logger, flush: flush)
         let storage = try await migrated(backend, logger: logger) { backend in
-            let keys = try await backend.writeNow {
-                try MessageKeyIndex.load(
-                    $0, minimumMerge: minimumMerge, maximumMerge: maximumMerge, keyOverride: keyOverride,
+            let (keys, sessionKeys) = try await backend.writeNow { connection in
+                let keys = try MessageKeyIndex.load(
+                    connection, minimumMerge: minimumMerge, maximumMerge: maximumMerge, keyOverride: keyOverride,
                     freeSlice: freeSlice, filterFile: path + Self.keyFilterSuffix, logger: logger)
+                let sessionKeys = try SessionKeys.load(
+                    connection, key: keys.key, minimumMerge: sessionMerge.minimum, maximumMerge: sessionMerge.maximum)
+                return (keys, sessionKeys)
             }
             let contexts = SharedContexts()
-            let sessionRows = SessionRows()
+            let sessionRows = SessionRows(keys: sessionKeys)
             let people = PersonKeyCache()
             let steps = WriterSteps()
             let coalescer = InsertCoalescer(maximumRows: 5000) { rows in
@@ -97,6 +106,7 @@ final class SQLCollectorStorage: CollectorStorage {
                     rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows, people: people,
                     steps: steps)
                 keys.mergeIfDue(into: backend, logger: logger)
+                sessionKeys.mergeIfDue(into: backend, logger: logger)
                 return (written.stored, written.ticket.whenDurable)
             }
             // Not left to the first write: after a crash the filter is to be built (ingest reads
@@ -104,6 +114,7 @@ final class SQLCollectorStorage: CollectorStorage {
             if mergeAtStart, keys.mergedThrough > 0 || keys.keysInMemory > 0 {
                 keys.mergeIfDue(into: backend, logger: logger)
             }
+            if mergeAtStart { sessionKeys.mergeIfDue(into: backend, logger: logger) }
             return .groupCommit(
                 GroupCommit(
                     backend: backend, looksAhead: sessionsLookedUpAhead, coalescer: coalescer, keys: keys,
@@ -152,6 +163,7 @@ final class SQLCollectorStorage: CollectorStorage {
             await keys.stopMerging()
             await keys.saveFilter()
         }
+        await sessionKeys?.stopMerging()
         try await backend.close()
     }
 

@@ -409,6 +409,63 @@ enum SchemaMigrations {
                 "CREATE INDEX sessions_recent ON sessions (source, last_minute)",
             ]
         },
+        Migration(version: 19, summary: "SQLite: sessions found by 64-bit keys merged in key order, not a unique index")
+        {
+            dialect in
+            // See `SessionKeys`. The table is made again without its primary key on (source,
+            // session_id), each row keeping its rowid, now a column of its own (`session_key`,
+            // which `events.session_key` holds and which a rebuild of the file would otherwise be
+            // free to renumber). Every session's key is merged now. PostgreSQL keeps its unique
+            // index, as for message ids.
+            guard dialect == .sqlite else { return [] }
+            let secret = "(SELECT value FROM storage_settings WHERE name = 'message_key_secret')"
+            return [
+                """
+                CREATE TABLE sessions_keyed (
+                    session_key INTEGER PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    user_id TEXT,
+                    anonymous_id TEXT,
+                    first_timestamp INTEGER NOT NULL,
+                    last_timestamp INTEGER NOT NULL,
+                    event_count INTEGER NOT NULL,
+                    last_minute INTEGER
+                )
+                """,
+                """
+                INSERT INTO sessions_keyed (session_key, source, session_id, user_id, anonymous_id, first_timestamp, \
+                last_timestamp, event_count, last_minute) SELECT rowid, source, session_id, user_id, anonymous_id, \
+                first_timestamp, last_timestamp, event_count, last_minute FROM sessions ORDER BY rowid
+                """,
+                "DROP TABLE sessions",
+                "ALTER TABLE sessions_keyed RENAME TO sessions",
+                "CREATE INDEX sessions_user ON sessions (source, user_id)",
+                "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id)",
+                "CREATE INDEX sessions_recent ON sessions (source, last_minute)",
+                """
+                CREATE TABLE session_keys (
+                    key INTEGER NOT NULL,
+                    session INTEGER NOT NULL,
+                    PRIMARY KEY (key, session)
+                ) WITHOUT ROWID
+                """,
+                """
+                INSERT INTO session_keys (key, session)
+                    SELECT touchpoint_message_key(\(secret), source, session_id), session_key FROM sessions ORDER BY 1, 2
+                """,
+                """
+                INSERT OR REPLACE INTO storage_settings (name, value)
+                    VALUES ('\(SessionKeys.watermarkName)', (SELECT COALESCE(MAX(session_key), 0) FROM sessions))
+                """,
+                """
+                CREATE TRIGGER sessions_forget_key AFTER DELETE ON sessions BEGIN
+                    DELETE FROM session_keys
+                    WHERE key = touchpoint_message_key(\(secret), OLD.source, OLD.session_id) AND session = OLD.session_key;
+                END
+                """,
+            ]
+        },
     ]
 
     /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event

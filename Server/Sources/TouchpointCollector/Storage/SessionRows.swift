@@ -2,18 +2,19 @@ import TouchpointCore
 
 /// How SQLite's writer adds a write's sessions to their `sessions` rows.
 ///
-/// A session's row is found by (source, session id), through the table's primary key index, at a
-/// random place (session ids are random). At millions of sessions that index's upper pages no
-/// longer stay in the writer's 4 MB cache: 20,000 web events into a 50-million-event store made
-/// the writer read 12,300 pages back from the operating system, 8,900 of them the index's. A
-/// session's events come in over minutes, so the writer remembers the rowid of each session it
-/// wrote to recently (``RecentHashes``, 262,144 slots) and adds the next share of that session to
-/// the row by its rowid, checking that the row is still that session's: retention and the
-/// deletion of a user's data delete rows (and SQLite can give a deleted newest rowid again), and a
-/// write that rolled back leaves a rowid that no row has. A session it has no rowid for, or whose
-/// check fails, goes through the index, as before. A reader looks up, before the write, the
-/// sessions it does not remember (``unremembered(in:)``), so that the index's pages are in memory
-/// by the time the writer needs them.
+/// A session's row is found by (source, session id) through its key (``SessionKeys``: in memory,
+/// or in `session_keys`, each row found compared on the id), and a new session's row is made at
+/// the end of the table. At millions of sessions the pages of a lookup are no longer all in the
+/// writer's 4 MB cache (before schema 19, 20,000 web events into a 50-million-event store made the
+/// writer read 12,300 pages back from the operating system, 8,900 of them the index the lookups
+/// went through then). A session's events come in over minutes, so the writer remembers the rowid
+/// of each session it wrote to recently (``RecentHashes``, 262,144 slots) and adds the next share
+/// of that session to the row by its rowid, checking that the row is still that session's:
+/// retention and the deletion of a user's data delete rows (and SQLite can give a deleted newest
+/// rowid again), and a write that rolled back leaves a rowid that no row has. A session it has no
+/// rowid for, or whose check fails, is looked up by its key. A reader looks up, before the write,
+/// the sessions it does not remember (``unremembered(in:)``), so that the pages are in memory by
+/// the time the writer needs them.
 ///
 /// A session's user id and anonymous id are the columns of `sessions_user` and
 /// `sessions_anonymous`, so they are set by statements of their own, and only where they change:
@@ -27,6 +28,8 @@ import TouchpointCore
 /// delete and an insert for each session of each write (about a session per event in web
 /// traffic). `last_minute` is set only when a write moves the last event to another minute.
 final class SessionRows: Sendable {
+    /// Where a session's row is found by its id (``SessionKeys``).
+    let keys: SessionKeys
     private let recent = Locked(RecentHashes<Int64>(slots: 1 << 18))
     /// Sessions added to by remembered rowid (for tests).
     private let rowidUpdates = Locked(0)
@@ -36,6 +39,10 @@ final class SessionRows: Sendable {
     private let minuteMoves = Locked(0)
     /// User or anonymous ids set on rows that had another or none (for tests).
     private let idChanges = Locked(0)
+
+    init(keys: SessionKeys) {
+        self.keys = keys
+    }
 
     /// Adds each rollup to its session's row, creating the rows of new sessions, in the writer's
     /// transaction.
@@ -56,45 +63,53 @@ final class SessionRows: Sendable {
                 newAnonymous.append((rowid, anonymousId))
             }
         }
-        try connection.queryEach(
-            Self.sqliteAddByRowid, sessions.indices.filter { remembered[$0] != nil },
-            bind: { index, statement in
-                let session = sessions[index]
-                try statement.bind(1, session.firstTimestamp)
-                try statement.bind(2, session.lastTimestamp)
-                try statement.bind(3, session.eventCount)
-                try statement.bind(4, remembered[index])
-                try statement.bind(5, session.source)
-                try statement.bind(id: 6, session.sessionId, packed: session.packedId)
-                try statement.bind(7, session.userId)
-                try statement.bind(8, session.anonymousId == nil ? nil : Int64(1))
-            },
-            row: { index, statement in
-                let rowid = remembered[index] ?? 0
-                added[index] = (rowid, statement.integer(0) == sessions[index].eventCount)
-                if statement.integer(1) != 0 { newMinute.append(rowid) }
-                idsChange(index, rowid: rowid, from: statement, at: 2)
-            })
+        // Adds a rollup to the row `rowid` when that row is the session's.
+        func addByRowid(_ tries: [(index: Int, rowid: Int64)]) throws {
+            try connection.queryEach(
+                Self.sqliteAddByRowid, tries,
+                bind: { attempt, statement in
+                    let session = sessions[attempt.index]
+                    try statement.bind(1, session.firstTimestamp)
+                    try statement.bind(2, session.lastTimestamp)
+                    try statement.bind(3, session.eventCount)
+                    try statement.bind(4, attempt.rowid)
+                    try statement.bind(5, session.source)
+                    try statement.bind(id: 6, session.sessionId, packed: session.packedId)
+                    try statement.bind(7, session.userId)
+                    try statement.bind(8, session.anonymousId == nil ? nil : Int64(1))
+                },
+                row: { attempt, statement in
+                    added[attempt.index] = (attempt.rowid, statement.integer(0) == sessions[attempt.index].eventCount)
+                    if statement.integer(1) != 0 { newMinute.append(attempt.rowid) }
+                    idsChange(attempt.index, rowid: attempt.rowid, from: statement, at: 2)
+                })
+        }
+        try addByRowid(sessions.indices.compactMap { index in remembered[index].map { (index, $0) } })
         let updated = added.count { $0 != nil }
+        // The others by their keys: the rows that may be theirs, each compared.
         let rest = sessions.indices.filter { added[$0] == nil }
-        try connection.queryEach(
-            Self.sqliteUpsert, rest,
-            bind: { index, statement in
-                let session = sessions[index]
-                try statement.bind(1, session.source)
-                try statement.bind(id: 2, session.sessionId, packed: session.packedId)
-                try statement.bind(3, session.userId)
-                try statement.bind(4, session.anonymousId)
-                try statement.bind(5, session.firstTimestamp)
-                try statement.bind(6, session.lastTimestamp)
-                try statement.bind(7, session.eventCount)
-            },
-            row: { index, statement in
-                let rowid = statement.integer(0)
-                added[index] = (rowid, statement.integer(1) == sessions[index].eventCount)
-                if statement.integer(2) != 0 { newMinute.append(rowid) }
-                idsChange(index, rowid: rowid, from: statement, at: 3)
-            })
+        let keyOfRest = rest.map { keys.key(sessions[$0].source, sessions[$0].sessionId) }
+        let candidates = try keys.candidates(keyOfRest, on: connection)
+        try addByRowid(zip(rest, candidates).flatMap { index, rowids in rowids.map { (index, $0) } })
+        // Those with no row yet: new sessions.
+        let new = rest.indices.filter { added[rest[$0]] == nil }
+        let rowids = try connection.insertEach(Self.sqliteInsert, new) { position, statement in
+            let session = sessions[rest[position]]
+            try statement.bind(1, session.source)
+            try statement.bind(id: 2, session.sessionId, packed: session.packedId)
+            try statement.bind(3, session.userId)
+            try statement.bind(4, session.anonymousId)
+            try statement.bind(5, session.firstTimestamp)
+            try statement.bind(6, session.lastTimestamp)
+            try statement.bind(7, session.eventCount)
+        }
+        var recorded: [(key: Int64, row: Int64)] = []
+        for (position, rowid) in zip(new, rowids) {
+            guard let rowid else { continue }
+            added[rest[position]] = (rowid, true)
+            recorded.append((keyOfRest[position], rowid))
+        }
+        try keys.record(recorded, on: connection)
         _ = try connection.executeEach(Self.sqliteMoveMinute, newMinute) { rowid, statement in
             try statement.bind(1, rowid)
         }
@@ -131,13 +146,12 @@ final class SessionRows: Sendable {
     /// The sessions of `rows` that the writer does not remember, each once, for a reader to look
     /// up before the rows reach the writer (``find(_:on:)``, then ``remember(_:)``).
     ///
-    /// In a large store the index on (source, session id) no longer fits in memory, and the
-    /// writer, which runs one write at a time, waited on the disk for the page of each session it
-    /// did not remember (in web traffic about one event in sixteen starts a session, whose insert
-    /// needs a page of that index; at 50 million events it was often not cached). Looked up first,
-    /// on one of the readers and in parallel with the writer, the page is in memory when the
-    /// writer needs it, for a session found (added to by rowid) and a new one (inserted into that
-    /// page) alike.
+    /// In a large store the lookups' pages no longer fit in memory, and the writer, which runs one
+    /// write at a time, waited on the disk for the pages of each session it did not remember (in
+    /// web traffic about one event in sixteen starts a session, which is looked up too; at 50
+    /// million events those pages were often not cached). Looked up first, on one of the readers
+    /// and in parallel with the writer, the pages are in memory when the writer needs them, for a
+    /// session found (added to by rowid) and a new one (found nowhere) alike.
     func unremembered(in rows: [InsertCoalescer.Row]) -> [Unremembered] {
         recent.withLock { recent in
             var seen = Set<Int>()
@@ -153,18 +167,20 @@ final class SessionRows: Sendable {
         }
     }
 
-    /// Looks `sessions` up (on a reader connection).
+    /// Looks `sessions` up (on a reader connection) by their keys (``SessionKeys``), each row
+    /// found compared on the session's id.
     /// - Returns: the rowids of those that have a row.
-    static func find(_ sessions: [Unremembered], on connection: SQLiteConnection) throws -> [(hash: Int, rowid: Int64)]
-    {
+    func find(_ sessions: [Unremembered], on connection: SQLiteConnection) throws -> [(hash: Int, rowid: Int64)] {
+        let candidates = try keys.candidates(sessions.map { keys.key($0.source, $0.id) }, on: connection)
         var found: [(hash: Int, rowid: Int64)] = []
         try connection.queryEach(
-            sqliteFind, sessions,
-            bind: { session, statement in
-                try statement.bind(1, session.source)
-                try statement.bind(id: 2, session.id, packed: session.packed)
+            Self.sqliteIsSession, zip(sessions, candidates).flatMap { session, rowids in rowids.map { (session, $0) } },
+            bind: { attempt, statement in
+                try statement.bind(1, attempt.1)
+                try statement.bind(2, attempt.0.source)
+                try statement.bind(id: 3, attempt.0.id, packed: attempt.0.packed)
             },
-            row: { session, statement in found.append((session.hash, statement.integer(0))) })
+            row: { attempt, _ in found.append((attempt.0.hash, attempt.1)) })
         return found
     }
 
@@ -180,8 +196,9 @@ final class SessionRows: Sendable {
         foundAhead.withLock { $0 += found.count }
     }
 
-    /// A session's row by (source, session id), through the table's primary key index.
-    private static let sqliteFind = "SELECT rowid FROM sessions WHERE source = ? AND session_id = ?"
+    /// Whether a row is a session's.
+    private static let sqliteIsSession =
+        "SELECT 1 FROM sessions WHERE session_key = ? AND source = ? AND session_id = ?"
 
     /// Sessions added to by remembered rowid so far (for tests).
     var addedByRowid: Int { rowidUpdates.value }
@@ -215,17 +232,11 @@ final class SessionRows: Sendable {
         RETURNING event_count, \(minuteBehind), \(idsBehind(user: "?7", anonymous: "?8"))
         """
 
-    /// Adds one rollup to its session row, creating the row for a new session, and returns the
-    /// row's rowid, its count of events and whether its last event moved to another minute. Only
-    /// the times and the count change here: the columns of no index.
-    private static let sqliteUpsert = """
+    /// Creates the row of a new session (found by no key).
+    private static let sqliteInsert = """
         INSERT INTO sessions \
         (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count, last_minute) \
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 / 60000) ON CONFLICT (source, session_id) DO UPDATE SET \
-        first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp), \
-        last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp), \
-        event_count = sessions.event_count + excluded.event_count \
-        RETURNING rowid, event_count, \(minuteBehind), \(idsBehind(user: "?3", anonymous: "?4"))
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?6 / 60000)
         """
 
     /// Moves a row's entry in `sessions_recent` to the minute of its last event: run only when
