@@ -256,7 +256,7 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
-    /// What schema 17 changed, undone (and its record), after schema 18's change: the keys in
+    /// What schema 17 changed, undone (and its record), after schema 18's and 19's: the keys in
     /// `message_keys` as they are, not by era, and the trigger that forgets only those.
     static let schemaSeventeenUndone =
         StorageSuiteTests.schemaEighteenUndone(.sqlite) + [
