@@ -31,10 +31,18 @@ struct KeysInMemory {
     }
 
     /// The smallest row held (nil: none).
-    var oldest: Int64? {
+    private var oldest: Int64? {
         var oldest = first.values.min()
         for rows in more.values { oldest = min(oldest ?? .max, rows.min() ?? .max) }
         return oldest
+    }
+
+    /// What one merge takes: all the (key, row)s held when there are at most `maximum`; else those
+    /// of the `maximum` rows from the oldest held (not from a watermark: the rows after it may have
+    /// been deleted before a restart). Each row is held once, so at most `maximum` of them.
+    func oldestEntries(atMost maximum: Int) -> [(key: Int64, row: Int64)] {
+        guard count > maximum, let oldest else { return entries() }
+        return entries(through: oldest - 1 + Int64(maximum))
     }
 
     /// Every (key, row) held whose row is at most `last`, in no particular order.

@@ -411,16 +411,9 @@ final class MessageKeyIndex: Sendable {
     private func mergeKeys(into backend: SQLiteBackend) async throws {
         // Behind the lock, which every lookup takes (4 M keys: about 40 ms a pass); only the slice
         // is copied, so a backlog of many millions costs no copy of all of them.
-        let entries = state.withLock { [maximumMerge] state -> [(key: Int64, row: Int64)] in
+        let entries = state.withLock { [maximumMerge] state in
             state.recordedWhileMerging = []
-            // All of them when there are few enough; else those of the `maximumMerge` seqs from the
-            // oldest in memory (not from the watermark: the events after it may have been deleted
-            // before a restart). Each event has a seq of its own, so at most that many keys.
-            var last = Int64.max
-            if state.recent.count > maximumMerge, let oldest = state.recent.oldest {
-                last = oldest - 1 + Int64(maximumMerge)
-            }
-            return state.recent.entries(through: last)
+            return state.recent.oldestEntries(atMost: maximumMerge)
         }
         guard let through = entries.map(\.row).max() else { return }
         if let pause = afterSnapshot.value { await pause() }

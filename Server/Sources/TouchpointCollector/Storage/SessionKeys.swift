@@ -209,11 +209,7 @@ final class SessionKeys: Sendable {
         }
         let entries = state.withLock { [maximumMerge] state in
             state.recordedWhileMerging = []
-            var last = Int64.max
-            if state.recent.count > maximumMerge, let oldest = state.recent.oldest {
-                last = oldest - 1 + Int64(maximumMerge)
-            }
-            return state.recent.entries(through: last)
+            return state.recent.oldestEntries(atMost: maximumMerge)
         }
         guard let through = entries.map(\.row).max() else { return }
         let sorted = entries.sorted { $0.key != $1.key ? $0.key < $1.key : $0.row < $1.row }
