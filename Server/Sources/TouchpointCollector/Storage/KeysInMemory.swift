@@ -41,14 +41,15 @@ struct KeysInMemory {
     /// of the `maximum` rows from the oldest held (not from a watermark: the rows after it may have
     /// been deleted before a restart). Each row is held once, so at most `maximum` of them.
     func oldestEntries(atMost maximum: Int) -> [(key: Int64, row: Int64)] {
-        guard count > maximum, let oldest else { return entries() }
-        return entries(through: oldest - 1 + Int64(maximum))
+        guard count > maximum, let oldest else { return entries(through: .max, capacity: count) }
+        return entries(through: oldest - 1 + Int64(maximum), capacity: maximum)
     }
 
-    /// Every (key, row) held whose row is at most `last`, in no particular order.
-    func entries(through last: Int64 = .max) -> [(key: Int64, row: Int64)] {
+    /// Every (key, row) held whose row is at most `last`, in no particular order (room made for
+    /// `capacity`: a backlog can be millions more than one merge takes).
+    private func entries(through last: Int64, capacity: Int) -> [(key: Int64, row: Int64)] {
         var entries: [(key: Int64, row: Int64)] = []
-        entries.reserveCapacity(count)
+        entries.reserveCapacity(capacity)
         for (key, row) in first where row <= last { entries.append((key, row)) }
         for (key, rows) in more { for row in rows where row <= last { entries.append((key, row)) } }
         return entries

@@ -279,7 +279,7 @@ extension SQLCollectorStorage {
     /// here before the query's read begins), and the session id compared too (two sessions may
     /// share a key; the events' ids may be packed, ``PackedID``).
     func appendSessions(source: String, _ sessionIds: [String], to statement: inout SQLStatement) {
-        guard let keys = sessionRows?.keys else {
+        guard let keys = sessionKeys else {
             statement.append("source = ")
             statement.bind(.text(source))
             statement.append(" AND session_id IN ")
@@ -294,7 +294,8 @@ extension SQLCollectorStorage {
             statement.bind(.int(rowid))
             statement.append(")")
         }
-        // `+`: compared on each row found, not a way in (the index on (source, minute) is not one).
+        // `+`: the source is checked on each row found; the planner is not to enter by the index on
+        // (source, minute) instead.
         statement.append(") AND +source = ")
         statement.bind(.text(source))
         statement.append(" AND touchpoint_id(session_id) IN ")
