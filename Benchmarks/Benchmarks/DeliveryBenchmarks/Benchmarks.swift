@@ -38,7 +38,8 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The real collector (`touchpoint serve`, SQLite), a fresh one per iteration. Needs the
-    // release `touchpoint` binary: `swift build -c release --product touchpoint` in the root package.
+    // release `touchpoint` binary: `swift build -c release --package-path Server --product touchpoint`
+    // from the repository's root.
     if let touchpoint = RealCollector.binary {
         Benchmark("drain 1,000,000 queued events to touchpoint serve (SQLite)", configuration: configuration) {
             benchmark,
