@@ -1,5 +1,6 @@
 import Foundation
 import TouchpointCore
+import TouchpointTesting
 
 @testable import TouchpointCollector
 
