@@ -36,20 +36,6 @@ struct SendFixture {
     }
 }
 
-/// A recorder over a fresh temporary directory on a manual clock.
-struct RecorderFixture {
-    let directory: TemporaryDirectory
-    let clock = ManualClock()
-    let recorder: EventRecorder
-
-    init() throws {
-        directory = try TemporaryDirectory(prefix: "commands-test")
-        var configuration = EventRecorderConfiguration()
-        configuration.clock = clock
-        recorder = EventRecorder(directory: directory.url, configuration: configuration)
-    }
-}
-
 /// Files of the SDK package that these tests share with its own tests (one copy, read in place).
 enum Fixture {
     /// The repository's root: this file is `Server/Tests/TouchpointCommandsTests/Support.swift`.
