@@ -18,7 +18,7 @@ struct SlowClientTests {
     static func withCollector(
         _ limits: ConnectionLimits, _ body: (RunningCollector) async throws -> Void
     ) async throws {
-        try await TestCollector.run(prefix: "slow-clients", configure: { $0.connectionLimits = limits }, body)
+        try await CollectorUnderTest.run(prefix: "slow-clients", configure: { $0.connectionLimits = limits }, body)
     }
 
     @Test func halfARequestLineThenNothingIsClosedAtTheHeadTimeout() async throws {

@@ -40,7 +40,7 @@ struct TLSTests {
     static func withCollector(
         tls: CollectorTLS?, metricsToken: String? = nil, _ body: (RunningCollector) async throws -> Void
     ) async throws {
-        try await TestCollector.run(
+        try await CollectorUnderTest.run(
             prefix: "tls-collector",
             configure: {
                 $0.tls = tls
