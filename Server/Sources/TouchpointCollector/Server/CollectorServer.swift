@@ -154,8 +154,8 @@ public struct CollectorServer: Sendable {
             throw error
         }
         return RunningCollector(
-            host: configuration.host, port: port, services: services, storageDescription: storageDescription,
-            group: group, task: task)
+            host: configuration.host, port: port, servesTLS: configuration.tls != nil, services: services,
+            storageDescription: storageDescription, group: group, task: task)
     }
 }
 
