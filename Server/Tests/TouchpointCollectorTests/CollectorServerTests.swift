@@ -85,6 +85,23 @@ struct CollectorServerTests {
         try await first.shutdown()
     }
 
+    @Test func withRunningShutsTheCollectorDownWhenItsBodyThrows() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-with-running")
+        let port = Locked(0)
+        await #expect(throws: TestFailure.self) {
+            try await CollectorServer(configuration: Self.configuration(directory)).withRunning { collector in
+                port.withLock { $0 = collector.port }
+                throw TestFailure("the body failed")
+            }
+        }
+        #expect(throws: RawConnection.Failure.self) { try RawConnection(port: port.value) }
+        // Its database was closed: a collector over the same directory opens it and finds it empty.
+        let stored = try await CollectorServer(configuration: Self.configuration(directory)).withRunning { collector in
+            try await collector.services.query.counts(source: "default").events
+        }
+        #expect(stored == 0)
+    }
+
     @Test func gracefulShutdownKeepsEveryAcknowledgedEvent() async throws {
         let directory = try TemporaryDirectory(prefix: "collector-shutdown")
         let collector = try await CollectorServer(configuration: Self.configuration(directory)).start()

@@ -9,6 +9,16 @@ import TouchpointTesting
 
 /// `touchpoint loadgen` and the ``LoadGenerator`` behind it, against a real collector.
 struct LoadgenCommandTests {
+    /// Runs the built `touchpoint loadgen` against `collector`, with its credentials and `arguments`.
+    static func loadgen(_ collector: RunningCollector, _ arguments: [String]) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(
+            ChildProcess.builtProduct("touchpoint"),
+            [
+                "loadgen", "--collector", collector.baseURL.absoluteString, "--write-key", collector.writeKey,
+                "--admin-token", collector.adminToken,
+            ] + arguments, timeout: 120)
+    }
+
     @Test func theGeneratorReportsNoLossAndNoDuplicates() async throws {
         let report = try await LocalCollector.run { collector in
             try await LoadGenerator(
@@ -33,13 +43,8 @@ struct LoadgenCommandTests {
     /// The tool as an operator runs it: what it prints, and its exit status under `--strict`.
     @Test func theCommandPrintsWhatItSentAndWhatWasStored() async throws {
         try await LocalCollector.run { collector in
-            let result = try await ChildProcess.run(
-                ChildProcess.builtProduct("touchpoint"),
-                [
-                    "loadgen", "--collector", collector.baseURL.absoluteString, "--write-key", collector.writeKey,
-                    "--admin-token", collector.adminToken, "--clients", "2", "--events", "1000", "--batch", "50",
-                    "--resend", "0.1", "--strict",
-                ], timeout: 120)
+            let result = try await Self.loadgen(
+                collector, ["--clients", "2", "--events", "1000", "--batch", "50", "--resend", "0.1", "--strict"])
             #expect(result.status == 0, "\(result.output) \(result.errors)")
             let lines = result.output.split(separator: "\n").map(String.init)
             #expect(
@@ -56,13 +61,8 @@ struct LoadgenCommandTests {
 
     @Test func pastTrafficFillsTheStoreWithFill() async throws {
         try await LocalCollector.run { collector in
-            let result = try await ChildProcess.run(
-                ChildProcess.builtProduct("touchpoint"),
-                [
-                    "loadgen", "--collector", collector.baseURL.absoluteString, "--write-key", collector.writeKey,
-                    "--admin-token", collector.adminToken, "--clients", "2", "--fill", "1000", "--history-days", "7",
-                    "--strict",
-                ], timeout: 120)
+            let result = try await Self.loadgen(
+                collector, ["--clients", "2", "--fill", "1000", "--history-days", "7", "--strict"])
             #expect(result.status == 0, "\(result.output) \(result.errors)")
             #expect(result.output.hasPrefix("sending 1000 events in batches of 500 from 2 clients"), "\(result.output)")
             let people = try #require(

@@ -69,15 +69,7 @@ enum LocalCollector {
         defer { withExtendedLifetime(directory) {} }
         var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
         configuration.logger.logLevel = .warning
-        let collector = try await CollectorServer(configuration: configuration).start()
-        do {
-            let result = try await body(collector)
-            try await collector.shutdown()
-            return result
-        } catch {
-            try? await collector.shutdown()
-            throw error
-        }
+        return try await CollectorServer(configuration: configuration).withRunning(body)
     }
 
     /// One request to `collector`, on a thread of its own (the client blocks).

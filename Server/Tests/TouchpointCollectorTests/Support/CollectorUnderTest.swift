@@ -30,14 +30,6 @@ enum CollectorUnderTest {
         var configuration = CollectorConfiguration(port: 0, dataDirectory: data)
         configuration.logger.logLevel = .warning
         configure(&configuration)
-        let collector = try await CollectorServer(configuration: configuration).start()
-        do {
-            let result = try await body(collector)
-            try await collector.shutdown()
-            return result
-        } catch {
-            try? await collector.shutdown()
-            throw error
-        }
+        return try await CollectorServer(configuration: configuration).withRunning(body)
     }
 }
