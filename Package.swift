@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchpointTestingTests",
-            dependencies: ["TouchpointTesting", "TouchpointCore"]
+            dependencies: ["TouchpointTesting", "TouchpointCore", "TouchpointEvents"]
         ),
         .testTarget(
             name: "TouchpointEventsTests",

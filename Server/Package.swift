@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "Touchpoint", package: "Touchpoint"),
                 .product(name: "TouchpointTesting", package: "Touchpoint"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Across modules: the SDK (delivery, the store's HTTP backend, the setup call) against a

@@ -9,7 +9,8 @@
 # platform's answer, and compiles those modules in dependency order (a full compile, so flow
 # diagnostics run too) with the package's settings: Swift 6, warnings as errors. The seeds' SwiftUI
 # samples (test files) are type-checked against the result. Needs `swift build` first (the other
-# SDK modules are imported from its build directory).
+# SDK modules are imported from its build directory). Fails first when a file that uses an Apple
+# framework is outside what it compiles, so no Apple-only code goes unchecked.
 #
 #   scripts/check-apple.sh            # every platform
 #   scripts/check-apple.sh ios tvos   # some
@@ -24,6 +25,30 @@ platforms=("$@")
 # the others come from $bin/Modules).
 modules=(TouchpointEvents TouchpointDelivery TouchpointUI Touchpoint)
 apple_pattern='canImport\((UIKit|SwiftUI|StoreKit|Network)\)'
+# The seeds' SwiftUI samples and the README's setup sample, as an app would write them.
+sample_files=(
+    Tests/TouchpointSurveysTests/SeedSwiftUISamples.swift Tests/TouchpointSurveysTests/ReadmeSetupSample.swift
+    Tests/TouchpointTests/UIGettingStartedSample.swift Tests/TouchpointPromoTests/SeedSampleViews.swift
+)
+
+# Nothing Apple-only goes unchecked: every file that uses an Apple framework is in one of the
+# modules or samples above, and every framework it uses has a stub.
+unchecked=()
+while IFS= read -r file; do
+    covered=false
+    for module in "${modules[@]}"; do [[ "$file" == "Sources/$module/"* ]] && covered=true; done
+    for sample in "${sample_files[@]}"; do [[ "$file" == "$sample" ]] && covered=true; done
+    $covered || unchecked+=("$file")
+done < <(grep -rlE --include='*.swift' 'canImport\((UIKit|SwiftUI|StoreKit|Network|AppKit)\)' Sources Tests | sort)
+if [ ${#unchecked[@]} -gt 0 ]; then
+    printf 'error: Apple-only code this script does not compile (add its module to modules or the file to sample_files):\n' >&2
+    printf '  %s\n' "${unchecked[@]}" >&2
+    exit 1
+fi
+if grep -rlE --include='*.swift' 'canImport\(AppKit\)' Sources Tests >&2; then
+    echo "error: the files above use AppKit, which has no stub in Tests/AppleInterfaces" >&2
+    exit 1
+fi
 
 common=(
     -swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility
@@ -84,11 +109,8 @@ for platform in "${platforms[@]}"; do
             -c -o "$out/$module.o" "${common[@]}" "${search[@]}" "${sources[@]}"
     done
 
-    # The seeds' SwiftUI samples and the README's setup sample, as an app would write them.
     samples=()
-    for file in Tests/TouchpointSurveysTests/SeedSwiftUISamples.swift Tests/TouchpointSurveysTests/ReadmeSetupSample.swift \
-        Tests/TouchpointTests/UIGettingStartedSample.swift \
-        Tests/TouchpointPromoTests/SeedSampleViews.swift; do
+    for file in "${sample_files[@]}"; do
         target="$out/src/$file"
         mkdir -p "$(dirname "$target")"
         rewrite "$file" >"$target"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the survey config decoder with libFuzzer (+ AddressSanitizer), as RECIPES.md describes:
+# Fuzzes the survey config decoder with libFuzzer (+ AddressSanitizer):
 # swift-log, TouchpointCore and the survey config sources are compiled with swiftc directly,
 # into a scratch folder, never into the repository.
 #   scripts/fuzz-survey-config.sh [seconds]      (default 120; needs a prior `swift build`)

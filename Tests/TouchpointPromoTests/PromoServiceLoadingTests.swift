@@ -3,9 +3,10 @@ import InMemoryLogging
 import Logging
 import Observation
 import Testing
-import TouchpointCore
-import TouchpointPromo
 import TouchpointTesting
+
+@testable import TouchpointCore
+@testable import TouchpointPromo
 
 /// Loading through the shared `RemoteResource` against a real server on 127.0.0.1:
 /// network → cache → empty state.
@@ -113,10 +114,9 @@ struct PromoServiceLoadingTests {
         fixture.server.enqueue(.json(Self.catalog, headers: ["ETag": "\"v1\""]))
         await fixture.service(fixture.config(ttl: 60)).loadApps()
 
-        let release = Locked(false)
+        let gate = Gate()
         fixture.server.setHandler { _ in
-            // Hold the answer until the test has looked (bounded by the server's handler timeout).
-            while !release.value { try? await Task.sleep(nanoseconds: 2_000_000) }
+            await gate.pass()  // the answer waits until the test has looked
             return .json(PromoCatalogs.document(PromoCatalogs.apps("a", "b", "c", "d")), headers: ["ETag": "\"v2\""])
         }
         fixture.clock.advance(by: 3600)
@@ -125,7 +125,7 @@ struct PromoServiceLoadingTests {
         #expect(await fixture.server.waitForRequests(2))
         #expect(relaunched.isLoading)
         #expect(relaunched.apps.map(\.id) == ["b", "c"])
-        release.withLock { $0 = true }
+        gate.open()
         _ = await withTimeout(10) { await load.value }
         #expect(!relaunched.isLoading)
         #expect(relaunched.apps.map(\.id) == ["b", "c", "d"])
@@ -203,14 +203,20 @@ struct PromoServiceLoadingTests {
 
     @Test func concurrentLoadsShareOneRequest() async throws {
         let fixture = try PromoFixture()
+        let gate = Gate()
         fixture.server.setHandler { _ in
-            try? await Task.sleep(nanoseconds: 50_000_000)
+            await gate.pass()  // the answer waits until both loads wait for it
             return .json(Self.catalog)
         }
         let service = fixture.service()
-        async let first: Void = service.loadApps()
-        async let second: Void = service.forceRefresh()
-        _ = await (first, second)
+        let resource = try #require(service.resource)
+        let load = Task { await service.loadApps() }
+        let refresh = Task { await service.forceRefresh() }
+        #expect(await eventually { @Sendable in resource.callersWaitingForRequest == 2 })
+        #expect(service.isLoading)
+        gate.open(2)  // enough for both, so a failing run ends at once
+        await load.value
+        await refresh.value
         #expect(fixture.server.requestCount == 1)
         #expect(!service.isLoading)
         #expect(service.apps.map(\.id) == ["b", "c"])

@@ -64,26 +64,6 @@ final class LogLines: Sendable {
     var all: [String] { lines.value }
 }
 
-/// Blocks an adapter's thread until the test opens it; tells the test when a thread is waiting.
-final class Gate: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let waiting = Locked(0)
-
-    /// Called on the adapter's thread.
-    func pass() {
-        waiting.withLock { $0 += 1 }
-        semaphore.wait()
-    }
-
-    /// How many times a thread reached the gate.
-    var arrivals: Int { waiting.value }
-
-    /// Lets `count` waiting (or future) passes through.
-    func open(_ count: Int = 1) {
-        for _ in 0..<count { semaphore.signal() }
-    }
-}
-
 /// An adapter whose `track(event:)` stops at a gate, to play a slow or hanging tool.
 final class GatedAdapter: AnalyticsAdapter, Sendable {
     let name: String
@@ -95,7 +75,7 @@ final class GatedAdapter: AnalyticsAdapter, Sendable {
     func configure() {}
 
     func track(event: any TrackableEvent) {
-        gate.pass()
+        gate.passBlocking()
         received.track(event: event)
     }
 
@@ -107,7 +87,7 @@ final class SlowConfigureAdapter: AnalyticsAdapter, Sendable {
     let gate = Gate()
     let received = InMemoryAdapter()
 
-    func configure() { gate.pass() }
+    func configure() { gate.passBlocking() }
     func track(event: any TrackableEvent) { received.track(event: event) }
     func track(property: any TrackableProperty) { received.track(property: property) }
 }

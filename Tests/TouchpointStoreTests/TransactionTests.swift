@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TouchpointStore
+
+@testable import TouchpointStore
 
 #if canImport(Combine)
 import Combine
@@ -98,28 +99,32 @@ struct TransactionTests {
         #expect(store.snapshot() == ["a": 1, "b": 2, "c": 3])
     }
 
-    @Test func noOtherWriterRunsWhileTheBlockRuns() async {
-        let store = DefaultStore(appID: "tx").named(.appMemory)
+    @Test func noOtherWriterRunsWhileTheBlockRuns() {
+        let store = DefaultStore(appID: "tx").scoped(.appMemory)
         store.set("n", 0)
-        let started = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let writer = Thread {
-            started.wait()
-            store.set("n", 100)  // blocks until the transaction commits
-            proceed.signal()
-        }
-        writer.start()
+        let written = DispatchSemaphore(value: 0)
+        var seenInside: StoreValue?
+        var writerWasWaiting = false
         store.transaction { t in
-            started.signal()
-            // Give the writer every chance to run; it must not.
-            Thread.sleep(forTimeInterval: 0.05)
-            guard case .integer(let n)? = t.get("n") else { return }
+            Thread {
+                store.set("n", 100)  // blocks until the transaction commits
+                written.signal()
+            }.start()
+            // Hold the block until the other writer is waiting for it (bounded, in case it never comes).
+            let deadline = Date().addingTimeInterval(30)
+            while store.waitingWriters == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            writerWasWaiting = store.waitingWriters == 1
+            seenInside = t.get("n")
+            guard case .integer(let n)? = seenInside else { return }
             t.set("n", .integer(n + 1))
         }
-        #expect(proceed.wait(timeout: .now() + 10) == .success)
+        #expect(writerWasWaiting, "the other writer reached the store while the block ran")
+        #expect(seenInside == 0, "and had not written")
+        #expect(written.wait(timeout: .now() + 30) == .success)
         // Had the other write slipped in during the block, the commit (n = 0 + 1) would have
         // overwritten it; serial writers put it after the commit instead.
         #expect(store.get("n") == 100)
+        #expect(store.waitingWriters == 0)
     }
 
     @Test func expressionsRunOnceAtCommit() {

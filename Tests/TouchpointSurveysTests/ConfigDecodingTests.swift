@@ -107,7 +107,7 @@ struct ConfigDecodingTests {
         var json = try Fixture.seedJSON
         guard case .object(var root) = json, case .array(var surveys)? = root["surveys"],
             case .object(var second) = surveys[1], case .object(var first) = surveys[0]
-        else { throw Failure("unexpected fixture shape") }
+        else { throw TestFailure("unexpected fixture shape") }
         second["trigger"] = [
             "event": ["name": "checkout_success", "properties": ["amount": ["op": "gtt", "value": 100]]]
         ]
@@ -168,10 +168,4 @@ struct ConfigDecodingTests {
         #expect(decoded == withAdditions)
         #expect(SurveyConfigValidator.validate(withAdditions.json).isEmpty)
     }
-}
-
-/// A test failure with a message.
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

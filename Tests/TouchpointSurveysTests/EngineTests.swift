@@ -125,7 +125,7 @@ struct EngineTests {
             FileManager.default.contents(atPath: fixture.directory.path + "/state/surveys/u1.json"))
         #expect(try SurveyUserHistory(json: JSONParser.parse(Array(stored))).surveys["once"]?.presentations == 1)
 
-        let relaunched = try fixture.relaunch()
+        let relaunched = RecorderFixture(directory: fixture.directory, clock: fixture.clock)
         let presenter = ScriptedPresenter()
         let engine = relaunched.engine(config, presenter)
         defer { engine.stop() }

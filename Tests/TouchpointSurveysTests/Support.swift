@@ -58,23 +58,8 @@ enum Fixture {
     }
 }
 
-/// A recorder over a fresh temporary directory, on a manual clock, as the engine tests use it.
-struct RecorderFixture {
-    let directory: TemporaryDirectory
-    let clock: ManualClock
-    let recorder: EventRecorder
-
-    init(directory: TemporaryDirectory? = nil, clock: ManualClock = ManualClock()) throws {
-        self.directory = try directory ?? TemporaryDirectory(prefix: "surveys-test")
-        self.clock = clock
-        var configuration = EventRecorderConfiguration()
-        configuration.clock = clock
-        recorder = EventRecorder(directory: self.directory.url, configuration: configuration)
-    }
-
-    /// A new recorder over the same directory and clock, as after a relaunch.
-    func relaunch() throws -> RecorderFixture { try RecorderFixture(directory: directory, clock: clock) }
-
+/// The survey engine over a fixture's recorder and clock.
+extension RecorderFixture {
     /// An engine on this recorder and clock that shows surveys to `presenter`.
     func engine(
         _ config: SurveyConfig, _ presenter: any SurveyPresenter,

@@ -28,7 +28,7 @@ struct TestHTTPServerTests {
         let connection = try RawConnection(port: server.port)
         try connection.send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
         #expect(try connection.readResponse().headers["connection"] == "close")
-        #expect(connection.isClosedByPeer())
+        #expect(connection.readUntilClosed() == "")
     }
 
     @Test func readsChunkedBodiesAndAnswers100Continue() throws {
@@ -58,7 +58,7 @@ struct TestHTTPServerTests {
         let connection = try RawConnection(port: server.port)
         try connection.send("NONSENSE\r\n\r\n")
         #expect(try connection.readResponse().status == 400)
-        #expect(connection.isClosedByPeer())
+        #expect(connection.readUntilClosed() == "")
         #expect(server.requestCount == 0)
     }
 
@@ -141,7 +141,7 @@ struct TestHTTPServerTests {
         let server = try TestHTTPServer(options: .init(ioTimeout: 0.2))
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
-        #expect(connection.isClosedByPeer())
+        #expect(connection.readUntilClosed() == "")
     }
 
     @Test func resetSendsARST() throws {
@@ -149,7 +149,8 @@ struct TestHTTPServerTests {
         defer { server.stop() }
         let connection = try RawConnection(port: server.port)
         try connection.send("GET / HTTP/1.1\r\n\r\n")
-        #expect(connection.readErrno() == ECONNRESET)
+        #expect(connection.readUntilClosed() == "")
+        #expect(connection.wasReset)
     }
 
     @Test func waitingForRequestsIsBounded() async throws {

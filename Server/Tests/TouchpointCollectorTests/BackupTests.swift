@@ -15,7 +15,7 @@ struct BackupTests {
         let backupFile = files.appending("backup.sqlite")
         let data = files.appending("data")
         let acknowledged = Locked(0)
-        let window = try await TestCollectorWithData.run(data) { collector in
+        let window = try await CollectorUnderTest.run(data: data) { collector in
             let stop = Locked(false)
             let load = Task {
                 var round = 0
@@ -51,7 +51,7 @@ struct BackupTests {
         let restored = files.appending("restored")
         let summary = try CollectorBackup.restore(from: backupFile, into: restored, replace: false)
         #expect(summary.events == copied)
-        let served = try await TestCollectorWithData.run(restored) { collector in
+        let served = try await CollectorUnderTest.run(data: restored) { collector in
             try await collector.services.query.counts(source: "default").events
         }
         #expect(served == copied)
@@ -60,7 +60,7 @@ struct BackupTests {
     @Test func backupAndRestoreRefuseWhatWouldLoseData() async throws {
         let files = try TemporaryDirectory(prefix: "backup-refusals")
         let data = files.appending("data")
-        let stored = try await TestCollectorWithData.run(data) { collector in
+        let stored = try await CollectorUnderTest.run(data: data) { collector in
             try await collector.services.ingest.ingest(
                 TestMessages.batch([TestMessages.track("e", id: "one")]), endpoint: .batch, source: "default"
             ).accepted
@@ -92,24 +92,5 @@ struct BackupTests {
         try Data("a saved filter".utf8).write(to: filter)
         #expect(try CollectorBackup.restore(from: file, into: data, replace: true).events == 1)
         #expect(!FileManager.default.fileExists(atPath: filter.path))
-    }
-}
-
-/// A collector over a given data directory (kept after it stops, for backups and restores).
-enum TestCollectorWithData {
-    static func run<Result: Sendable>(
-        _ data: URL, _ body: (RunningCollector) async throws -> Result
-    ) async throws -> Result {
-        var configuration = CollectorConfiguration(port: 0, dataDirectory: data)
-        configuration.logger.logLevel = .warning
-        let collector = try await CollectorServer(configuration: configuration).start()
-        do {
-            let result = try await body(collector)
-            try await collector.shutdown()
-            return result
-        } catch {
-            try? await collector.shutdown()
-            throw error
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import TouchpointCommands
 import TouchpointCore
 import TouchpointTesting
 
@@ -84,6 +85,23 @@ struct CollectorServerTests {
         try await first.shutdown()
     }
 
+    @Test func withRunningShutsTheCollectorDownWhenItsBodyThrows() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-with-running")
+        let port = Locked(0)
+        await #expect(throws: TestFailure.self) {
+            try await CollectorServer(configuration: Self.configuration(directory)).withRunning { collector in
+                port.withLock { $0 = collector.port }
+                throw TestFailure("the body failed")
+            }
+        }
+        #expect(throws: RawConnection.Failure.self) { try RawConnection(port: port.value) }
+        // Its database was closed: a collector over the same directory opens it and finds it empty.
+        let stored = try await CollectorServer(configuration: Self.configuration(directory)).withRunning { collector in
+            try await collector.services.query.counts(source: "default").events
+        }
+        #expect(stored == 0)
+    }
+
     @Test func gracefulShutdownKeepsEveryAcknowledgedEvent() async throws {
         let directory = try TemporaryDirectory(prefix: "collector-shutdown")
         let collector = try await CollectorServer(configuration: Self.configuration(directory)).start()
@@ -94,7 +112,7 @@ struct CollectorServerTests {
         // Four clients send batches until the server goes away.
         let senders = (0..<4).map { client in
             Task {
-                try await LoadGenerator.onThread {
+                await onOwnThread {
                     let connection = HTTPConnection(host: "127.0.0.1", port: port, timeoutSeconds: 20)
                     for round in 0..<400 {
                         let ids = (0..<20).map { "c\(client)-r\(round)-\($0)" }
@@ -114,7 +132,7 @@ struct CollectorServerTests {
         // Let some requests through, then stop while others are in flight.
         while started.value < 40 { try await Task.sleep(for: .milliseconds(5)) }
         try await collector.shutdown()
-        for sender in senders { try await sender.value }
+        for sender in senders { await sender.value }
 
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending(CollectorConfiguration.sqliteFileName).path,
@@ -130,26 +148,5 @@ struct CollectorServerTests {
         try await storage.close()
         #expect(acknowledged.value.count >= 40 * 20 / 2)
         #expect(acknowledged.value.isSubset(of: stored))
-    }
-
-    @Test func loadGeneratorReportsNoLossAndNoDuplicates() async throws {
-        let directory = try TemporaryDirectory(prefix: "collector-loadgen")
-        let collector = try await CollectorServer(configuration: Self.configuration(directory)).start()
-        let report = try await LoadGenerator(
-            configuration: LoadGenConfiguration(
-                host: "127.0.0.1", port: collector.port, writeKey: collector.writeKey, adminToken: collector.adminToken,
-                clients: 3, events: 3000, batchSize: 50, resendRate: 0.2, seed: 5)
-        ).run()
-        try await collector.shutdown()
-        #expect(report.eventsSent == 3000)
-        #expect(report.failures == 0)
-        #expect(report.stored == 3000)
-        #expect(report.accepted == 3000)
-        #expect(report.duplicatesReported == report.eventsResent)
-        #expect(report.eventsResent > 0)
-        #expect(report.lost == 0)
-        #expect(report.duplicatesStored == 0)
-        #expect(report.latencies.count == report.requests)
-        #expect(report.summary.contains("lost 0, duplicates stored 0"))
     }
 }

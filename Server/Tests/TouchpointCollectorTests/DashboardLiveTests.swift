@@ -80,7 +80,7 @@ struct DashboardLiveTests {
         _ body: (RunningCollector, LiveClient, String, EventStreamReader, ManualClock) async throws -> Void
     ) async throws {
         let clock = ManualClock()
-        try await TestCollector.run(prefix: "dashboard-live-end", configure: { $0.clock = clock }) { collector in
+        try await CollectorUnderTest.run(prefix: "dashboard-live-end", configure: { $0.clock = clock }) { collector in
             let client = LiveClient(port: collector.port)
             let cookie = try await Self.signIn(client, adminToken: collector.adminToken)
             let reader = try await Self.openStream(port: collector.port, cookie: cookie)

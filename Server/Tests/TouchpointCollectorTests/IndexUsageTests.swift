@@ -7,6 +7,7 @@ import Testing
 import TouchpointCore
 
 @testable import TouchpointCollector
+@testable import TouchpointCommands
 
 /// Every index SQLite keeps is one some query reads: each index costs every insert a write, so one
 /// that no query uses is only cost. The test runs every query the API, the dashboard, deletion and

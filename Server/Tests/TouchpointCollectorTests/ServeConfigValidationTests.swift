@@ -35,7 +35,7 @@ struct ServeConfigValidationTests {
         """#
 
     static func put(_ client: LiveClient, _ kind: String, _ body: String, token: String) async throws
-        -> HTTPConnection.Response
+        -> LiveClient.Response
     {
         try await client.send(
             method: "PUT", path: "/v1/config/\(kind)",
@@ -44,7 +44,7 @@ struct ServeConfigValidationTests {
     }
 
     static func get(_ client: LiveClient, _ kind: String, writeKey: String, ifNoneMatch: String? = nil)
-        async throws -> HTTPConnection.Response
+        async throws -> LiveClient.Response
     {
         var headers = [("Authorization", TestMessages.basic(writeKey))]
         if let ifNoneMatch { headers.append(("If-None-Match", ifNoneMatch)) }

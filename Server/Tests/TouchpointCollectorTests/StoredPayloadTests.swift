@@ -3,6 +3,7 @@ import Testing
 import TouchpointCore
 
 @testable import TouchpointCollector
+@testable import TouchpointCommands
 
 /// Payloads are stored without the members their columns hold; every event still reads back as
 /// the JSON value it arrived as.

@@ -40,7 +40,7 @@ struct TLSTests {
     static func withCollector(
         tls: CollectorTLS?, metricsToken: String? = nil, _ body: (RunningCollector) async throws -> Void
     ) async throws {
-        try await TestCollector.run(
+        try await CollectorUnderTest.run(
             prefix: "tls-collector",
             configure: {
                 $0.tls = tls
@@ -54,6 +54,7 @@ struct TLSTests {
         let tls = try await Self.makeCertificate(in: directory)
         try await Self.withCollector(tls: tls) { collector in
             let base = "https://127.0.0.1:\(collector.port)"
+            #expect(collector.baseURL.absoluteString == base)
             let health = try await Self.run(
                 "curl", ["-sS", "--max-time", "20", "--cacert", tls.certificateChainPath, "\(base)/health"])
             #expect(health.status == 0)
@@ -78,6 +79,39 @@ struct TLSTests {
             let plain = try await Self.run(
                 "curl", ["-sS", "--max-time", "20", "http://127.0.0.1:\(collector.port)/health"])
             #expect(!plain.output.contains("\"status\":\"ok\""))
+        }
+    }
+
+    /// `touchpoint serve --tls-cert … --tls-key …` says where it listens as a client must call it.
+    @Test func serveNamesHTTPSURLsWhenItServesTLS() async throws {
+        let directory = try TemporaryDirectory(prefix: "tls-serve")
+        let tls = try await Self.makeCertificate(in: directory)
+        let collector = try await CollectorProcess.start([
+            "--data", directory.appending("data").path, "--tls-cert", tls.certificateChainPath, "--tls-key",
+            tls.privateKeyPath,
+        ])
+        let base = "https://127.0.0.1:\(collector.port)"
+        let banner = collector.text
+        #expect(banner.contains("Touchpoint collector listening on \(base)\n"), "\(banner)")
+        #expect(banner.contains("Send events to \(base)/v1/batch"), "\(banner)")
+        #expect(banner.contains("Dashboard: \(base)/dashboard"), "\(banner)")
+        #expect(!banner.contains("http://"), "\(banner)")
+        // The URL it names is the one that answers.
+        let health: (status: Int32, output: String)
+        do {
+            health = try await Self.run(
+                "curl", ["-sS", "--max-time", "20", "--cacert", tls.certificateChainPath, "\(base)/health"])
+        } catch {
+            _ = try? await collector.terminate()
+            throw error
+        }
+        #expect(health.output.contains("\"status\":\"ok\""), "\(health.output)")
+        #expect(try await collector.terminate() == 0)
+    }
+
+    @Test func aCollectorWithoutTLSNamesHTTPURLs() async throws {
+        try await Self.withCollector(tls: nil) { collector in
+            #expect(collector.baseURL.absoluteString == "http://127.0.0.1:\(collector.port)")
         }
     }
 

@@ -47,6 +47,18 @@ public final class Locked<State>: @unchecked Sendable {
         return try body(&state.pointee)
     }
 
+    /// Runs `body` with exclusive access to the state if no other thread holds the lock now;
+    /// returns nil at once, without running it, if one does (as `Mutex.withLockIfAvailable`).
+    ///
+    /// For a caller that does something else when it would have to wait, such as counting the
+    /// wait before it takes the lock with ``withLock(_:)``.
+    @inlinable
+    public func withLockIfAvailable<Result>(_ body: (inout State) throws -> Result) rethrows -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state.pointee)
+    }
+
     /// A copy of the state.
     public var value: State { withLock { $0 } }
 }

@@ -40,6 +40,8 @@ public final class RemoteResource<Value: Sendable>: Sendable {
         var random: SeededRandomNumberGenerator
         var cacheLoaded = false
         var inFlight: (id: Int, task: Task<RemoteResourceSnapshot<Value>, Never>)?
+        /// The calls waiting for `inFlight`: the one that started it and those that joined it.
+        var inFlightCallers = 0
         var nextFetchID = 0
         var autoRefresh: Task<Void, Never>?
         var nextStreamID = 0
@@ -248,13 +250,20 @@ public final class RemoteResource<Value: Sendable>: Sendable {
         return inner.withLock { $0.machine.nextAutoRefresh(interval: interval, now: after) }.timeIntervalSince(after)
     }
 
+    /// How many calls wait for the request in flight (the one that sent it and those that joined
+    /// it); 0 when none is in flight.
+    var callersWaitingForRequest: Int { inner.withLock { $0.inFlightCallers } }
+
     /// Runs one refresh in `mode`, joining a request already in flight.
     func run(_ mode: RemoteResourceStateMachine<Value>.Mode) async -> RemoteResourceSnapshot<Value> {
         loadCacheIfNeeded()
         let now = clock.now()
         let (served, task): (RemoteResourceSnapshot<Value>?, Task<RemoteResourceSnapshot<Value>, Never>?) =
             inner.withLock { inner in
-                if let inFlight = inner.inFlight { return (nil, inFlight.task) }
+                if let inFlight = inner.inFlight {
+                    inner.inFlightCallers += 1
+                    return (nil, inFlight.task)
+                }
                 switch inner.machine.decide(mode, now: now) {
                 case .serve:
                     return (inner.machine.snapshot, nil)
@@ -263,6 +272,7 @@ public final class RemoteResource<Value: Sendable>: Sendable {
                     let id = inner.nextFetchID
                     let task = Task { await self.fetch(etag: etag, id: id) }
                     inner.inFlight = (id, task)
+                    inner.inFlightCallers = 1
                     return (nil, task)
                 }
             }
@@ -325,7 +335,12 @@ public final class RemoteResource<Value: Sendable>: Sendable {
         var cacheEntry: RemoteResourceCacheFile.Entry?
         var newValue: Value?
         let snapshot: RemoteResourceSnapshot<Value> = inner.withLock { inner in
-            defer { if inner.inFlight?.id == id { inner.inFlight = nil } }
+            defer {
+                if inner.inFlight?.id == id {
+                    inner.inFlight = nil
+                    inner.inFlightCallers = 0
+                }
+            }
             switch answer {
             case .body(let body, let value, let etag):
                 if inner.machine.received(value, body: body, etag: etag, now: now) { newValue = value }

@@ -54,7 +54,9 @@ public final class PromoService {
     /// Shows the App Store when a row is tapped; nil shows nothing (the tap is still counted).
     @ObservationIgnored public var appStorePresenter: (any AppStorePresenter)?
 
-    @ObservationIgnored private let resource: RemoteResource<PromoCatalog>?
+    /// The catalog; nil when the configuration names no usable URL. Internal, so tests can see
+    /// loads share its request.
+    @ObservationIgnored let resource: RemoteResource<PromoCatalog>?
     @ObservationIgnored private var impressions = PromoImpressionTracker()
     @ObservationIgnored private var loadsInFlight = 0
     @ObservationIgnored private var rotationKey = ""

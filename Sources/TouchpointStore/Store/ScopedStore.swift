@@ -18,6 +18,9 @@ public final class ScopedStore: KeyValueStore {
     let guarded: GuardedState
     /// Serialises writers; held for a whole transaction so its block sees no other writer.
     private let writerLock = Locked(())
+    /// Writers waiting for `writerLock` now: counted only when it is taken, so an uncontended
+    /// write pays nothing for it.
+    private let waitingWriterCount = Locked(0)
     let persistence: (any PersistenceSink)?
     let flushState = Locked(FlushState())
 
@@ -108,7 +111,7 @@ public final class ScopedStore: KeyValueStore {
         if let transaction = activeTransaction { return transaction.perform(operation) }
         guard !isInsideComputation else { return rejected(.reentrantWrite) }
         guard let depth = admitWrite() else { return rejected(.feedbackLoop) }
-        let outcome = writerLock.withLock { _ in
+        let outcome = withWriterLock {
             guarded.mutate { state in state.apply(operation, depth: depth) }
         }
         guard let outcome else { return rejected(.reentrantWrite) }
@@ -128,7 +131,7 @@ public final class ScopedStore: KeyValueStore {
         guard !isInsideComputation else { return rejected(.reentrantWrite) }
         guard let depth = admitWrite() else { return rejected(.feedbackLoop) }
         let transactionID = UUID()
-        let (outcome, deferred): (StoreState.Outcome, [@Sendable (ScopedStore) -> Void]) = writerLock.withLock { _ in
+        let (outcome, deferred): (StoreState.Outcome, [@Sendable (ScopedStore) -> Void]) = withWriterLock {
             let proxy = TransactionStore(parent: self) { reentrancy in
                 guarded.read { $0.detached(reentrancy: reentrancy) }!
             }
@@ -152,6 +155,20 @@ public final class ScopedStore: KeyValueStore {
         return result
     }
 
+    /// Runs `body` holding the writer lock, counted in ``waitingWriters`` while it waits for it.
+    private func withWriterLock<Value>(_ body: () -> Value) -> Value {
+        if let result = writerLock.withLockIfAvailable({ _ in body() }) { return result }
+        waitingWriterCount.withLock { $0 += 1 }
+        return writerLock.withLock { _ in
+            waitingWriterCount.withLock { $0 -= 1 }
+            return body()
+        }
+    }
+
+    /// How many writers (on other threads) are waiting for the one writing now, such as a
+    /// transaction whose block is running.
+    var waitingWriters: Int { waitingWriterCount.value }
+
     /// Whether the current thread is inside this store's lock (running a live expression's
     /// compute), where taking the writer lock again would deadlock.
     private var isInsideComputation: Bool { guarded.reentrancy.isHeldByCurrentThread }
@@ -171,7 +188,7 @@ public final class ScopedStore: KeyValueStore {
             return
         }
         let depth = ReentrancyContext.deliveryDepth + 1
-        let outcome = writerLock.withLock { _ in guarded.mutate { $0.configureValidation(options, depth: depth) } }
+        let outcome = withWriterLock { guarded.mutate { $0.configureValidation(options, depth: depth) } }
         guard let outcome else {
             _ = rejected(.reentrantWrite)
             return
@@ -192,7 +209,7 @@ public final class ScopedStore: KeyValueStore {
         if let transaction = activeTransaction { return transaction.registerLiveExpression(expr) }
         guard !isInsideComputation else { return rejected(.reentrantWrite) }
         let depth = ReentrancyContext.deliveryDepth + 1
-        let registered: Result<StoreState.Outcome, StoreError>? = writerLock.withLock { _ in
+        let registered: Result<StoreState.Outcome, StoreError>? = withWriterLock {
             guarded.mutate { state in
                 do throws(StoreError) {
                     return .success(try state.register(expr, depth: depth))
@@ -219,7 +236,7 @@ public final class ScopedStore: KeyValueStore {
             _ = rejected(.reentrantWrite)
             return
         }
-        _ = writerLock.withLock { _ in guarded.mutate { $0.unregisterExpression(id: id) } }
+        _ = withWriterLock { guarded.mutate { $0.unregisterExpression(id: id) } }
     }
 
     // MARK: Lifecycle
@@ -236,7 +253,7 @@ public final class ScopedStore: KeyValueStore {
             return
         }
         let depth = ReentrancyContext.deliveryDepth + 1
-        let outcome = writerLock.withLock { _ in
+        let outcome = withWriterLock {
             guarded.mutate { state -> StoreState.Outcome in
                 if persistence != nil { state.markDirty() }
                 return state.reset(to: members, depth: depth)

@@ -301,17 +301,25 @@ struct RemoteResourceTests {
     }
 
     @Test func concurrentRefreshesShareOneRequest() async throws {
+        let gate = Gate()
         let fixture = try RemoteFixture { _ in
-            try? await Task.sleep(nanoseconds: 20_000_000)
+            await gate.pass()  // the answer waits until every refresh has joined the request
             return .json(TestConfig.body(1))
         }
-        let resource = fixture.resource(ttl: 60)
-        let versions = await withTaskGroup(of: Int?.self) { group in
-            for _ in 0..<20 { group.addTask { await resource.refresh().value?.version } }
-            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        // A TTL of 0: a refresh that did not join the request in flight would send its own.
+        let resource = fixture.resource(ttl: 0)
+        let refreshes = Task {
+            await withTaskGroup(of: Int?.self) { group in
+                for _ in 0..<20 { group.addTask { await resource.refresh().value?.version } }
+                return await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
         }
-        #expect(versions == Array(repeating: 1, count: 20))
+        // Every refresh waits for the one request, which cannot finish before the gate opens.
+        #expect(await eventually { resource.callersWaitingForRequest == 20 })
+        gate.open(20)  // enough for every refresh, so a failing run ends at once
+        #expect(await refreshes.value == Array(repeating: 1, count: 20))
         #expect(fixture.server.requestCount == 1)
+        #expect(resource.callersWaitingForRequest == 0)
     }
 
     @Test func valuesStreamEachNewValueOnce() async throws {

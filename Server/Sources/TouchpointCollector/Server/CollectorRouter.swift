@@ -13,7 +13,7 @@ enum CollectorRouter {
     ) -> (router: Router<CollectorRequestContext>, routes: [CollectorRoute]) {
         let router = Router(context: CollectorRequestContext.self)
         // Outermost, so every answer on a browser route carries its CORS headers, errors included.
-        router.add(middleware: CORSMiddleware(policy: services.cors))
+        router.add(middleware: CORSPolicyMiddleware(policy: services.cors))
         router.add(middleware: CollectorMiddleware(metrics: services.metrics))
         let table = CollectorRouteTable(router: router, services: services)
         IngestRoutes.register(on: table, services: services)

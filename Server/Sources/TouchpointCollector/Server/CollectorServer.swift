@@ -36,6 +36,31 @@ public struct CollectorServer: Sendable {
         try await start(signals: [])
     }
 
+    /// Starts the server, runs `body` with it, then shuts it down gracefully whether `body`
+    /// returns or throws: a collector for the length of a test or of a tool's task.
+    ///
+    /// ```swift
+    /// let stored = try await CollectorServer(configuration: configuration).withRunning { collector in
+    ///     try await collector.services.query.counts(source: "default").events
+    /// }
+    /// ```
+    /// - Parameter body: the work to do while the server runs.
+    /// - Returns: what `body` returns.
+    /// - Throws: what ``start()`` or `body` throws, or what the shutdown throws after `body` returned.
+    public func withRunning<Result: Sendable>(_ body: (RunningCollector) async throws -> Result) async throws -> Result
+    {
+        let collector = try await start()
+        let result: Result
+        do {
+            result = try await body(collector)
+        } catch {
+            try? await collector.shutdown()
+            throw error
+        }
+        try await collector.shutdown()
+        return result
+    }
+
     /// Runs the server until SIGINT or SIGTERM, then shuts down gracefully: requests in flight
     /// finish, then the database closes.
     /// - Parameter onListening: called once the server listens (to print where, for example).
@@ -154,8 +179,8 @@ public struct CollectorServer: Sendable {
             throw error
         }
         return RunningCollector(
-            host: configuration.host, port: port, services: services, storageDescription: storageDescription,
-            group: group, task: task)
+            host: configuration.host, port: port, servesTLS: configuration.tls != nil, services: services,
+            storageDescription: storageDescription, group: group, task: task)
     }
 }
 

@@ -7,6 +7,8 @@ public final class RunningCollector: Sendable {
     public let host: String
     /// The port it listens on (the one picked when configured with port 0).
     public let port: Int
+    /// Whether it speaks HTTPS (configured with ``CollectorConfiguration/tls``).
+    public let servesTLS: Bool
     /// The collector's parts: ingest, configs, scenarios, query, metrics.
     public let services: CollectorServices
     /// Where events are stored, for people: `SQLite at …/touchpoint.sqlite` or `PostgreSQL at …`.
@@ -16,22 +18,24 @@ public final class RunningCollector: Sendable {
     private let task: Task<Void, any Error>
 
     init(
-        host: String, port: Int, services: CollectorServices, storageDescription: String, group: ServiceGroup,
-        task: Task<Void, any Error>
+        host: String, port: Int, servesTLS: Bool, services: CollectorServices, storageDescription: String,
+        group: ServiceGroup, task: Task<Void, any Error>
     ) {
         self.host = host
         self.port = port
+        self.servesTLS = servesTLS
         self.services = services
         self.storageDescription = storageDescription
         self.group = group
         self.task = task
     }
 
-    /// `http://host:port`.
+    /// `http://host:port`, or `https://host:port` when it serves TLS.
     public var baseURL: URL {
+        let scheme = servesTLS ? "https" : "http"
         // An IPv6 literal goes in brackets, its zone separator written as %25 (RFC 6874).
         let shownHost = host.contains(":") ? "[\(host.replacingOccurrences(of: "%", with: "%25"))]" : host
-        return URL(string: "http://\(shownHost):\(port)") ?? URL(string: "http://127.0.0.1:\(port)")!
+        return URL(string: "\(scheme)://\(shownHost):\(port)") ?? URL(string: "\(scheme)://127.0.0.1:\(port)")!
     }
 
     /// The default source's write key.

@@ -32,7 +32,8 @@ final class CollectorProcess: Sendable {
         )
     }
 
-    /// Starts `touchpoint serve --port 0 …` and waits until it prints where it listens.
+    /// Starts `touchpoint serve --port 0 …` and waits until it prints where it listens (`http://`, or
+    /// `https://` with `--tls-cert`).
     static func start(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> CollectorProcess {
         let process = try SpawnedProcess(
             try executable(), ["serve", "--port", "0", "--log-level", "warning"] + arguments, output: .capture,
@@ -58,7 +59,10 @@ final class CollectorProcess: Sendable {
     var text: String { Self.text(of: process) }
 
     private static func listeningPort(in text: String) -> Int? {
-        guard let range = text.range(of: "listening on http://127.0.0.1:") else { return nil }
+        guard
+            let range = text.range(of: "listening on http://127.0.0.1:")
+                ?? text.range(of: "listening on https://127.0.0.1:")
+        else { return nil }
         let digits = text[range.upperBound...].prefix { $0.isNumber }
         guard text[range.upperBound...].dropFirst(digits.count).first == "\n" else { return nil }
         return Int(digits)

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import TouchpointCore
+import TouchpointTesting
 
 @testable import TouchpointCollector
 

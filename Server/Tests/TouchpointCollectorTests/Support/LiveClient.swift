@@ -1,30 +1,33 @@
 import Foundation
 import TouchpointCore
+import TouchpointTesting
 
-@testable import TouchpointCollector
-
-/// Requests to a live collector over 127.0.0.1, run on a thread of their own (the client blocks).
+/// Requests to a live collector on 127.0.0.1, one connection each, run on a thread of their own
+/// (the client blocks).
 struct LiveClient: Sendable {
-    let host: String
+    typealias Response = RawConnection.Response
+
     let port: Int
 
-    init(host: String = "127.0.0.1", port: Int) {
-        self.host = host
+    init(port: Int) {
         self.port = port
     }
 
     func send(method: String, path: String, headers: [(String, String)] = [], body: [UInt8] = []) async throws
-        -> HTTPConnection.Response
+        -> Response
     {
-        let host = self.host
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: \(body.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let request = Array((head + "Connection: close\r\n\r\n").utf8) + body
         let port = self.port
-        return try await LoadGenerator.onThread {
-            try HTTPConnection(host: host, port: port, timeoutSeconds: 20).send(
-                method: method, path: path, headers: headers, body: body)
+        return try await onOwnThread {
+            let connection = try RawConnection(port: port)
+            try connection.send(request)
+            return try connection.readResponse(bodyless: method == "HEAD")
         }
     }
 
-    func postBatch(_ body: [UInt8], writeKey: String) async throws -> HTTPConnection.Response {
+    func postBatch(_ body: [UInt8], writeKey: String) async throws -> Response {
         try await send(
             method: "POST", path: "/v1/batch", headers: [("Authorization", TestMessages.basic(writeKey))], body: body)
     }

@@ -1,4 +1,5 @@
 import TouchpointCore
+import TouchpointTesting
 
 /// A decoded PNG (8-bit RGB or RGBA, not interlaced: what Chromium writes), for checking
 /// screenshots pixel by pixel.

@@ -52,11 +52,6 @@ enum PostgresTestEnvironment {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// The storage backends the shared suite runs against.
 enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite

@@ -123,9 +123,3 @@ extension LiveCollector {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
 }
-
-/// A test failure with a message.
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

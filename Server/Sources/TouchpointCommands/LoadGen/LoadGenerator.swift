@@ -258,3 +258,11 @@ public struct LoadGenerator: Sendable {
         }
     }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    fileprivate var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

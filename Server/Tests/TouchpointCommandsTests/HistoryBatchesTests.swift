@@ -1,17 +1,14 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdTesting
-import NIOCore
 import Testing
+import TouchpointCollector
 import TouchpointCore
 
-@testable import TouchpointCollector
+@testable import TouchpointCommands
 
 /// The load generator's past traffic: what the analytics benchmarks fill a store with.
 struct HistoryBatchesTests {
     @Test func pastTrafficHasSessionsSignInsAndAFunnelAndLandsInThePast() async throws {
-        try await RouterHarness.run { client, services async throws in
+        try await LocalCollector.run { collector in
             let now = Date()
             var history = HistoryBatches(seed: 3, client: 0, users: 200, days: 30, events: 4000, now: now)
             var sent = 0
@@ -32,27 +29,24 @@ struct HistoryBatchesTests {
                         #expect(message["userId"] != nil && message["anonymousId"] != nil)
                     }
                 }
-                let response = try await client.execute(
-                    uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
-                    body: ByteBuffer(bytes: body))
-                #expect(try response.json["accepted"] == .int(batch.count))
+                #expect(try await LocalCollector.post(body, to: collector)["accepted"] == .int(batch.count))
             }
             // The whole period is covered, from its first day to its last.
             #expect(previous > now.addingTimeInterval(-86_400 - 3600))
             #expect(earliest < now.addingTimeInterval(-29 * 86_400))
-            let query = services.query
-            let parameters = AnalyticsParameters(now: now) {
-                ["steps": "product_viewed,cart_added,checkout_completed", "window": "1d"][$0]
-            }
-            let funnel = try await query.funnel(source: "default", try parameters.funnel())
-            #expect(funnel.steps[0].users > funnel.steps[1].users)
-            #expect(funnel.steps[1].users > funnel.steps[2].users)
-            #expect(funnel.steps[2].users > 0)
-            let people = try await query.people(source: "default", page: PageRequest(limit: 1000))
-            #expect(!people.items.isEmpty)
-            #expect(people.items.allSatisfy { $0.userId.hasPrefix("user-0-") })
-            #expect(people.items.contains { $0.traits["email"] != nil })
-            #expect(try await query.counts(source: "default").events == sent)
+            let funnel = try await LocalCollector.query(
+                "/v1/query/funnel?steps=product_viewed,cart_added,checkout_completed&window=1d", of: collector)
+            let users = try #require(funnel["steps"]?.arrayValue).map { $0["users"]?.intValue ?? -1 }
+            #expect(users.count == 3)
+            #expect(users[0] > users[1])
+            #expect(users[1] > users[2])
+            #expect(users[2] > 0)
+            let people = try #require(
+                try await LocalCollector.query("/v1/query/users?limit=1000", of: collector)["items"]?.arrayValue)
+            #expect(!people.isEmpty)
+            #expect(people.allSatisfy { $0["userId"]?.stringValue?.hasPrefix("user-0-") == true })
+            #expect(people.contains { $0["traits"]?["email"] != nil })
+            #expect(try await LocalCollector.query("/v1/query/counts", of: collector)["events"] == .int(sent))
         }
     }
 }
@@ -60,7 +54,7 @@ struct HistoryBatchesTests {
 /// The load generator's live traffic: what `touchpoint loadgen` sends by default.
 struct SyntheticBatchesTests {
     @Test func liveTrafficIsWebTrafficWithRandomIdsAndManySessionsPerVisitor() async throws {
-        try await RouterHarness.run { client, services async throws in
+        try await LocalCollector.run { collector in
             var batches = SyntheticBatches(seed: 5)
             var sessionsOf: [String: Set<String>] = [:]
             var agentsOf: [String: Set<String>] = [:]
@@ -84,10 +78,7 @@ struct SyntheticBatchesTests {
                     sessionsOf[visitor, default: []].insert(message["context"]?["sessionId"]?.stringValue ?? "")
                     agentsOf[visitor, default: []].insert(message["context"]?["userAgent"]?.stringValue ?? "")
                 }
-                let response = try await client.execute(
-                    uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
-                    body: ByteBuffer(bytes: body))
-                #expect(try response.json["accepted"] == .int(batch.count))
+                #expect(try await LocalCollector.post(body, to: collector)["accepted"] == .int(batch.count))
             }
             #expect(ids.count == events)
             // Visitors come back: some have several sessions.
@@ -97,9 +88,9 @@ struct SyntheticBatchesTests {
             #expect(Set(agentsOf.values.flatMap { $0 }).count > 20)
             // A web SDK's sizes: a few hundred bytes an event.
             #expect((250...600).contains(bytes / events), "\(bytes / events) bytes an event")
-            #expect(try await services.query.counts(source: "default").events == events)
-            let sessions = try await services.query.counts(source: "default").sessions
-            #expect(sessions > 100)
+            let counts = try await LocalCollector.query("/v1/query/counts", of: collector)
+            #expect(counts["events"] == .int(events))
+            #expect((counts["sessions"]?.intValue ?? 0) > 100)
         }
     }
 
