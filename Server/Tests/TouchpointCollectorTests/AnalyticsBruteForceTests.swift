@@ -240,7 +240,7 @@ struct AnalyticsBruteForceTests {
             #expect(try await SchemaMigrations.migrate(storage.backend) == Array(12...19))
             // Numbered anew by the upgrade, which runs as a collector opens the store: the writer
             // of a collector that restarted for it remembers no numbers from before.
-            storage.personKeyCache?.forgetAll()
+            storage.sqliteWriter?.people.forgetAll()
             try await Self.expectAnswers(storage, messages)
             // And traffic after the upgrade counts its people with the ones before.
             let more = Self.traffic(seed: 21, shift: 0.5)

@@ -88,7 +88,7 @@ struct BackupTests {
         } throws: { ($0 as? CollectorError)?.message.contains("pass --replace") == true }
         // The filter saved for the database replaced goes with it.
         let filter = data.appendingPathComponent(
-            CollectorConfiguration.sqliteFileName + SQLCollectorStorage.keyFilterSuffix)
+            CollectorConfiguration.sqliteFileName + MessageKeyIndex.filterFileSuffix)
         try Data("a saved filter".utf8).write(to: filter)
         #expect(try CollectorBackup.restore(from: file, into: data, replace: true).events == 1)
         #expect(!FileManager.default.fileExists(atPath: filter.path))

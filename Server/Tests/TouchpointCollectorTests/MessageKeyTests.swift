@@ -72,13 +72,13 @@ struct MessageKeyTests {
             (0..<50).map { _ in TestMessages.ingest("e\(batch)", id: UUID().uuidString, at: Double(batch)) }
         }
         var storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 120)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 120))
         for batch in batches.prefix(3) {
             #expect(try await storage.insert(batch, source: "default") == Array(repeating: true, count: 50))
             #expect(try await storage.insert(batch, source: "default") == Array(repeating: false, count: 50))
         }
         // 150 keys: one merge is due.
-        let keys = try #require(storage.messageKeys)
+        let keys = try #require(storage.sqliteWriter?.keys)
         await keys.waitForMerge()
         #expect(keys.mergedThrough > 0 && keys.keysInMemory < 150)
         for batch in batches.prefix(3) {
@@ -88,7 +88,7 @@ struct MessageKeyTests {
         #expect(try await storage.insert(batches[3], source: "default") == Array(repeating: true, count: 50))
         try await storage.close()
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 120)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 120))
         for batch in batches.prefix(4) {
             #expect(try await storage.insert(batch, source: "default") == Array(repeating: false, count: 50))
         }
@@ -107,13 +107,14 @@ struct MessageKeyTests {
         let messages = (0..<8).map { TestMessages.ingest("e", id: "id-\($0)") }
         func open() async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 6, keyOverride: { _, _ in 42 })
+                path: path, logger: PostgresTestEnvironment.logger,
+                tuning: SQLiteTuning(minimumMerge: 6, keyOverride: { _, _ in 42 }))
         }
         var storage = try await open()
         #expect(try await storage.insert(Array(messages.prefix(3)), source: "default") == [true, true, true])
         #expect(try await storage.insert(Array(messages.prefix(4)), source: "default") == [false, false, false, true])
         #expect(try await storage.insert(Array(messages[4..<6]), source: "default") == [true, true])
-        let keys = try #require(storage.messageKeys)
+        let keys = try #require(storage.sqliteWriter?.keys)
         await keys.waitForMerge()
         #expect(keys.mergedThrough >= 6)
         #expect(
@@ -155,7 +156,8 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
-            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 4)
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 4))
         }
         func eras(_ storage: SQLCollectorStorage) async throws -> [[SQLValue]] {
             try await storage.backend.query(
@@ -165,12 +167,12 @@ struct MessageKeyTests {
         let second = (0..<5).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         var storage = try await open()
         #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
-        await storage.messageKeys?.waitForMerge()
+        await storage.sqliteWriter?.keys.waitForMerge()
         #expect(try await eras(storage) == [[.int(1), .int(5)]])
         // An event stored with the seq just before the second era's first (as a store of
         // 16.8 million events would have), read back into memory at the next start.
         let jump = TestMessages.ingest("e", id: UUID().uuidString)
-        var insert = SQLStatement(.sqlite, "INSERT INTO events (seq, \(SQLCollectorStorage.insertColumns)) VALUES ")
+        var insert = SQLStatement(.sqlite, "INSERT INTO events (seq, \(OlderSchemas.eventColumns)) VALUES ")
         insert.bindTuple([
             .int((1 << 24) - 2), .text("default"), .text(jump.messageId), .text("track"), .text("e"), .null,
             .text(jump.anonymousId ?? ""), .null, .int(jump.timestamp), .null, .null, .int(jump.receivedAt),
@@ -181,7 +183,7 @@ struct MessageKeyTests {
 
         storage = try await open()
         #expect(try await storage.insert(second, source: "default").allSatisfy { $0 })
-        let keys = try #require(storage.messageKeys)
+        let keys = try #require(storage.sqliteWriter?.keys)
         await keys.waitForMerge()
         #expect(keys.mergedThrough == (1 << 24) + 3)
         // The jump and the first of the second batch in era 1, the other four in era 2.
@@ -211,13 +213,14 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
-            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 4)
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 4))
         }
         let before = (0..<6).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         let after = (0..<6).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         var storage = try await open()
         #expect(try await storage.insert(before, source: "default").allSatisfy { $0 })
-        await storage.messageKeys?.waitForMerge()
+        await storage.sqliteWriter?.keys.waitForMerge()
         // Back to schema 16: keys as they are, the trigger that forgets only those.
         for statement in Self.schemaSeventeenUndone {
             _ = try await storage.backend.writeStatement(statement, [])
@@ -230,7 +233,7 @@ struct MessageKeyTests {
 
         storage = try await open()
         #expect(try await storage.schemaVersion() == SchemaMigrations.latestVersion)
-        var keys = try #require(storage.messageKeys)
+        var keys = try #require(storage.sqliteWriter?.keys)
         #expect(keys.keysInMemory == 0)
         #expect(try await storage.insert(before, source: "default").allSatisfy { !$0 })
         #expect(try await storage.insert(after, source: "default").allSatisfy { $0 })
@@ -239,7 +242,7 @@ struct MessageKeyTests {
         try await storage.close()
 
         storage = try await open()
-        keys = try #require(storage.messageKeys)
+        keys = try #require(storage.sqliteWriter?.keys)
         #expect(keys.keysInMemory == 0)
         #expect(try await storage.insert(before + after, source: "default").allSatisfy { !$0 })
         let gone = [before[0].messageId, before[5].messageId, after[2].messageId]
@@ -296,7 +299,7 @@ struct MessageKeyTests {
         }
         for message in messages {
             var insert = SQLStatement(
-                .sqlite, "INSERT INTO events (\(SQLCollectorStorage.insertColumns)) VALUES ")
+                .sqlite, "INSERT INTO events (\(OlderSchemas.eventColumns)) VALUES ")
             insert.bindTuple([
                 .text("default"), .text(message.messageId), .text(message.type.rawValue), .text(message.name ?? ""),
                 .null, .text(message.anonymousId ?? ""), .text(message.sessionId ?? ""), .int(message.timestamp),
@@ -312,14 +315,14 @@ struct MessageKeyTests {
                 [.text(session)])
         }
         let before = try await storage.backend.query(
-            "SELECT \(SQLCollectorStorage.insertColumns) FROM events ORDER BY seq", [])
+            "SELECT \(OlderSchemas.eventColumns) FROM events ORDER BY seq", [])
         try await storage.close()
 
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         #expect(try await storage.schemaVersion() == SchemaMigrations.latestVersion)
         #expect(
             try await storage.backend.query(
-                "SELECT \(SQLCollectorStorage.insertColumns) FROM events ORDER BY seq", []) == before)
+                "SELECT \(OlderSchemas.eventColumns) FROM events ORDER BY seq", []) == before)
         // Schema 13 counted what was stored.
         #expect(try await storage.counts(source: "default") == StorageCounts(events: 40, sessions: 2))
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 40))
@@ -369,8 +372,8 @@ struct MessageKeyTests {
             (0..<size).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         }
         var storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
-        var keys = try #require(storage.messageKeys)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
+        var keys = try #require(storage.sqliteWriter?.keys)
         // No filter yet: every key is looked up in the table; the first write builds it.
         let first = batch(100)
         #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
@@ -397,10 +400,10 @@ struct MessageKeyTests {
 
         // Started again without the filter saved at the close (as after a crash): built again from
         // the table as the store opens, before any write.
-        try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
+        try FileManager.default.removeItem(atPath: path + MessageKeyIndex.filterFileSuffix)
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
-        keys = try #require(storage.messageKeys)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
+        keys = try #require(storage.sqliteWriter?.keys)
         await keys.waitForMerge()
         #expect(keys.filterCapacity == 1050 && keys.tableLookups == 0)
         #expect(try await storage.insert(Array(sent.prefix(10)), source: "default").allSatisfy { !$0 })
@@ -417,8 +420,8 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
-            minimumMerge: 100)
-        return (directory, storage, try #require(storage.messageKeys))
+            tuning: SQLiteTuning(minimumMerge: 100))
+        return (directory, storage, try #require(storage.sqliteWriter?.keys))
     }
 
     /// The counts `/metrics` serves: keys held in memory, keys looked up in the table (each lookup
@@ -466,8 +469,9 @@ struct MessageKeyTests {
         let (directory, storage, keys) = try await Self.storeMergingAt100()
         defer { withExtendedLifetime(directory) {} }
         let sqlite = try #require(storage.backend as? SQLiteBackend)
-        func rows(_ messages: [IngestMessage]) -> [InsertCoalescer.Row] {
-            storage.rows(messages, source: "default")
+        let writer = try #require(storage.sqliteWriter)
+        func rows(_ messages: [IngestMessage]) -> [SQLiteEventWriter.Row] {
+            writer.rows(messages, source: "default")
         }
         let sent = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         #expect(keys.storedFormsToReadAhead(rows(sent)).isEmpty)
@@ -496,24 +500,25 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
-            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
         }
         let sent = (0..<300).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
         var storage = try await open()
         #expect(try await storage.insert(sent, source: "default").allSatisfy { $0 })
-        try await #require(storage.messageKeys).waitForMerge()
-        #expect(!FileManager.default.fileExists(atPath: path + SQLCollectorStorage.keyFilterSuffix))
+        try await #require(storage.sqliteWriter?.keys).waitForMerge()
+        #expect(!FileManager.default.fileExists(atPath: path + MessageKeyIndex.filterFileSuffix))
         try await storage.close()
         // Saved at the close, owner-only.
-        let attributes = try FileManager.default.attributesOfItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + MessageKeyIndex.filterFileSuffix)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         // What a save cut short would leave beside it: removed at the next start.
-        let unfinished = path + SQLCollectorStorage.keyFilterSuffix + ".tmp-12345"
+        let unfinished = path + MessageKeyIndex.filterFileSuffix + ".tmp-12345"
         #expect(FileManager.default.createFile(atPath: unfinished, contents: Data(repeating: 1, count: 100)))
         storage = try await open()
         #expect(!FileManager.default.fileExists(atPath: unfinished))
-        let keys = try #require(storage.messageKeys)
+        let keys = try #require(storage.sqliteWriter?.keys)
         #expect(keys.mergedThrough == 300 && keys.keysInMemory == 0)
         #expect(keys.filterCapacity == 450)
         let new = (0..<100).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
@@ -537,23 +542,24 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         func open(mergeAtStart: Bool = true) async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100, mergeAtStart: mergeAtStart)
+                path: path, logger: PostgresTestEnvironment.logger,
+                tuning: SQLiteTuning(minimumMerge: 100, mergeAtStart: mergeAtStart))
         }
         let merged = (0..<100).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
         let backlog = (0..<150).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
         var storage = try await open()
         #expect(try await storage.insert(merged, source: "default").allSatisfy { $0 })
-        try await #require(storage.messageKeys).waitForMerge()
+        try await #require(storage.sqliteWriter?.keys).waitForMerge()
         try await storage.close()
         // 150 more keys written while no merge could run: a backlog at the next start.
         storage = try await open(mergeAtStart: false)
-        try await #require(storage.messageKeys).stopMerging()
+        try await #require(storage.sqliteWriter?.keys).stopMerging()
         #expect(try await storage.insert(backlog, source: "default").allSatisfy { $0 })
         try await storage.close()
-        try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
+        try FileManager.default.removeItem(atPath: path + MessageKeyIndex.filterFileSuffix)
 
         storage = try await open()
-        var keys = try #require(storage.messageKeys)
+        var keys = try #require(storage.sqliteWriter?.keys)
         await keys.waitForMerge()
         #expect(keys.filterCapacity != nil && keys.mergedThrough == 250 && keys.keysInMemory == 0)
         #expect(keys.tableLookups == 0)
@@ -561,7 +567,7 @@ struct MessageKeyTests {
         try await storage.close()
 
         storage = try await open()
-        keys = try #require(storage.messageKeys)
+        keys = try #require(storage.sqliteWriter?.keys)
         let capacity = keys.filterCapacity
         await keys.waitForMerge()
         #expect(capacity != nil && keys.filterCapacity == capacity && keys.mergedThrough == 250)
@@ -575,29 +581,30 @@ struct MessageKeyTests {
     @Test func aSavedFilterIsTakenOnlyForItsDatabaseAtItsWatermark() async throws {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
-        let file = path + SQLCollectorStorage.keyFilterSuffix
+        let file = path + MessageKeyIndex.filterFileSuffix
         let stale = directory.appending("stale-filter").path
         func open(_ path: String) async throws -> SQLCollectorStorage {
-            try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+            try await SQLCollectorStorage.sqlite(
+                path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
         }
         let first = (0..<200).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
         let second = (0..<200).map { TestMessages.ingest("e", id: UUID().uuidString, at: Double($0)) }
         var storage = try await open(path)
         #expect(try await storage.insert(first, source: "default").allSatisfy { $0 })
-        try await #require(storage.messageKeys).waitForMerge()
+        try await #require(storage.sqliteWriter?.keys).waitForMerge()
         try await storage.close()
         try FileManager.default.copyItem(atPath: file, toPath: stale)
         storage = try await open(path)
         #expect(try await storage.insert(second, source: "default").allSatisfy { $0 })
-        try await #require(storage.messageKeys).waitForMerge()
-        #expect(try #require(storage.messageKeys).mergedThrough == 400)
+        try await #require(storage.sqliteWriter?.keys).waitForMerge()
+        #expect(try #require(storage.sqliteWriter?.keys).mergedThrough == 400)
         try await storage.close()
 
         // Each file put in place of the one saved: rejected, removed, and the filter built again.
         func expectRejected(_ replace: () throws -> Void, _ comment: Comment) async throws {
             try replace()
             let storage = try await open(path)
-            let keys = try #require(storage.messageKeys)
+            let keys = try #require(storage.sqliteWriter?.keys)
             #expect(keys.filterCapacity == nil, comment)
             #expect(!FileManager.default.fileExists(atPath: file), comment)
             // The keys of the second 200 are only in the table: a filter without them would have
@@ -622,13 +629,13 @@ struct MessageKeyTests {
         let other = directory.appending("other.sqlite").path
         let otherStorage = try await open(other)
         #expect(try await otherStorage.insert(first + second, source: "default").allSatisfy { $0 })
-        try await #require(otherStorage.messageKeys).waitForMerge()
-        #expect(try #require(otherStorage.messageKeys).mergedThrough == 400)
+        try await #require(otherStorage.sqliteWriter?.keys).waitForMerge()
+        #expect(try #require(otherStorage.sqliteWriter?.keys).mergedThrough == 400)
         try await otherStorage.close()
         try await expectRejected(
             {
                 try FileManager.default.removeItem(atPath: file)
-                try FileManager.default.copyItem(atPath: other + SQLCollectorStorage.keyFilterSuffix, toPath: file)
+                try FileManager.default.copyItem(atPath: other + MessageKeyIndex.filterFileSuffix, toPath: file)
             }, "another database's")
         storage = try await open(path)
         #expect(try await storage.counts(source: "default").events == 400)
@@ -697,8 +704,8 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
         var storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
-        let keys = try #require(storage.messageKeys)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
+        let keys = try #require(storage.sqliteWriter?.keys)
         let (taken, tookKeys) = AsyncStream.makeStream(of: Void.self)
         let (resume, resumeMerge) = AsyncStream.makeStream(of: Void.self)
         keys.afterSnapshot.withLock {
@@ -728,7 +735,7 @@ struct MessageKeyTests {
         try await storage.close()
 
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
         #expect(try await storage.insert([late, messages[0]], source: "default") == [false, false])
         #expect(try await storage.counts(source: "default").events == 100)
         try await storage.close()
@@ -741,11 +748,11 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100,
-                mergeAtStart: false)
+                path: path, logger: PostgresTestEnvironment.logger,
+                tuning: SQLiteTuning(minimumMerge: 50, maximumMerge: 100, mergeAtStart: false))
         }
         var storage = try await open()
-        let keys = try #require(storage.messageKeys)
+        let keys = try #require(storage.sqliteWriter?.keys)
         // Each slice's watermark as it starts; the third slice waits until the store closes.
         let watermarks = Locked<[Int64]>([])
         let (started, sliceStarted) = AsyncStream.makeStream(of: Int.self)
@@ -770,7 +777,7 @@ struct MessageKeyTests {
         held.finish()
 
         storage = try await open()
-        let reopened = try #require(storage.messageKeys)
+        let reopened = try #require(storage.sqliteWriter?.keys)
         #expect(reopened.mergedThrough == 200 && reopened.keysInMemory == 150)
         #expect(try await storage.insert(messages, source: "default").allSatisfy { !$0 })
         await reopened.waitForMerge()
@@ -787,8 +794,8 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
-            minimumMerge: 100, freeSlice: 10)
-        let keys = try #require(storage.messageKeys)
+            tuning: SQLiteTuning(minimumMerge: 100, freeSlice: 10))
+        let keys = try #require(storage.sqliteWriter?.keys)
         let (paused, slicePaused) = AsyncStream.makeStream(of: Void.self)
         let (resume, resumeSlices) = AsyncStream.makeStream(of: Void.self)
         let pauses = Locked(0)
@@ -823,7 +830,8 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
         var storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 5000, maximumMerge: 5000)
+            path: path, logger: PostgresTestEnvironment.logger,
+            tuning: SQLiteTuning(minimumMerge: 5000, maximumMerge: 5000))
         let messages = (0..<1300).map {
             TestMessages.ingest("e", id: UUID().uuidString, user: $0 < 1000 ? "gone" : nil, at: Double($0))
         }
@@ -833,15 +841,15 @@ struct MessageKeyTests {
         #expect(
             try await storage.deleteUserData(deletion, userIds: ["gone"], anonymousIds: [], suppress: []).events == 1000
         )
-        try await #require(storage.messageKeys).waitForMerge()
-        #expect(try #require(storage.messageKeys).mergedThrough == 0)
+        try await #require(storage.sqliteWriter?.keys).waitForMerge()
+        #expect(try #require(storage.sqliteWriter?.keys).mergedThrough == 0)
         try await storage.close()
 
         // 300 keys after the watermark, the first of them at seq 1001.
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 50, maximumMerge: 100,
-            mergeAtStart: false)
-        let keys = try #require(storage.messageKeys)
+            path: path, logger: PostgresTestEnvironment.logger,
+            tuning: SQLiteTuning(minimumMerge: 50, maximumMerge: 100, mergeAtStart: false))
+        let keys = try #require(storage.sqliteWriter?.keys)
         #expect(keys.mergedThrough == 0 && keys.keysInMemory == 300)
         #expect(try await storage.insert(Array(messages[1000...]), source: "default").allSatisfy { !$0 })
         await keys.waitForMerge()
@@ -857,17 +865,18 @@ struct MessageKeyTests {
         let path = directory.appending("touchpoint.sqlite").path
         let messages = (0..<100).map { TestMessages.ingest("e", id: "m\($0)") }
         var storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(minimumMerge: 100))
         #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-        try await #require(storage.messageKeys).waitForMerge()
+        try await #require(storage.sqliteWriter?.keys).waitForMerge()
         try await storage.close()
 
         // Started again without the filter saved at the close, and without a merge at the start:
         // none until a merge builds it from the table.
-        try FileManager.default.removeItem(atPath: path + SQLCollectorStorage.keyFilterSuffix)
+        try FileManager.default.removeItem(atPath: path + MessageKeyIndex.filterFileSuffix)
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, minimumMerge: 100, mergeAtStart: false)
-        let keys = try #require(storage.messageKeys)
+            path: path, logger: PostgresTestEnvironment.logger,
+            tuning: SQLiteTuning(minimumMerge: 100, mergeAtStart: false))
+        let keys = try #require(storage.sqliteWriter?.keys)
         let backend = try #require(storage.backend as? SQLiteBackend)
         #expect(keys.mergedThrough == 100 && keys.filterCapacity == nil)
         await keys.stopMerging()
@@ -886,9 +895,9 @@ struct MessageKeyTests {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger,
-            minimumMerge: minimumMerge)
+            tuning: SQLiteTuning(minimumMerge: minimumMerge))
         do {
-            try await body(storage, try #require(storage.messageKeys))
+            try await body(storage, try #require(storage.sqliteWriter?.keys))
             try await storage.close()
         } catch {
             try? await storage.close()

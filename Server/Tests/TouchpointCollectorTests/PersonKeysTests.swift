@@ -65,7 +65,7 @@ struct PersonKeysTests {
     /// leaves nothing behind (SQLite gives the newest number again after either).
     @Test func theWriterRemembersNumbersOnlyWhileTheyAreTheirPeoples() async throws {
         try await withStorage(.sqlite) { storage async throws in
-            let cache = try #require(storage.personKeyCache)
+            let cache = try #require(storage.sqliteWriter?.people)
             func number(_ person: String) async throws -> Int64? {
                 try await storage.backend.query("SELECT person_key FROM person_keys WHERE person = ?", [.text(person)])
                     .first?.first?.int

@@ -47,11 +47,11 @@ struct SessionKeysTests {
         }
         func open() async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false,
-                sessionMerge: (2, 3))
+                path: path, logger: PostgresTestEnvironment.logger,
+                tuning: SQLiteTuning(sessionsLookedUpAhead: false, sessionMerge: (2, 3)))
         }
         var storage = try await open()
-        var keys = try #require(storage.sessionRows?.keys)
+        var keys = try #require(storage.sqliteWriter?.sessionRows.keys)
         try await send(storage, [Self.ids[0]])
         #expect(keys.keysInMemory == 1 && keys.mergedThrough == 0)
         // A second new session makes a merge due (at least two keys): both move to the table.
@@ -65,7 +65,7 @@ struct SessionKeysTests {
         try await storage.close()
 
         storage = try await open()
-        keys = try #require(storage.sessionRows?.keys)
+        keys = try #require(storage.sqliteWriter?.sessionRows.keys)
         // The session after the watermark is read back into memory.
         #expect(keys.keysInMemory == 1 && keys.mergedThrough == 2)
         // Two found in the table, two new, one twice; then a merge, during which one is found.
@@ -97,11 +97,11 @@ struct SessionKeysTests {
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, keyOverride: { _, _ in 42 },
-                sessionsLookedUpAhead: false, sessionMerge: (3, 3))
+                path: path, logger: PostgresTestEnvironment.logger,
+                tuning: SQLiteTuning(keyOverride: { _, _ in 42 }, sessionsLookedUpAhead: false, sessionMerge: (3, 3)))
         }
         var storage = try await open()
-        let keys = try #require(storage.sessionRows?.keys)
+        let keys = try #require(storage.sqliteWriter?.sessionRows.keys)
         #expect(keys.key("default", "a") == keys.key("default", "b"))
         let first = [
             TestMessages.ingest("e", id: "m1", session: "a", at: 1),
@@ -137,9 +137,9 @@ struct SessionKeysTests {
         #expect(try await Self.events(storage, "d") == ["m7"])
         // The query seeks the key in `session_keys` and the rows in the events' session index
         // (the key of "d" in the table, its row in memory too).
-        #expect(storage.sessionRows?.keys.rowsInMemory([42]) == [4])
+        #expect(storage.sqliteWriter?.sessionRows.keys.rowsInMemory([42]) == [4])
         var statement = SQLStatement(.sqlite, "SELECT seq FROM events WHERE ")
-        storage.appendSessions(source: "default", ["d"], to: &statement)
+        storage.writer.appendSessions(source: "default", ["d"], to: &statement)
         let plan = try await storage.backend.query("EXPLAIN QUERY PLAN " + statement.sql, statement.binds)
             .compactMap { $0.last?.text }.joined(separator: "\n")
         #expect(plan.contains("SEARCH session_keys USING PRIMARY KEY (key=?)"), "\(plan)")
@@ -156,11 +156,11 @@ struct SessionKeysTests {
         let path = directory.appending("touchpoint.sqlite").path
         func open() async throws -> SQLCollectorStorage {
             try await SQLCollectorStorage.sqlite(
-                path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false,
-                sessionMerge: (2, 10))
+                path: path, logger: PostgresTestEnvironment.logger,
+                tuning: SQLiteTuning(sessionsLookedUpAhead: false, sessionMerge: (2, 10)))
         }
         var storage = try await open()
-        let keys = try #require(storage.sessionRows?.keys)
+        let keys = try #require(storage.sqliteWriter?.sessionRows.keys)
         let old = [
             TestMessages.ingest("e", id: "m1", session: "a-old", at: 1),
             TestMessages.ingest("e", id: "m2", session: "b-newest", at: 2),
@@ -215,9 +215,9 @@ struct SessionKeysTests {
         try await storage.close()
 
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(sessionsLookedUpAhead: false))
         #expect(try await Self.sessions(storage) == before)
-        let keys = try #require(storage.sessionRows?.keys)
+        let keys = try #require(storage.sqliteWriter?.sessionRows.keys)
         #expect(keys.mergedThrough == 4 && keys.keysInMemory == 0)
         let keyed = try await storage.backend.query("SELECT key, session FROM session_keys ORDER BY session", [])
         let expected = before.map { session, rows in

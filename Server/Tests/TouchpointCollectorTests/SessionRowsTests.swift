@@ -33,7 +33,7 @@ struct SessionRowsTests {
             TestMessages.ingest("e", id: id, session: "s1", at: offset + seconds)
         }
         var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        var rows = try #require(storage.sessionRows)
+        var rows = try #require(storage.sqliteWriter?.sessionRows)
         func expectMinute(_ last: Double) async throws {
             let stored = try await storage.backend.query(
                 "SELECT last_minute, last_timestamp FROM sessions WHERE session_id = 's1'", [])
@@ -57,8 +57,8 @@ struct SessionRowsTests {
         // After a restart, and with no reader looking the session up first, the row is found
         // through the index: the same rule.
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false)
-        rows = try #require(storage.sessionRows)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(sessionsLookedUpAhead: false))
+        rows = try #require(storage.sqliteWriter?.sessionRows)
         #expect(try await storage.insert([event("m6", 125)], source: "default") == [true])
         #expect(rows.addedByRowid == 0 && rows.movedToLaterMinute == 1)
         try await expectMinute(125)
@@ -76,7 +76,7 @@ struct SessionRowsTests {
         let directory = try TemporaryDirectory(prefix: "session-ids")
         let path = directory.appending("touchpoint.sqlite").path
         var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        var rows = try #require(storage.sessionRows)
+        var rows = try #require(storage.sqliteWriter?.sessionRows)
         var sent = 0
         func send(_ session: String, user: String?, anonymous: String?) async throws {
             sent += 1
@@ -110,8 +110,8 @@ struct SessionRowsTests {
         // After a restart, and with no reader looking the sessions up first, the rows are found
         // through the index: the same rule.
         storage = try await SQLCollectorStorage.sqlite(
-            path: path, logger: PostgresTestEnvironment.logger, sessionsLookedUpAhead: false)
-        rows = try #require(storage.sessionRows)
+            path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(sessionsLookedUpAhead: false))
+        rows = try #require(storage.sqliteWriter?.sessionRows)
         try await send("s1", user: "user-2", anonymous: "anon-9")
         #expect(rows.addedByRowid == 0 && rows.idsSet == 0)
         try await send("s2", user: "user-4", anonymous: nil)
@@ -137,8 +137,8 @@ struct SessionRowsTests {
         try await storage.close()
 
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        let rows = try #require(storage.sessionRows)
-        let writer = try #require(storage.groupCommit)
+        let rows = try #require(storage.sqliteWriter?.sessionRows)
+        let writer = try #require(storage.sqliteWriter)
         // s1 is found ahead and added to by its rowid; s3 is new, found nowhere, and inserted.
         let second = [
             TestMessages.ingest("e", id: "m3", session: "s1", at: 2),
@@ -152,7 +152,7 @@ struct SessionRowsTests {
         // s2 found ahead; then its row deleted and its rowid given to a new session, s4.
         let s2 = try await Self.row(storage, "s2")
         let late = TestMessages.ingest("e", id: "m5", session: "s2", at: 4)
-        await writer.lookAhead(storage.rows([late], source: "default"))
+        await writer.lookAhead(writer.rows([late], source: "default"))
         #expect(rows.foundBeforeTheWrite == 2)
         _ = try await storage.backend.writeStatement("DELETE FROM sessions WHERE session_id = 's2'", [])
         _ = try await storage.backend.writeStatement(
@@ -186,8 +186,8 @@ struct SessionRowsTests {
             ])
         try await storage.close()
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        let rows = try #require(storage.sessionRows)
-        let writer = try #require(storage.groupCommit)
+        let rows = try #require(storage.sqliteWriter?.sessionRows)
+        let writer = try #require(storage.sqliteWriter)
         let sqlite = try #require(storage.backend as? SQLiteBackend)
         let gate = DispatchSemaphore(value: 0)
         let readers = SQLiteBackend.readerCount
@@ -196,7 +196,7 @@ struct SessionRowsTests {
         let later = TestMessages.ingest("e", id: "m2", session: "s1", at: 1)
         let returned = Locked(false)
         let lookAhead = Task {
-            await writer.lookAhead(storage.rows([later], source: "default"))
+            await writer.lookAhead(writer.rows([later], source: "default"))
             returned.withLock { $0 = true }
         }
         // Until it returns, or queues behind a held reader (which it must not).
@@ -217,7 +217,7 @@ struct SessionRowsTests {
 
     @Test func aSessionWrittenAgainIsAddedToByItsRowid() async throws {
         try await withStorage(.sqlite) { storage async throws in
-            let rows = try #require(storage.sessionRows)
+            let rows = try #require(storage.sqliteWriter?.sessionRows)
             #expect(
                 try await storage.insert([TestMessages.ingest("a", id: "m1", session: "s1", at: 0)], source: "default")
                     == [true])
@@ -254,7 +254,7 @@ struct SessionRowsTests {
     /// the deleted session's events.
     @Test func aRememberedRowidThatIsNowAnotherSessionsIsNotUsed() async throws {
         try await withStorage(.sqlite) { storage async throws in
-            let rows = try #require(storage.sessionRows)
+            let rows = try #require(storage.sqliteWriter?.sessionRows)
             let theirs = TestMessages.ingest("a", id: "m1", session: "sa", user: "user-1", anonymous: "anon-a")
             #expect(try await storage.insert([theirs], source: "default") == [true])
             let rowid = try await Self.row(storage, "sa")[0]
@@ -283,7 +283,7 @@ struct SessionRowsTests {
     /// Retention deletes a session's row; a late event of the session makes a new one.
     @Test func aRememberedRowidThatIsGoneIsNotUsed() async throws {
         try await withStorage(.sqlite) { storage async throws in
-            let rows = try #require(storage.sessionRows)
+            let rows = try #require(storage.sqliteWriter?.sessionRows)
             #expect(
                 try await storage.insert([TestMessages.ingest("a", id: "m1", session: "s1")], source: "default") == [
                     true

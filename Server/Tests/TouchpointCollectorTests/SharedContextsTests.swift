@@ -143,7 +143,7 @@ struct SharedContextsTests {
     /// nothing of the first one's.
     @Test func aRememberedRowIsAddedToOnlyWhileItHoldsTheContext() async throws {
         try await withStorage(.sqlite) { storage async throws in
-            let contexts = try #require(storage.sharedContexts)
+            let contexts = try #require(storage.sqliteWriter?.contexts)
             var theirs = Self.browser
             theirs["ip"] = "203.0.113.7"
             func event(_ id: String, user: String? = nil, context: [String: JSONValue]) throws -> IngestMessage {

@@ -122,13 +122,13 @@ extension SourceCountsTests {
                     }
                 }
                 group.addTask {
-                    for _ in 0..<30 { try await storage.foldCounts(source: "default") }
+                    for _ in 0..<30 { try await SourceCounts.fold(source: "default", in: storage.backend) }
                 }
                 try await group.waitForAll()
             }
             try await Self.expectCounts(
                 storage, ["default": StorageCounts(events: writers * perWriter, sessions: writers * 3)])
-            try await storage.foldCounts(source: "default")
+            try await SourceCounts.fold(source: "default", in: storage.backend)
             try await Self.expectCounts(
                 storage, ["default": StorageCounts(events: writers * perWriter, sessions: writers * 3)])
         }

@@ -104,10 +104,10 @@ struct WALSyncTests {
         let fsync = WALSync.fsyncing(path + "-wal")
         let storage = try await SQLCollectorStorage.sqlite(
             path: path, logger: PostgresTestEnvironment.logger,
-            flush: {
+            tuning: SQLiteTuning(flush: {
                 startedAfter.withLock { $0.append(backend.value?.walSync.lastCommit ?? 0) }
                 try fsync()
-            })
+            }))
         let sqlite = try #require(storage.backend as? SQLiteBackend)
         backend.withLock { $0 = sqlite }
         #expect(try await sqlite.writerSetting("synchronous")?.int == 1, "1 is NORMAL: COMMIT does not fsync")
@@ -162,10 +162,10 @@ struct WALSyncTests {
         let fsync = WALSync.fsyncing(path + "-wal")
         var storage = try await SQLCollectorStorage.sqlite(
             path: path, logger: PostgresTestEnvironment.logger,
-            flush: {
+            tuning: SQLiteTuning(flush: {
                 if failing.value { throw FileError(operation: "fsync", path: path + "-wal", code: EIO) }
                 try fsync()
-            })
+            }))
         let before = (0..<5).map { TestMessages.ingest("before", properties: ["n": .int($0)]) }
         #expect(try await storage.insert(before, source: "default").allSatisfy { $0 })
         failing.withLock { $0 = true }

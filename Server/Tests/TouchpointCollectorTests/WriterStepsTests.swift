@@ -51,7 +51,7 @@ struct WriterStepsTests {
         let directory = try TemporaryDirectory(prefix: "writer-steps")
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
-        let steps = try #require(storage.writerSteps)
+        let steps = try #require(storage.sqliteWriter?.steps)
         #expect(steps.writes == 0 && steps.prometheusText().contains("touchpoint_sqlite_write_rows_total 0\n"))
         let first = (0..<5).map { TestMessages.ingest("e", id: "m\($0)", session: "s\($0 % 2)", user: "u\($0 % 3)") }
         #expect(try await storage.insert(first, source: "default") == Array(repeating: true, count: 5))

@@ -124,7 +124,7 @@ extension SQLCollectorStorage {
     func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent] {
         guard !sessionIds.isEmpty else { return [] }
         var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
-        appendSessions(source: source, sessionIds, to: &statement)
+        writer.appendSessions(source: source, sessionIds, to: &statement)
         statement.append(" ORDER BY seq DESC LIMIT ")
         statement.bind(.int(Int64(limit)))
         return try await backend.query(statement).map(Self.event)

@@ -38,7 +38,7 @@ extension SQLCollectorStorage {
             statement.bind(.int(to))
         }
         if let name = filter.eventName {
-            // Served by the session index of `events` (see `appendSessions`).
+            // Served by the session index of `events` (see `EventWriter.appendSessions`).
             let session =
                 dialect == .sqlite
                 ? "events.session_key = sessions.rowid AND touchpoint_id(events.session_id) = touchpoint_id(sessions.session_id)"
@@ -93,7 +93,7 @@ extension SQLCollectorStorage {
 
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
         var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
-        appendSessions(source: source, [sessionId], to: &statement)
+        writer.appendSessions(source: source, [sessionId], to: &statement)
         // Arrival order, not corrected time: skew correction shifts each request by its own
         // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
         // session's events in log order, one request at a time, so arrival order is log order.
@@ -266,39 +266,5 @@ extension SQLCollectorStorage {
             guard let event = row[0].text, let appID = row[1].text, let count = row[3].int else { return nil }
             return PromoTallyRow(event: event, appID: appID, currentAppID: row[2].text, count: Int(count))
         }
-    }
-}
-
-extension SQLCollectorStorage {
-    /// Appends to `statement` the condition that an `events` row is one of the sessions
-    /// `sessionIds` of `source`.
-    ///
-    /// PostgreSQL finds them through the index on (source, session_id, seq); SQLite through the
-    /// index on session_key (in seq order within a key: the rowid ends each entry), the sessions'
-    /// rows found by their keys (``SessionKeys``: in `session_keys`, and those in memory, taken
-    /// here before the query's read begins), and the session id compared too (two sessions may
-    /// share a key; the events' ids may be packed, ``PackedID``).
-    func appendSessions(source: String, _ sessionIds: [String], to statement: inout SQLStatement) {
-        guard let keys = sessionKeys else {
-            statement.append("source = ")
-            statement.bind(.text(source))
-            statement.append(" AND session_id IN ")
-            statement.bindTuple(sessionIds.map { .text($0) })
-            return
-        }
-        let sessionKeys = sessionIds.map { keys.key(source, $0) }
-        statement.append("session_key IN (SELECT session FROM session_keys WHERE key IN ")
-        statement.bindTuple(sessionKeys.map { .int($0) })
-        for (index, rowid) in keys.rowsInMemory(sessionKeys).enumerated() {
-            statement.append(index == 0 ? " UNION ALL VALUES (" : ", (")
-            statement.bind(.int(rowid))
-            statement.append(")")
-        }
-        // `+`: the source is checked on each row found; the planner is not to enter by the index on
-        // (source, minute) instead.
-        statement.append(") AND +source = ")
-        statement.bind(.text(source))
-        statement.append(" AND touchpoint_id(session_id) IN ")
-        statement.bindTuple(sessionIds.map { .text($0) })
     }
 }

@@ -87,7 +87,7 @@ public enum CollectorBackup {
         }
         do {
             // A filter saved for the database replaced (the next start builds one for this).
-            try AtomicFile.remove(target + SQLCollectorStorage.keyFilterSuffix)
+            try AtomicFile.remove(target + MessageKeyIndex.filterFileSuffix)
             try createOwnerOnly(target)
             let into = try SQLiteConnection.open(path: target)
             defer { try? into.close() }

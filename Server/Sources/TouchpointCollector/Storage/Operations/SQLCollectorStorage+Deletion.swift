@@ -126,12 +126,12 @@ extension SQLCollectorStorage {
         let plan = (
             statements: statements, documents: documents, binds: binds, record: record, suppressions: suppressions
         )
-        let personKeys = personKeyCache
+        let writer = self.writer
         return try await backend.write { transaction in
             var deleted = DeletedData()
             // Numbers of deleted people may be given again: the writer forgets every one it
             // remembers (inside this transaction, so no write in between keeps one).
-            if !people.isEmpty { personKeys?.forgetAll() }
+            if !people.isEmpty { writer.forgetPeople() }
             for (statement, table) in plan.statements {
                 let rows = try await transaction.query(statement)
                 if table == "events" {

@@ -58,6 +58,16 @@ enum SQLDialect: String, Sendable {
 
     /// The smaller of two values (a scalar function, not an aggregate).
     var least: String { self == .sqlite ? "MIN" : "LEAST" }
+
+    /// How a `profiles` row takes in a write's share of its user's events (`excluded`): the
+    /// widened time range and the added count.
+    var profileMerge: String {
+        """
+        first_seen = \(least)(profiles.first_seen, excluded.first_seen), \
+        last_seen = \(greatest)(profiles.last_seen, excluded.last_seen), \
+        event_count = profiles.event_count + excluded.event_count
+        """
+    }
 }
 
 /// A statement under construction: SQL text with its bound values, numbered in the dialect's style.

@@ -104,6 +104,9 @@ final class MessageKeyIndex: Sendable {
     // MARK: Opening
 
     static let secretName = "message_key_secret"
+    /// Appended to the database file's path: where the filter over its message keys is saved for
+    /// the next start (``saveFilter()``).
+    static let filterFileSuffix = "-keyfilter"
     static let watermarkName = "message_keys_merged_through"
     static let rawThroughName = "message_keys_raw_through"
 
@@ -200,16 +203,11 @@ final class MessageKeyIndex: Sendable {
 
     // MARK: The hot path
 
-    /// The key of `row`'s (source, messageId): the one it was made with (hashed on the request's
-    /// task), or worked out here for a row made without one.
-    private func key(of row: InsertCoalescer.Row) -> Int64 {
-        row.messageKey ?? key(row.source, row.message.messageId)
-    }
-
     /// The events stored before with each row's (source, messageId), on the writer's connection.
     /// - Returns: per row, its key and whether an event with its (source, messageId) is stored.
-    func lookUp(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)] {
-        var keys = rows.map { (key: key(of: $0), stored: false) }
+    func lookUp(_ rows: [SQLiteEventWriter.Row], on connection: SQLiteConnection) throws -> [(key: Int64, stored: Bool)]
+    {
+        var keys = rows.map { (key: $0.messageKey, stored: false) }
         // Where to look: the events with the key, in memory and in the table (unless the filter
         // says the table has no such key): there, in each era merged so far, and as it is when
         // keys were merged before eras.
@@ -259,8 +257,8 @@ final class MessageKeyIndex: Sendable {
 
     /// The stored forms of the keys of `rows` that a lookup would read in `message_keys` now (the
     /// keys the filter passes; none before it is built, when every key would be). Changes no count.
-    func storedFormsToReadAhead(_ rows: [InsertCoalescer.Row]) -> [Int64] {
-        let keys = rows.map(key(of:))
+    func storedFormsToReadAhead(_ rows: [SQLiteEventWriter.Row]) -> [Int64] {
+        let keys = rows.map(\.messageKey)
         return state.withLock { state in
             guard let filter = state.filter else { return [] }
             var forms: [Int64] = []
@@ -278,7 +276,7 @@ final class MessageKeyIndex: Sendable {
     /// is of no use but to bring the pages into memory for the writer. In a store larger than
     /// memory each such read went to the disk on the writer's thread (at 50 million events, 0.2 %
     /// of new keys, each in four eras).
-    func readAhead(_ rows: [InsertCoalescer.Row], on connection: SQLiteConnection) throws {
+    func readAhead(_ rows: [SQLiteEventWriter.Row], on connection: SQLiteConnection) throws {
         let forms = storedFormsToReadAhead(rows)
         try connection.queryEach(
             Self.sqliteProbe, forms, bind: { form, statement in try statement.bind(1, form) }, row: { _, _ in })

@@ -16,7 +16,7 @@ struct SessionRollup: Sendable, Equatable {
     /// session id); and per row, the place of its session among them (nil for a row not stored
     /// now or without a session), so that the writer finds a row's session without hashing its
     /// key again.
-    static func grouped(_ rows: [InsertCoalescer.Row], stored: [Bool]) -> (sessions: [SessionRollup], ofRow: [Int?]) {
+    static func grouped(_ rows: [SQLiteEventWriter.Row], stored: [Bool]) -> (sessions: [SessionRollup], ofRow: [Int?]) {
         var sessions: [SessionRollup] = []
         var ofRow = [Int?](repeating: nil, count: rows.count)
         var positions: [Key: Int] = [:]

@@ -152,7 +152,7 @@ final class SessionRows: Sendable {
     /// million events those pages were often not cached). Looked up first, on one of the readers
     /// and in parallel with the writer, the pages are in memory when the writer needs them, for a
     /// session found (added to by rowid) and a new one (found nowhere) alike.
-    func unremembered(in rows: [InsertCoalescer.Row]) -> [Unremembered] {
+    func unremembered(in rows: [SQLiteEventWriter.Row]) -> [Unremembered] {
         recent.withLock { recent in
             var seen = Set<Int>()
             var wanted: [Unremembered] = []

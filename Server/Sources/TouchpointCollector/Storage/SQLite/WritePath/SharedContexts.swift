@@ -38,7 +38,7 @@ final class SharedContexts: Sendable {
     /// - Parameters:
     ///   - new: the indices of the rows that will be stored.
     /// - Returns: per row of `rows`, the `contexts` row's id when its context is shared.
-    func references(_ rows: [InsertCoalescer.Row], new: [Int], on connection: SQLiteConnection) throws -> [Int64?] {
+    func references(_ rows: [SQLiteEventWriter.Row], new: [Int], on connection: SQLiteConnection) throws -> [Int64?] {
         // Each distinct context once (by the hash the row carries), with the rows that carry it.
         var groups: [Body: Int] = [:]
         var bodies: [Body] = []

@@ -18,7 +18,7 @@ import TouchpointCore
 /// too.
 ///
 /// Also how often a reader looked a request's sessions and keys up before its write (the
-/// look-ahead, ``SQLCollectorStorage/GroupCommit/lookAhead(_:)``) and how often it was skipped
+/// look-ahead, ``SQLiteEventWriter/lookAhead(_:)``) and how often it was skipped
 /// because every reader had a query in hand: many skipped means the writer reads those pages
 /// itself, from disk in a store larger than memory.
 final class WriterSteps: Sendable {
