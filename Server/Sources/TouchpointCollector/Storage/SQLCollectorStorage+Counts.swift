@@ -16,18 +16,9 @@ enum SourceCounts {
     static func change(_ dialect: SQLDialect, source: String, events: Int, sessions: Int) -> SQLStatement {
         var statement = SQLStatement(dialect, "INSERT INTO source_counts (source, events, sessions) VALUES ")
         statement.bindTuple([.text(source), .int(Int64(events)), .int(Int64(sessions))])
-        if dialect == .sqlite { statement.append(sqliteMerge) }
+        statement.append(dialect.sourceCountsMerge)
         return statement
     }
-
-    /// How SQLite's row of a source takes in a change (`excluded`).
-    static let sqliteMerge = """
-         ON CONFLICT (source) DO UPDATE SET events = source_counts.events + excluded.events, \
-        sessions = source_counts.sessions + excluded.sessions
-        """
-
-    /// SQLite ingest's change, prepared once on the writer's connection.
-    static let sqliteChange = "INSERT INTO source_counts (source, events, sessions) VALUES (?, ?, ?)" + sqliteMerge
 
     /// Replaces `source`'s rows of `source_counts` by one holding their sums, in one transaction.
     /// The rows it deletes are the ones it sums (`RETURNING`); a row another write adds meanwhile

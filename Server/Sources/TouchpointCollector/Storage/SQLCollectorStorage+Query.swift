@@ -25,25 +25,14 @@ extension SQLCollectorStorage {
             break
         }
         if let from = filter.range.fromMilliseconds {
-            if dialect == .sqlite {
-                // SQLite's sessions_recent holds the minute (`SessionRows`): the range in it first.
-                statement.append(" AND last_minute >= ")
-                statement.bind(.int(Self.minute(from)))
-            }
-            statement.append(" AND last_timestamp >= ")
-            statement.bind(.int(from))
+            dialect.appendLastEvent(atOrAfter: from, to: &statement)
         }
         if let to = filter.range.toMilliseconds {
             statement.append(" AND first_timestamp < ")
             statement.bind(.int(to))
         }
         if let name = filter.eventName {
-            // Served by the session index of `events` (see `EventWriter.appendSessions`).
-            let session =
-                dialect == .sqlite
-                ? "events.session_key = sessions.rowid AND touchpoint_id(events.session_id) = touchpoint_id(sessions.session_id)"
-                : "events.source = sessions.source AND events.session_id = sessions.session_id"
-            statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(session) AND events.event = ")
+            statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(dialect.eventOfSession) AND events.event = ")
             statement.bind(.text(name))
             statement.append(")")
         }
@@ -52,29 +41,14 @@ extension SQLCollectorStorage {
             guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
                 throw Self.foreignCursor(cursor)
             }
-            if dialect == .sqlite {
-                statement.append(" AND last_minute <= ")
-                statement.bind(.int(Self.minute(last)))
-            }
-            statement.append(" AND (last_timestamp < ")
-            statement.bind(.int(last))
-            statement.append(" OR (last_timestamp = ")
-            statement.bind(.int(last))
-            // As stored: SQLite orders packed ids (blobs) after text ones, and so does the cursor.
-            statement.append(" AND session_id < ")
-            statement.bind(.id(String(cursor[cursor.index(after: separator)...])))
-            statement.append("))")
+            dialect.appendSession(
+                before: last, sessionId: String(cursor[cursor.index(after: separator)...]), to: &statement)
         }
         // One user's sessions are found by their id and sorted (`+`: not by walking every session of
         // the source newest first through sessions_recent until the user's turn up).
-        // In SQLite, newest first by the minute through sessions_recent, each minute's sessions
-        // sorted by their exact time (the same order: the minute grows with the time).
-        if filter.user != nil {
-            statement.append(" ORDER BY +")
-        } else {
-            statement.append(dialect == .sqlite ? " ORDER BY last_minute DESC, " : " ORDER BY ")
-        }
-        statement.append("last_timestamp DESC, session_id DESC LIMIT ")
+        statement.append(
+            filter.user != nil ? " ORDER BY +last_timestamp DESC, session_id DESC" : dialect.newestSessionsFirst)
+        statement.append(" LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
         let rows = try await backend.query(statement)
         let sessions = try rows.map { row -> SessionSummary in

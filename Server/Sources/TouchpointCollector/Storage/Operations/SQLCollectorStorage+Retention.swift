@@ -16,27 +16,7 @@ extension SQLCollectorStorage {
     }
 
     func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int {
-        var statement: SQLStatement
-        if dialect == .sqlite {
-            // By the row (SQLite finds a session by its id through ``SessionKeys``, not an index).
-            statement = SQLStatement(dialect, "DELETE FROM sessions WHERE session_key IN (SELECT session_key")
-        } else {
-            statement = SQLStatement(dialect, "DELETE FROM sessions WHERE source = ")
-            statement.bind(.text(source))
-            statement.append(" AND session_id IN (SELECT session_id")
-        }
-        statement.append(" FROM sessions WHERE source = ")
-        statement.bind(.text(source))
-        if dialect == .sqlite {
-            // SQLite's sessions_recent holds the minute (`SessionRows`).
-            statement.append(" AND last_minute <= ")
-            statement.bind(.int(Self.minute(max(before, .min + 1) - 1)))
-        }
-        statement.append(" AND last_timestamp < ")
-        statement.bind(.int(before))
-        statement.append(" LIMIT ")
-        statement.bind(.int(Int64(limit)))
-        statement.append(") RETURNING session_id")
+        let statement = dialect.deleteSessions(source: source, lastBefore: before, limit: limit)
         return try await deleting(statement, source: source, events: false)
     }
 

@@ -1,5 +1,9 @@
-/// A database connection (or pool) that runs SQL: the only part that differs between SQLite and
-/// PostgreSQL. ``SQLCollectorStorage`` holds all the storage logic on top of it.
+/// A database's connections (SQLite's writer and read pool, PostgreSQL's pool), which run SQL:
+/// statements on their own, write transactions, and the migrations under a lock.
+///
+/// One of three places where the two databases differ: each also brings its own ``EventWriter``
+/// (how ingest stores events), and ``SQLDialect`` words the SQL they do not share.
+/// ``SQLCollectorStorage`` holds the storage logic on top of the three.
 protocol SQLBackend: Sendable {
     /// Which SQL the backend speaks.
     var dialect: SQLDialect { get }

@@ -1,4 +1,7 @@
-/// The few places where SQLite's and PostgreSQL's SQL differ, so the storage logic is written once.
+/// Where SQLite's and PostgreSQL's SQL differ, so that the storage logic is written once: each
+/// difference is a member here, with both databases' words side by side (and those of the
+/// `sessions` table in `SQLDialect+Sessions.swift`). How each database stores events is its
+/// ``EventWriter``'s; its schema is its migrations'.
 enum SQLDialect: String, Sendable {
     case sqlite
     case postgres
@@ -59,6 +62,45 @@ enum SQLDialect: String, Sendable {
     /// The smaller of two values (a scalar function, not an aggregate).
     var least: String { self == .sqlite ? "MIN" : "LEAST" }
 
+    /// A property of an `events` row's `properties` as the analytics compare and show it: text,
+    /// with `true` and `false` for booleans in both databases (SQLite's `json_extract` gives 1 and
+    /// 0), NULL when absent or null. `property` must be a ``PropertyName``.
+    func analyticsPropertyText(_ property: String) -> String {
+        switch self {
+        case .sqlite:
+            let path = propertyPath(property)
+            return
+                "(CASE json_type(payload, \(path)) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(payload, \(path)) AS TEXT) END)"
+        case .postgres:
+            return propertyText(property)
+        }
+    }
+
+    /// Whether a query runs on one core: SQLite answers it on its connection's thread and has no
+    /// grouping sets, so the storage splits a long scan in halves read at once on two reader
+    /// connections; PostgreSQL runs one on parallel workers of its own and groups in one
+    /// statement.
+    var queriesRunOnOneCore: Bool { self == .sqlite }
+
+    /// Appended to a read that the rest of its transaction's writes depend on: PostgreSQL locks
+    /// the rows it read until the transaction ends, so that writers on other connections take
+    /// turns from there; SQLite has one writer, whose transaction excludes every other.
+    var lockingRead: String { self == .postgres ? " FOR UPDATE" : "" }
+
+    /// What makes `INSERT INTO source_counts (source, events, sessions)` add to the source's
+    /// counts (``SourceCounts``): SQLite keeps one row per source, which takes in the change
+    /// (`excluded`); PostgreSQL adds a row per write (folded now and then).
+    var sourceCountsMerge: String {
+        switch self {
+        case .sqlite:
+            """
+             ON CONFLICT (source) DO UPDATE SET events = source_counts.events + excluded.events, \
+            sessions = source_counts.sessions + excluded.sessions
+            """
+        case .postgres: ""
+        }
+    }
+
     /// How a `profiles` row takes in a write's share of its user's events (`excluded`): the
     /// widened time range and the added count.
     var profileMerge: String {
@@ -67,45 +109,5 @@ enum SQLDialect: String, Sendable {
         last_seen = \(greatest)(profiles.last_seen, excluded.last_seen), \
         event_count = profiles.event_count + excluded.event_count
         """
-    }
-}
-
-/// A statement under construction: SQL text with its bound values, numbered in the dialect's style.
-struct SQLStatement {
-    let dialect: SQLDialect
-    private(set) var sql = ""
-    private(set) var binds: [SQLValue] = []
-
-    init(_ dialect: SQLDialect, _ sql: String = "") {
-        self.dialect = dialect
-        self.sql = sql
-    }
-
-    /// Appends SQL text.
-    mutating func append(_ text: String) { sql += text }
-
-    /// Appends a placeholder bound to `value`.
-    mutating func bind(_ value: SQLValue) {
-        binds.append(value)
-        sql += dialect.placeholder(binds.count)
-    }
-
-    /// Appends `(?, ?, …)` bound to `values`.
-    mutating func bindTuple(_ values: [SQLValue]) {
-        sql += "("
-        for (offset, value) in values.enumerated() {
-            if offset > 0 { sql += ", " }
-            bind(value)
-        }
-        sql += ")"
-    }
-}
-
-extension SQLStatement {
-    /// The statement with `binds` as its bound values (its text already numbers their placeholders).
-    func withBinds(_ binds: [SQLValue]) -> SQLStatement {
-        var copy = self
-        copy.binds = binds
-        return copy
     }
 }

@@ -231,7 +231,7 @@ final class SQLiteEventWriter: EventWriter {
                 keys.record(found[index].key, seq: rowid)
                 counted[rows[index].source, default: (0, 0)].events += 1
             }
-            _ = try connection.executeEach(SourceCounts.sqliteChange, counted.sorted { $0.key < $1.key }) {
+            _ = try connection.executeEach(sourceCountsChange, counted.sorted { $0.key < $1.key }) {
                 change, statement in
                 try statement.bind(1, change.key)
                 try statement.bind(2, Int64(change.value.events))
@@ -279,6 +279,10 @@ final class SQLiteEventWriter: EventWriter {
         INSERT INTO profiles (source, user_id, first_seen, last_seen, event_count) VALUES (?, ?, ?, ?, ?) \
         ON CONFLICT (source, user_id) DO UPDATE SET \(SQLDialect.sqlite.profileMerge)
         """
+
+    /// Adds a write's events and new sessions to a source's counts (``SourceCounts``).
+    private static let sourceCountsChange =
+        "INSERT INTO source_counts (source, events, sessions) VALUES (?, ?, ?)" + SQLDialect.sqlite.sourceCountsMerge
 
     /// Records that an anonymous id is a user's, unless it was merged before (the first merge wins).
     private static let identityInsert = """
