@@ -240,13 +240,10 @@ extension SQLCollectorStorage {
         let statement = try eventsStatement(source: source, filter: EventFilter(range: range), page: page)
         let rows = try await backend.query(statement)
         let lines = try rows.map { row -> (Int64, Int64, String) in
-            guard let sequence = row[0].int, let timestamp = row[7].int, let receivedAt = row[10].int else {
-                throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns")
-            }
-            let payload = try Self.message(from: row)
+            let event = try StoredEventRow(row)
             let line =
-                "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: receivedAt)))\",\"message\":\(payload)}\n"
-            return (sequence, timestamp, line)
+                "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: event.timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: event.receivedAt)))\",\"message\":\(try event.message())}\n"
+            return (event.seq, event.timestamp, line)
         }
         let paged = Self.page(lines, limit: page.limit) { Self.keysetCursor(timestamp: $0.1, sequence: $0.0) }
         return Page(items: paged.items.map(\.2), nextCursor: paged.nextCursor)

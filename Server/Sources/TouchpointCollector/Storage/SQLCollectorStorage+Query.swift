@@ -66,7 +66,7 @@ extension SQLCollectorStorage {
     }
 
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
-        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE ")
         writer.appendSessions(source: source, [sessionId], to: &statement)
         // Arrival order, not corrected time: skew correction shifts each request by its own
         // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
@@ -80,13 +80,13 @@ extension SQLCollectorStorage {
         }
         statement.append(" ORDER BY seq LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
-        let events = try await backend.query(statement).map(Self.event)
+        let events = try await backend.query(statement).map { try StoredEventRow($0).event() }
         return Self.page(events, limit: page.limit) { "\($0.sequence)" }
     }
 
     func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent> {
         let statement = try eventsStatement(source: source, filter: filter, page: page)
-        let events = try await backend.query(statement).map(Self.event)
+        let events = try await backend.query(statement).map { try StoredEventRow($0).event() }
         return Self.page(events, limit: page.limit) { event in
             Self.keysetCursor(timestamp: Timestamp.milliseconds(event.timestamp), sequence: event.sequence)
         }
@@ -96,7 +96,8 @@ extension SQLCollectorStorage {
     func eventsStatement(source: String, filter: EventFilter, page: PageRequest) throws -> SQLStatement {
         var statement = SQLStatement(
             dialect,
-            "SELECT \(Self.eventColumns) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = ")
+            "SELECT \(EventsTable.selectList) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = "
+        )
         statement.bind(.text(source))
         if let name = filter.name {
             statement.append(" AND event = ")

@@ -55,58 +55,7 @@ final class SQLCollectorStorage: CollectorStorage {
         try await backend.close()
     }
 
-    // MARK: Shared row decoding
-
-    /// The columns of an event as read back: its row's, then its shared context (``SharedContexts``).
-    static let eventColumns =
-        "seq, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, lifted, \(SharedContexts.column)"
-
-    static func event(from row: SQLRow) throws -> StoredEvent {
-        guard row.count == 14, let sequence = row[0].int, let messageId = row[1].text, let type = row[2].text,
-            let timestamp = row[7].int, let receivedAt = row[10].int
-        else { throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns") }
-        let payload = try message(from: row)
-        let message = (try? JSONParser.parse(payload)) ?? .string(payload)
-        return StoredEvent(
-            sequence: sequence, messageId: messageId, type: type, name: row[3].text, userId: row[4].text,
-            anonymousId: row[5].text, sessionId: row[6].text, timestamp: Timestamp.date(milliseconds: timestamp),
-            originalTimestamp: originalTimestamp(of: row), sentAt: row[9].int.map(Timestamp.date(milliseconds:)),
-            receivedAt: Timestamp.date(milliseconds: receivedAt),
-            message: message)
-    }
-
-    /// The message of a row of ``eventColumns`` as it was received: its stored payload with the
-    /// members its columns hold put back (``StoredPayload``).
-    static func message(from row: SQLRow) throws -> String {
-        guard row.count == 14, let messageId = row[1].text, let type = row[2].text, let payload = row[11].text else {
-            throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns")
-        }
-        let lifted = StoredPayload.Lifted(rawValue: row[12].int ?? 0)
-        let shared = row[13].text
-        if lifted.contains(.context), shared == nil {
-            throw StorageError(
-                code: .corruptRow,
-                message:
-                    "event \(row[0].int.map(String.init) ?? "?") keeps its context in the contexts table, which has no row for it: the database was changed outside the collector; restore it from a backup"
-            )
-        }
-        return StoredPayload.restore(
-            payload, lifted: lifted,
-            columns: StoredPayload.Columns(
-                messageId: messageId, type: type, name: row[3].text, userId: row[4].text, anonymousId: row[5].text,
-                originalTimestamp: originalTimestamp(of: row), sessionId: row[6].text),
-            sharedContext: shared)
-    }
-
-    /// The original timestamp of a row of ``eventColumns``: its column, or the text its times give
-    /// back when SQLite left the column empty (``StoredPayload/Lifted/derivedTime``).
-    static func originalTimestamp(of row: SQLRow) -> String? {
-        if let text = row[8].text { return text }
-        guard StoredPayload.Lifted(rawValue: row[12].int ?? 0).contains(.derivedTime), let timestamp = row[7].int,
-            let receivedAt = row[10].int
-        else { return nil }
-        return StoredPayload.derivedOriginalTimestamp(timestamp: timestamp, sentAt: row[9].int, receivedAt: receivedAt)
-    }
+    // MARK: Paging
 
     /// A keyset cursor `<a>:<b>` of two integers, or nil for the first page.
     static func integerCursor(_ cursor: String?) throws -> (Int64, Int64)? {

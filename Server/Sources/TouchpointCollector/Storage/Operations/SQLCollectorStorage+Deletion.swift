@@ -136,7 +136,7 @@ extension SQLCollectorStorage {
                 let rows = try await transaction.query(statement)
                 if table == "events" {
                     deleted.events += rows.count
-                    try await SharedContexts.release(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+                    try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
                 } else if table == "sessions" {
                     deleted.sessions += rows.count
                 }
@@ -222,5 +222,30 @@ extension SQLCollectorStorage {
                 id: id, source: source, body: body, suppressing: suppressing != 0, requestedAt: requestedAt,
                 liftedAt: row[5].int)
         }
+    }
+
+    /// Takes deleted events off the `contexts` rows that their contexts name (``SharedContexts``),
+    /// and deletes the rows that no event names any more, in the deleting transaction: a context
+    /// can hold what identifies a person (an IP address, a device id).
+    /// - Parameter ids: the deleted events' `context_id`s (nil for an inline context).
+    static func releaseContexts(_ ids: [Int64?], in transaction: any SQLTransaction, dialect: SQLDialect)
+        async throws
+    {
+        var counts: [Int64: Int64] = [:]
+        for case let id? in ids { counts[id, default: 0] += 1 }
+        var unused: [SQLValue] = []
+        for (id, count) in counts.sorted(by: { $0.key < $1.key }) {
+            var statement = SQLStatement(dialect, "UPDATE contexts SET events = events - ")
+            statement.bind(.int(count))
+            statement.append(" WHERE id = ")
+            statement.bind(.int(id))
+            statement.append(" RETURNING events")
+            let left = try await transaction.query(statement).first?.first?.int
+            if let left, left <= 0 { unused.append(.int(id)) }
+        }
+        guard !unused.isEmpty else { return }
+        var delete = SQLStatement(dialect, "DELETE FROM contexts WHERE id IN ")
+        delete.bindTuple(unused)
+        _ = try await transaction.query(delete)
     }
 }

@@ -30,7 +30,7 @@ extension SQLCollectorStorage {
             let deleted = rows.count
             guard deleted > 0 else { return 0 }
             if events {
-                try await SharedContexts.release(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+                try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
             }
             _ = try await transaction.query(
                 SourceCounts.change(

@@ -110,23 +110,76 @@ final class PostgresEventWriter: EventWriter {
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String).self) }
 
-        /// The rows' columns as the thirteen arrays ``sql`` binds ($1 … $13), in the order of
-        /// `insertColumns` and then `lifted`. Empty text stands for NULL (the decoder never produces empty ids or names).
-        static func eventColumns(_ rows: [PostgresEventWriter.Row]) -> [SQLValue] {
-            [
-                .textArray(rows.map(\.source)),
-                .textArray(rows.map(\.message.messageId)), .textArray(rows.map(\.message.type.rawValue)),
-                .textArray(rows.map { $0.message.name ?? "" }), .textArray(rows.map { $0.message.userId ?? "" }),
-                .textArray(rows.map { $0.message.anonymousId ?? "" }),
-                .textArray(rows.map { $0.message.sessionId ?? "" }), .intArray(rows.map(\.message.timestamp)),
-                .textArray(rows.map { $0.message.originalTimestamp ?? "" }),
-                .textArray(rows.map { $0.message.sentAt.map(String.init) ?? "" }),
-                .intArray(rows.map(\.message.receivedAt)), .textArray(rows.map(\.stored.payload)),
-                .intArray(rows.map(\.stored.lifted.rawValue)),
-            ]
+        /// The columns the statement inserts: every column of PostgreSQL's table but `seq` and
+        /// `context_id` (contexts stay inline).
+        static let columns = EventsTable.insert(in: .postgres, leaving: [.contextId])
+
+        /// Those bound as arrays, in order from `$1`: all but `person_key`, which the statement
+        /// looks up (``personNumbers``).
+        static let bound = columns.filter { $0 != .personKey }
+
+        /// The rows' values of `column`, as the statement binds them.
+        enum Values {
+            case text([String?])
+            case integer([Int64])
+            case optionalInteger([Int64?])
         }
 
-        /// The identity links as the four arrays ``sql`` binds ($14 … $17): source,
+        /// The rows' values of each bound column, in order.
+        static func values(of column: EventColumn, in rows: [PostgresEventWriter.Row]) -> Values {
+            switch column {
+            case .source: .text(rows.map(\.source))
+            case .messageId: .text(rows.map(\.message.messageId))
+            case .type: .text(rows.map(\.message.type.rawValue))
+            case .event: .text(rows.map(\.message.name))
+            case .userId: .text(rows.map(\.message.userId))
+            case .anonymousId: .text(rows.map(\.message.anonymousId))
+            case .sessionId: .text(rows.map(\.message.sessionId))
+            case .timestamp: .integer(rows.map(\.message.timestamp))
+            case .originalTimestamp: .text(rows.map(\.message.originalTimestamp))
+            case .sentAt: .optionalInteger(rows.map(\.message.sentAt))
+            case .receivedAt: .integer(rows.map(\.message.receivedAt))
+            case .payload: .text(rows.map(\.stored.payload))
+            case .lifted: .integer(rows.map(\.stored.lifted.rawValue))
+            case .seq, .sessionKey, .personKey, .contextId: preconditionFailure("\(column.name) is not bound")
+            }
+        }
+
+        /// The rows' columns as the arrays ``sql`` binds, from `$1`, in the order of ``bound``: an
+        /// integer column that allows no NULL as integers, any other as text, in which empty text
+        /// stands for NULL (the decoder never produces empty ids or names, and ``selected(_:)``
+        /// reads it back so).
+        static func eventColumns(_ rows: [PostgresEventWriter.Row]) -> [SQLValue] {
+            bound.map { column in
+                switch values(of: column, in: rows) {
+                case .text(let texts): .textArray(texts.map { $0 ?? "" })
+                case .integer(let integers): .intArray(integers)
+                case .optionalInteger(let integers): .textArray(integers.map { $0.map(String.init) ?? "" })
+                }
+            }
+        }
+
+        /// What the statement inserts in `column`, from the bound arrays (`batch`).
+        static func selected(_ column: EventColumn) -> String {
+            let bound = "batch.\(column.name)"
+            switch column {
+            case .personKey:
+                return "CASE WHEN batch.user_id <> '' THEN k.person_key ELSE -k.person_key END"
+            case _ where !column.isNullable:
+                return bound
+            case _ where column.value == .integer:
+                return "NULLIF(\(bound), '')::\(column.type(in: .postgres) ?? "bigint")"
+            default:
+                return "NULLIF(\(bound), '')"
+            }
+        }
+
+        /// `$first, $(first + 1), …`, `count` of them.
+        private static func placeholders(from first: Int, count: Int) -> String {
+            (first..<first + count).map { "$\($0)" }.joined(separator: ", ")
+        }
+
+        /// The identity links as the four arrays ``sql`` binds after the columns: source,
         /// anonymous id, user id, time of the merge.
         static func linkColumns(_ links: [IdentityLink]) -> [SQLValue] {
             [
@@ -144,17 +197,17 @@ final class PostgresEventWriter: EventWriter {
         /// stored now (`IdentityLink`, bound as arrays): a link is kept only the first time, so one
         /// made again by a resent call changes nothing; the merge in numbers (`PersonKeys`) is
         /// recorded with the link that won. People get their numbers first
-        /// (``personNumbers``, $18 and $19), and the events and the merges read them from
+        /// (``personNumbers``), and the events and the merges read them from
         /// `people` (a statement does not see the rows its own parts insert), the events by a hash join
         /// (a lookup per event was a seventh of PostgreSQL's time), kept in the request's order.
         static let sql = """
             WITH \(personNumbers), \
-            inserted AS (INSERT INTO events (source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, lifted, person_key) \
-            SELECT src, m, t, NULLIF(e, ''), NULLIF(u, ''), NULLIF(a, ''), NULLIF(s, ''), ts, NULLIF(o, ''), \
-            NULLIF(sa, '')::bigint, r, p, l, CASE WHEN u <> '' THEN k.person_key ELSE -k.person_key END \
-            FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) WITH ORDINALITY \
-            AS batch(src, m, t, e, u, a, s, ts, o, sa, r, p, l, n) \
-            LEFT JOIN people k ON k.source = src AND k.person = COALESCE(NULLIF(u, ''), NULLIF(a, '')) ORDER BY n \
+            inserted AS (INSERT INTO events (\(columns.map(\.name).joined(separator: ", "))) \
+            SELECT \(columns.map(selected).joined(separator: ", ")) \
+            FROM unnest(\(placeholders(from: 1, count: bound.count))) WITH ORDINALITY \
+            AS batch(\(bound.map(\.name).joined(separator: ", ")), n) \
+            LEFT JOIN people k ON k.source = batch.source \
+            AND k.person = COALESCE(NULLIF(batch.user_id, ''), NULLIF(batch.anonymous_id, '')) ORDER BY n \
             ON CONFLICT (source, message_id) DO NOTHING \
             RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
             touched AS (INSERT INTO sessions \
@@ -175,7 +228,7 @@ final class PostgresEventWriter: EventWriter {
             FROM inserted WHERE user_id IS NOT NULL GROUP BY source, user_id ORDER BY source, user_id \
             ON CONFLICT (source, user_id) DO UPDATE SET \(SQLDialect.postgres.profileMerge)), \
             linked AS (INSERT INTO identities (source, anonymous_id, user_id, merged_at) \
-            SELECT src, anon, u, r FROM unnest($14, $15, $16, $17) AS links(src, anon, u, r) \
+            SELECT src, anon, u, r FROM unnest(\(placeholders(from: bound.count + 1, count: 4))) AS links(src, anon, u, r) \
             ON CONFLICT (source, anonymous_id) DO NOTHING RETURNING source, anonymous_id, user_id), \
             merged AS (INSERT INTO person_merges (anonymous_key, user_key) \
             SELECT -a.person_key, b.person_key FROM linked \
@@ -185,8 +238,8 @@ final class PostgresEventWriter: EventWriter {
             SELECT source, message_id FROM inserted
             """
 
-        /// Three parts of the ingest statement's WITH, the people bound as two arrays ($18: sources,
-        /// $19: ids; each person once, sorted). `known` looks each one up (a probe of the unique index
+        /// Three parts of the ingest statement's WITH, the people bound as two arrays after the
+        /// links (sources, then ids; each person once, sorted). `known` looks each one up (a probe of the unique index
         /// per person, written as a subquery so that the plan, prepared once, never becomes a scan of
         /// the table); `new_people` numbers the others; `people` is everyone with their number, for
         /// the events and the merges (a statement does not see the rows its own parts insert). A
@@ -195,7 +248,7 @@ final class PostgresEventWriter: EventWriter {
         /// and leave the events without their number.
         private static let personNumbers = """
             known AS (SELECT s, p, (SELECT k.person_key FROM person_keys k WHERE k.source = t.s AND k.person = t.p) AS key \
-            FROM unnest($18::text[], $19::text[]) AS t(s, p)), \
+            FROM unnest($\(bound.count + 5)::text[], $\(bound.count + 6)::text[]) AS t(s, p)), \
             new_people AS (INSERT INTO person_keys (source, person) SELECT s, p FROM known WHERE key IS NULL ORDER BY s, p \
             ON CONFLICT (source, person) DO UPDATE SET person = excluded.person RETURNING source, person, person_key), \
             people AS (SELECT s AS source, p AS person, key AS person_key FROM known WHERE key IS NOT NULL \

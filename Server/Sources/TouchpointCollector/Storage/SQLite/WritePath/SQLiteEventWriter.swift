@@ -197,31 +197,34 @@ final class SQLiteEventWriter: EventWriter {
             let new = rows.indices.filter { inserted[$0] }
             let shared = try contexts.references(rows, new: new, on: connection)
             laps.end(.contexts)
-            let rowids = try connection.insertEach(insertEvent, new) { index, statement in
+            // Bound by the columns' parameters in the declared insert (``EventsTable``), read once.
+            let insert = Self.insertEvent
+            let at = insert.parameters
+            let rowids = try connection.insertEach(insert.sql, new) { index, statement in
                 let row = rows[index]
                 let context = shared[index]
                 let stored = context == nil ? row.stored.inline : row.stored
-                try statement.bind(1, row.source)
-                try statement.bind(id: 2, row.message.messageId, packed: row.packedMessageId)
-                try statement.bind(3, row.message.type.rawValue)
-                try statement.bind(4, row.message.name)
-                try statement.bind(5, row.message.userId)
-                try statement.bind(6, row.message.anonymousId)
-                try statement.bind(id: 7, row.message.sessionId, packed: row.packedSessionId)
-                try statement.bind(8, row.message.timestamp)
+                try statement.bind(at[.source], row.source)
+                try statement.bind(id: at[.messageId], row.message.messageId, packed: row.packedMessageId)
+                try statement.bind(at[.type], row.message.type.rawValue)
+                try statement.bind(at[.event], row.message.name)
+                try statement.bind(at[.userId], row.message.userId)
+                try statement.bind(at[.anonymousId], row.message.anonymousId)
+                try statement.bind(id: at[.sessionId], row.message.sessionId, packed: row.packedSessionId)
+                try statement.bind(at[.timestamp], row.message.timestamp)
                 try statement.bind(
-                    9, stored.lifted.contains(.derivedTime) ? nil : row.message.originalTimestamp)
-                try statement.bind(10, row.message.sentAt)
-                try statement.bind(11, row.message.receivedAt)
-                try statement.bind(12, stored.payload)
-                try statement.bind(13, sessionOfRow[index].map { sessionKeys[$0].rowid })
-                try statement.bind(14, stored.lifted.rawValue)
+                    at[.originalTimestamp], stored.lifted.contains(.derivedTime) ? nil : row.message.originalTimestamp)
+                try statement.bind(at[.sentAt], row.message.sentAt)
+                try statement.bind(at[.receivedAt], row.message.receivedAt)
+                try statement.bind(at[.payload], stored.payload)
+                try statement.bind(at[.sessionKey], sessionOfRow[index].map { sessionKeys[$0].rowid })
+                try statement.bind(at[.lifted], stored.lifted.rawValue)
                 try statement.bind(
-                    15,
+                    at[.personKey],
                     row.person.flatMap { found in
                         personKeys[found.person].map { PersonKeys.eventKey($0, isUser: found.isUser) }
                     })
-                try statement.bind(16, context)
+                try statement.bind(at[.contextId], context)
             }
             laps.end(.events)
             for (index, rowid) in zip(new, rowids) {
@@ -290,6 +293,7 @@ final class SQLiteEventWriter: EventWriter {
         ON CONFLICT (source, anonymous_id) DO NOTHING
         """
 
-    private static let insertEvent =
-        "INSERT INTO events (source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, session_key, lifted, person_key, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    /// An event's row: a value for every column but `seq` (its rowid, arrival order), each bound
+    /// once per row (a statement keeps the last row's values for a parameter left unbound).
+    static let insertEvent = EventsTable.RowInsert(EventsTable.insert(in: .sqlite))
 }

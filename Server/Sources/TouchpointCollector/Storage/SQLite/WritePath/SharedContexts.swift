@@ -117,28 +117,6 @@ final class SharedContexts: Sendable {
         static func == (lhs: Body, rhs: Body) -> Bool { lhs.hash == rhs.hash && lhs.text == rhs.text }
     }
 
-    /// Takes deleted events off the rows that their contexts name, and deletes the rows that no
-    /// event names any more, in the deleting transaction.
-    /// - Parameter ids: the deleted events' `context_id`s (nil for an inline context).
-    static func release(_ ids: [Int64?], in transaction: any SQLTransaction, dialect: SQLDialect) async throws {
-        var counts: [Int64: Int64] = [:]
-        for case let id? in ids { counts[id, default: 0] += 1 }
-        var unused: [SQLValue] = []
-        for (id, count) in counts.sorted(by: { $0.key < $1.key }) {
-            var statement = SQLStatement(dialect, "UPDATE contexts SET events = events - ")
-            statement.bind(.int(count))
-            statement.append(" WHERE id = ")
-            statement.bind(.int(id))
-            statement.append(" RETURNING events")
-            let left = try await transaction.query(statement).first?.first?.int
-            if let left, left <= 0 { unused.append(.int(id)) }
-        }
-        guard !unused.isEmpty else { return }
-        var delete = SQLStatement(dialect, "DELETE FROM contexts WHERE id IN ")
-        delete.bindTuple(unused)
-        _ = try await transaction.query(delete)
-    }
-
     /// Adds events to a context's row (found through `contexts_body`) and returns its id.
     static let sqliteAdd = "UPDATE contexts SET events = events + ? WHERE body = ? RETURNING id"
 
@@ -147,8 +125,4 @@ final class SharedContexts: Sendable {
         "UPDATE contexts SET events = events + ? WHERE id = ? AND body = ? RETURNING id"
 
     private static let sqliteInsert = "INSERT INTO contexts (body, events) VALUES (?, ?)"
-
-    /// The column that reads an event's shared context back (NULL for one kept inline), after
-    /// ``SQLCollectorStorage/eventColumns``' others.
-    static let column = "(SELECT body FROM contexts WHERE contexts.id = events.context_id)"
 }
