@@ -222,28 +222,23 @@ struct AnalyticsBruteForceTests {
 
     @Test(arguments: StorageKind.available)
     func answersEqualTheOnesWorkedOutFromTheMessages(kind: StorageKind) async throws {
+        let messages = Self.traffic(seed: 20)
+        let more = Self.traffic(seed: 21, shift: 0.5)
         try await withStorage(kind) { storage async throws in
-            let messages = Self.traffic(seed: 20)
             // In batches, so that merges arrive in other writes than the events they merge.
             for start in stride(from: 0, to: messages.count, by: 17) {
                 let batch = Array(messages[start..<min(start + 17, messages.count)])
                 #expect(try await storage.insert(batch, source: "default").allSatisfy { $0 })
             }
             try await Self.expectAnswers(storage, messages)
-
-            // The same rows as schema 11 held them, upgraded.
-            for statement in StorageSuiteTests.schemaThirteenUndone(storage.dialect)
-                + StorageSuiteTests.schemaTwelveUndone
-            {
-                _ = try await storage.backend.writeStatement(statement, [])
-            }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(12...19))
-            // Numbered anew by the upgrade, which runs as a collector opens the store: the writer
-            // of a collector that restarted for it remembers no numbers from before.
-            storage.sqliteWriter?.people.forgetAll()
+        }
+        // The same messages as schema 7 stored them, upgraded: schema 8 merges their identities,
+        // schema 12 numbers their people.
+        try await OlderSchemas.upgrade(kind, from: 7) { backend async throws in
+            try await OlderSchemas.store(messages, source: "default", in: backend)
+        } opened: { storage async throws in
             try await Self.expectAnswers(storage, messages)
             // And traffic after the upgrade counts its people with the ones before.
-            let more = Self.traffic(seed: 21, shift: 0.5)
             #expect(try await storage.insert(more, source: "default").allSatisfy { $0 })
             try await Self.expectAnswers(storage, messages + more)
         }

@@ -218,20 +218,19 @@ struct MessageKeyTests {
         }
         let before = (0..<6).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
         let after = (0..<6).map { _ in TestMessages.ingest("e", id: UUID().uuidString) }
-        var storage = try await open()
-        #expect(try await storage.insert(before, source: "default").allSatisfy { $0 })
-        await storage.sqliteWriter?.keys.waitForMerge()
-        // Back to schema 16: keys as they are, the trigger that forgets only those.
-        for statement in Self.schemaSeventeenUndone {
-            _ = try await storage.backend.writeStatement(statement, [])
-        }
-        let raw = try await storage.backend.query(
+        // Stored at schema 8 and keyed by schema 9, as they are, up to schema 16: the trigger
+        // forgets only those.
+        let backend = try await SQLiteBackend.open(path: path, logger: PostgresTestEnvironment.logger)
+        try await SchemaMigrations.migrate(backend, upTo: 8)
+        try await OlderSchemas.store(before, source: "default", in: backend)
+        try await SchemaMigrations.migrate(backend, upTo: 16)
+        let raw = try await backend.query(
             "SELECT COUNT(*) FROM message_keys JOIN events USING (seq) WHERE key = touchpoint_message_key("
                 + "(SELECT value FROM storage_settings WHERE name = 'message_key_secret'), source, message_id)", [])
         #expect(raw.first?.first?.int == 6)
-        try await storage.close()
+        try await backend.close()
 
-        storage = try await open()
+        var storage = try await open()
         #expect(try await storage.schemaVersion() == SchemaMigrations.latestVersion)
         var keys = try #require(storage.sqliteWriter?.keys)
         #expect(keys.keysInMemory == 0)
@@ -259,66 +258,22 @@ struct MessageKeyTests {
         try await storage.close()
     }
 
-    /// What schema 17 changed, undone (and its record), after schema 18's and 19's: the keys in
-    /// `message_keys` as they are, not by era, and the trigger that forgets only those.
-    static let schemaSeventeenUndone =
-        StorageSuiteTests.schemaEighteenUndone(.sqlite) + [
-            """
-            UPDATE message_keys SET key = (SELECT touchpoint_message_key(
-                (SELECT value FROM storage_settings WHERE name = 'message_key_secret'), source, message_id)
-                FROM events WHERE events.seq = message_keys.seq)
-            """,
-            "DELETE FROM storage_settings WHERE name = 'message_keys_raw_through'",
-            "DROP TRIGGER events_forget_key",
-            """
-            CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
-                DELETE FROM message_keys
-                WHERE key = touchpoint_message_key((SELECT value FROM storage_settings WHERE name = 'message_key_secret'),
-                    OLD.source, OLD.message_id) AND seq = OLD.seq;
-            END
-            """,
-            "DELETE FROM schema_migrations WHERE version >= 17",
-        ]
-
     /// Schemas 9 to 11 keep every event stored under schema 8 as it was, key each one (so they are
     /// still recognised when sent again) and find them by session.
     @Test func theUpgradeKeepsEveryEventAndItsDeduplication() async throws {
         let directory = try TemporaryDirectory(prefix: "message-keys")
         let path = directory.appending("touchpoint.sqlite").path
-        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
-        // Back to schema 8, and events stored as its ingest stored them (whole payloads, sessions).
-        for statement in StorageSuiteTests.schemaThirteenUndone(.sqlite) + StorageSuiteTests.schemaTwelveUndone
-            + StorageSuiteTests.schemaElevenUndone
-            + StorageSuiteTests.schemaTenUndone(.sqlite)
-            + StorageSuiteTests.schemaNineUndone(.sqlite)
-        {
-            _ = try await storage.backend.writeStatement(statement, [])
-        }
+        // At schema 8, and events stored as its ingest stored them (whole payloads, sessions).
+        let backend = try await SQLiteBackend.open(path: path, logger: PostgresTestEnvironment.logger)
+        try await SchemaMigrations.migrate(backend, upTo: 8)
         let messages = (0..<40).map {
             TestMessages.ingest("e\($0 % 3)", id: UUID().uuidString, session: "s\($0 % 2)", at: Double($0))
         }
-        for message in messages {
-            var insert = SQLStatement(
-                .sqlite, "INSERT INTO events (\(OlderSchemas.eventColumns)) VALUES ")
-            insert.bindTuple([
-                .text("default"), .text(message.messageId), .text(message.type.rawValue), .text(message.name ?? ""),
-                .null, .text(message.anonymousId ?? ""), .text(message.sessionId ?? ""), .int(message.timestamp),
-                .text(message.originalTimestamp ?? ""), .null, .int(message.receivedAt), .text(message.payload),
-            ])
-            _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
-        }
-        for session in ["s0", "s1"] {
-            _ = try await storage.backend.writeStatement(
-                "INSERT INTO sessions (source, session_id, anonymous_id, first_timestamp, last_timestamp, event_count) "
-                    + "SELECT source, session_id, anonymous_id, MIN(timestamp), MAX(timestamp), COUNT(*) FROM events "
-                    + "WHERE session_id = ? GROUP BY source, session_id, anonymous_id",
-                [.text(session)])
-        }
-        let before = try await storage.backend.query(
-            "SELECT \(OlderSchemas.eventColumns) FROM events ORDER BY seq", [])
-        try await storage.close()
+        try await OlderSchemas.store(messages, source: "default", in: backend)
+        let before = try await backend.query("SELECT \(OlderSchemas.eventColumns) FROM events ORDER BY seq", [])
+        try await backend.close()
 
-        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        let storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         #expect(try await storage.schemaVersion() == SchemaMigrations.latestVersion)
         #expect(
             try await storage.backend.query(

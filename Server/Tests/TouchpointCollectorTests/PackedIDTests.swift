@@ -80,17 +80,19 @@ struct PackedIDTests {
         // After a restart the keys are rebuilt from the rows (SQL computes them from packed ids).
         storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         #expect(try await storage.insert(messages, source: "default") == Array(repeating: false, count: 5))
-        // Rows as schema 14 stored them: ids as text, in events and in sessions. The upgrade to
-        // schema 16 packs the sessions' (a session is found by its id as stored) and leaves the
-        // events'. Still recognised, still found by session, beside new rows of the same sessions
-        // whose ids are packed, which are added to the sessions' rows, not to new ones.
-        _ = try await storage.backend.writeStatement(
-            "UPDATE events SET message_id = touchpoint_id(message_id), session_id = touchpoint_id(session_id)", [])
-        _ = try await storage.backend.writeStatement(
-            "UPDATE sessions SET session_id = touchpoint_id(session_id)", [])
-        _ = try await storage.backend.writeStatement("DELETE FROM schema_migrations WHERE version = 16", [])
         try await storage.close()
-        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+
+        // Rows as schema 15 and earlier stored them: ids as text, in events and in sessions. The
+        // upgrade to schema 16 packs the sessions' (a session is found by its id as stored) and
+        // leaves the events'. Still recognised, still found by session, beside new rows of the same
+        // sessions whose ids are packed, which are added to the sessions' rows, not to new ones.
+        let older = directory.appending("older.sqlite").path
+        let backend = try await SQLiteBackend.open(path: older, logger: PostgresTestEnvironment.logger)
+        try await SchemaMigrations.migrate(backend, upTo: 8)
+        try await OlderSchemas.store(messages, source: "default", in: backend)
+        try await SchemaMigrations.migrate(backend, upTo: 15)
+        try await backend.close()
+        storage = try await SQLCollectorStorage.sqlite(path: older, logger: PostgresTestEnvironment.logger)
         let asText = try await storage.backend.query(
             "SELECT COUNT(*) FROM events WHERE typeof(message_id) = 'blob' OR typeof(session_id) = 'blob'", [])
         #expect(asText.first?.first?.int == 0)
@@ -120,7 +122,7 @@ struct PackedIDTests {
         #expect(Set(paged) == Set(tied.compactMap(\.sessionId) + messages.compactMap(\.sessionId)))
         #expect(paged.count == 7)
         try await storage.close()
-        storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
+        storage = try await SQLCollectorStorage.sqlite(path: older, logger: PostgresTestEnvironment.logger)
         #expect(
             try await storage.insert(messages + [more] + tied, source: "default")
                 == Array(repeating: false, count: 10))

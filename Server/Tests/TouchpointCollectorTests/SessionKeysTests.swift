@@ -9,9 +9,9 @@ import TouchpointTesting
 /// watermark, in `session_keys` for the others, each row found compared on the session's id.
 struct SessionKeysTests {
     /// Each session's rows: (source, id) → [rowid, count of events].
-    static func sessions(_ storage: SQLCollectorStorage) async throws -> [String: [[Int64]]] {
-        let rows = try await storage.backend.query(
-            "SELECT source, touchpoint_id(session_id), session_key, event_count FROM sessions", [])
+    static func sessions(_ backend: any SQLBackend) async throws -> [String: [[Int64]]] {
+        let rows = try await backend.query(
+            "SELECT source, touchpoint_id(session_id), rowid, event_count FROM sessions", [])
         var found: [String: [[Int64]]] = [:]
         for row in rows {
             found["\(row[0].text ?? "")/\(row[1].text ?? "")", default: []].append([row[2].int ?? -1, row[3].int ?? -1])
@@ -77,7 +77,7 @@ struct SessionKeysTests {
 
         storage = try await open()
         #expect(
-            try await Self.sessions(storage) == [
+            try await Self.sessions(storage.backend) == [
                 "default/\(Self.ids[0])": [[1, 4]], "default/\(Self.ids[1])": [[2, 2]],
                 "web/\(Self.ids[0])": [[3, 2]], "default/\(Self.ids[2])": [[4, 1]],
                 "default/\(Self.ids[3])": [[5, 1]],
@@ -112,7 +112,7 @@ struct SessionKeysTests {
             try await storage.insert([TestMessages.ingest("e", id: "m3", session: "a", at: 3)], source: "default") == [
                 true
             ])
-        #expect(try await Self.sessions(storage) == ["default/a": [[1, 2]], "default/b": [[2, 1]]])
+        #expect(try await Self.sessions(storage.backend) == ["default/a": [[1, 2]], "default/b": [[2, 1]]])
         // A third makes a merge due: the three keys, all 42, in the table.
         #expect(
             try await storage.insert([TestMessages.ingest("e", id: "m4", session: "c", at: 4)], source: "default") == [
@@ -130,7 +130,7 @@ struct SessionKeysTests {
         ]
         #expect(try await storage.insert(later, source: "default") == [true, true, true])
         #expect(
-            try await Self.sessions(storage) == [
+            try await Self.sessions(storage.backend) == [
                 "default/a": [[1, 2]], "default/b": [[2, 2]], "default/c": [[3, 2]], "default/d": [[4, 1]],
             ])
         #expect(try await Self.events(storage, "b") == ["m2", "m5"])
@@ -190,7 +190,7 @@ struct SessionKeysTests {
         ]
         #expect(try await storage.insert(again, source: "default") == [true, true])
         #expect(
-            try await Self.sessions(storage) == [
+            try await Self.sessions(storage.backend) == [
                 "default/a-old": [[1, 1]], "default/c-other": [[2, 2]], "default/b-newest": [[3, 1]],
             ])
         #expect(try await Self.events(storage, "b-newest") == ["m5"])
@@ -203,20 +203,22 @@ struct SessionKeysTests {
     @Test func theUpgradeKeysEveryStoredSession() async throws {
         let directory = try TemporaryDirectory(prefix: "session-keys-upgrade")
         let path = directory.appending("touchpoint.sqlite").path
-        var storage = try await SQLCollectorStorage.sqlite(path: path, logger: PostgresTestEnvironment.logger)
         let messages = (0..<30).map {
             TestMessages.ingest("e", id: "m\($0)", session: Self.ids[$0 % 4], at: Double($0))
         }
-        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-        let before = try await Self.sessions(storage)
-        for statement in StorageSuiteTests.schemaNineteenUndone(.sqlite) {
-            _ = try await storage.backend.writeStatement(statement, [])
-        }
-        try await storage.close()
+        // Stored at schema 9, then up to 18: each session's rowid in its events, its id packed
+        // when it is a UUID, the minute of its last event.
+        let backend = try await SQLiteBackend.open(path: path, logger: PostgresTestEnvironment.logger)
+        try await SchemaMigrations.migrate(backend, upTo: 9)
+        try await OlderSchemas.store(messages, source: "default", in: backend)
+        try await SchemaMigrations.migrate(backend, upTo: 18)
+        let before = try await Self.sessions(backend)
+        #expect(before.count == 4)
+        try await backend.close()
 
-        storage = try await SQLCollectorStorage.sqlite(
+        let storage = try await SQLCollectorStorage.sqlite(
             path: path, logger: PostgresTestEnvironment.logger, tuning: SQLiteTuning(sessionsLookedUpAhead: false))
-        #expect(try await Self.sessions(storage) == before)
+        #expect(try await Self.sessions(storage.backend) == before)
         let keys = try #require(storage.sqliteWriter?.sessionRows.keys)
         #expect(keys.mergedThrough == 4 && keys.keysInMemory == 0)
         let keyed = try await storage.backend.query("SELECT key, session FROM session_keys ORDER BY session", [])
@@ -231,7 +233,7 @@ struct SessionKeysTests {
                 [TestMessages.ingest("e", id: "m30", session: Self.ids[1], at: 30)], source: "default")
                 == [true])
         let row = try #require(before[session]?.first)
-        #expect(try await Self.sessions(storage)[session] == [[row[0], row[1] + 1]])
+        #expect(try await Self.sessions(storage.backend)[session] == [[row[0], row[1] + 1]])
         #expect(try await Self.events(storage, Self.ids[1]).count == 9)
         try await storage.close()
     }

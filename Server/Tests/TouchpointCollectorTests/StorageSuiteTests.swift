@@ -12,31 +12,29 @@ struct StorageSuiteTests {
     /// before a time inside a minute, each exactly as their last events' times say.
     @Test(arguments: StorageKind.available)
     func recentSessionsAroundMinuteBoundaries(kind: StorageKind) async throws {
-        try await withStorage(kind) { storage async throws in
-            let base = Timestamp.milliseconds(TestMessages.base)
-            // Seconds from the base to the start of a minute.
-            let boundary = Double((base / 60_000 + 2) * 60_000 - base) / 1000
-            // Last events (seconds from the boundary) of 14 sessions; written in two writes, the
-            // second moving some of them across the boundary or a minute further.
-            let first: [Double] = [-59.9, -30, -0.001, -0.001, 0, 0, 0.5, 12, 59.999, 60, -45, -1, 30, 90]
-            let second: [Int: Double] = [10: 0.002, 11: 60.5, 12: 31, 13: 89]  // 13: earlier, no change
-            var last: [String: Int64] = [:]
-            func id(_ n: Int) -> String { "s" + String(n + 10) }
-            var messages: [IngestMessage] = []
-            for (n, seconds) in first.enumerated() {
-                messages.append(TestMessages.ingest("e", id: "a\(n)", session: id(n), at: boundary + seconds))
-                last[id(n)] = Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + seconds))
-            }
-            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-            messages = []
-            for (n, seconds) in second.sorted(by: { $0.key < $1.key }) {
-                messages.append(TestMessages.ingest("e", id: "b\(n)", session: id(n), at: boundary + seconds))
-                last[id(n)] = max(
-                    last[id(n)] ?? 0, Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + seconds)))
-            }
-            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-            let newestFirst = last.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }.map(\.key)
+        let base = Timestamp.milliseconds(TestMessages.base)
+        // Seconds from the base to the start of a minute.
+        let boundary = Double((base / 60_000 + 2) * 60_000 - base) / 1000
+        // Last events (seconds from the boundary) of 14 sessions; written in two writes, the
+        // second moving some of them across the boundary or a minute further.
+        let first: [Double] = [-59.9, -30, -0.001, -0.001, 0, 0, 0.5, 12, 59.999, 60, -45, -1, 30, 90]
+        let second: [Int: Double] = [10: 0.002, 11: 60.5, 12: 31, 13: 89]  // 13: earlier, no change
+        var last: [String: Int64] = [:]
+        func id(_ n: Int) -> String { "s" + String(n + 10) }
+        var firstWrite: [IngestMessage] = []
+        for (n, seconds) in first.enumerated() {
+            firstWrite.append(TestMessages.ingest("e", id: "a\(n)", session: id(n), at: boundary + seconds))
+            last[id(n)] = Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + seconds))
+        }
+        var secondWrite: [IngestMessage] = []
+        for (n, seconds) in second.sorted(by: { $0.key < $1.key }) {
+            secondWrite.append(TestMessages.ingest("e", id: "b\(n)", session: id(n), at: boundary + seconds))
+            last[id(n)] = max(
+                last[id(n)] ?? 0, Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + seconds)))
+        }
+        let newestFirst = last.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }.map(\.key)
 
+        func expectListsCountsAndRetention(_ storage: SQLCollectorStorage) async throws {
             func listed(_ filter: SessionFilter) async throws -> [String] {
                 var ids: [String] = []
                 var cursor: String?
@@ -48,31 +46,35 @@ struct StorageSuiteTests {
                 } while cursor != nil
                 return ids
             }
-            func expectListsAndCounts() async throws {
-                #expect(try await listed(SessionFilter()) == newestFirst)
-                // Ranges and cutoffs inside a minute, at a last event and next to one.
-                for seconds in [-30.0, -0.001, 0.0005, 30.5, 60] {
-                    let from = TestMessages.base.addingTimeInterval(boundary + seconds)
-                    let since = Timestamp.milliseconds(from)
-                    let active = newestFirst.filter { (last[$0] ?? 0) >= since }
-                    #expect(try await listed(SessionFilter(range: TimeRange(from: from))) == active, "from \(seconds)")
-                    #expect(
-                        try await storage.activeSessionCount(source: "default", since: from) == active.count,
-                        "since \(seconds)")
-                }
+            #expect(try await listed(SessionFilter()) == newestFirst)
+            // Ranges and cutoffs inside a minute, at a last event and next to one.
+            for seconds in [-30.0, -0.001, 0.0005, 30.5, 60] {
+                let from = TestMessages.base.addingTimeInterval(boundary + seconds)
+                let since = Timestamp.milliseconds(from)
+                let active = newestFirst.filter { (last[$0] ?? 0) >= since }
+                #expect(try await listed(SessionFilter(range: TimeRange(from: from))) == active, "from \(seconds)")
+                #expect(
+                    try await storage.activeSessionCount(source: "default", since: from) == active.count,
+                    "since \(seconds)")
             }
-            try await expectListsAndCounts()
-            // The same sessions as schema 17 kept them, upgraded (SQLite: their minutes filled in).
-            for statement in Self.schemaEighteenUndone(storage.dialect) {
-                _ = try await storage.backend.writeStatement(statement, [])
-            }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == [18, 19])
-            try await expectListsAndCounts()
             let cutoff = Timestamp.milliseconds(TestMessages.base.addingTimeInterval(boundary + 0.25))
             let expired = newestFirst.filter { (last[$0] ?? 0) < cutoff }
             #expect(
                 try await storage.deleteSessions(source: "default", lastBefore: cutoff, limit: 100) == expired.count)
             #expect(try await listed(SessionFilter()) == newestFirst.filter { !expired.contains($0) })
+        }
+
+        try await withStorage(kind) { storage async throws in
+            #expect(try await storage.insert(firstWrite, source: "default").allSatisfy { $0 })
+            #expect(try await storage.insert(secondWrite, source: "default").allSatisfy { $0 })
+            try await expectListsCountsAndRetention(storage)
+        }
+        // The same sessions as schema 17 kept them, upgraded (SQLite: their minutes filled in).
+        try await OlderSchemas.upgrade(kind, from: 17) { backend async throws in
+            try await OlderSchemas.store(firstWrite + secondWrite, source: "default", in: backend)
+            #expect(try await SchemaMigrations.migrate(backend) == [18, 19])
+        } opened: { storage async throws in
+            try await expectListsCountsAndRetention(storage)
         }
     }
 
@@ -521,23 +523,14 @@ struct StorageSuiteTests {
 
     @Test(arguments: StorageKind.available)
     func schemaSixAndSevenUpgradeADatabaseThatHoldsScenarios(kind: StorageKind) async throws {
-        try await withStorage(kind) { storage async throws in
-            // Back to schema 5: no sizes, no totals, no deletion tables; documents written then.
-            for statement in Self.schemaThirteenUndone(storage.dialect) + Self.schemaTwelveUndone
-                + Self.schemaElevenUndone
-                + Self.schemaTenUndone(storage.dialect)
-                + Self.schemaNineUndone(storage.dialect)
-                + Self.schemaEightUndone + [
-                    "DROP TABLE suppressions", "DROP TABLE deletion_requests", "DROP TABLE scenario_usage",
-                    "ALTER TABLE scenarios DROP COLUMN bytes", "DELETE FROM schema_migrations WHERE version >= 6",
-                    "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
-                        + "('default', 'n', 'a', '{\"k\":\"ü\"}', 1, 0), ('default', 'n', 'b', '{}', 3, 0), "
-                        + "('web', 'n', 'a', '{\"x\":1}', 1, 0)",
-                ]
-            {
-                _ = try await storage.backend.writeStatement(statement, [])
-            }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(6...19))
+        // At schema 5: no sizes, no totals, no deletion tables; documents written then.
+        try await OlderSchemas.upgrade(kind, from: 5) { backend async throws in
+            _ = try await backend.writeStatement(
+                "INSERT INTO scenarios (source, namespace, scenario_id, body, version, updated_at) VALUES "
+                    + "('default', 'n', 'a', '{\"k\":\"ü\"}', 1, 0), ('default', 'n', 'b', '{}', 3, 0), "
+                    + "('web', 'n', 'a', '{\"x\":1}', 1, 0)", [])
+            #expect(try await SchemaMigrations.migrate(backend) == Array(6...SchemaMigrations.latestVersion))
+        } opened: { storage async throws in
             // Sizes in bytes (ü is two), totals per source, and the documents as they were.
             let sizes = try await storage.backend.query(
                 "SELECT source, scenario_id, bytes FROM scenarios ORDER BY source, scenario_id", [])
@@ -558,120 +551,9 @@ struct StorageSuiteTests {
         }
     }
 
-    /// What schema 19 changed, undone (and its record): SQLite's sessions found by their primary
-    /// key on (source, session_id) again, each row keeping its rowid; no session keys.
-    static func schemaNineteenUndone(_ dialect: SQLDialect) -> [String] {
-        let columns =
-            "source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count, last_minute"
-        return
-            (dialect == .postgres
-            ? []
-            : [
-                "DROP TRIGGER sessions_forget_key", "DROP TABLE session_keys",
-                "DELETE FROM storage_settings WHERE name = 'session_keys_merged_through'",
-                """
-                CREATE TABLE sessions_before (source TEXT NOT NULL, session_id TEXT NOT NULL, user_id TEXT,
-                    anonymous_id TEXT, first_timestamp INTEGER NOT NULL, last_timestamp INTEGER NOT NULL,
-                    event_count INTEGER NOT NULL, last_minute INTEGER, PRIMARY KEY (source, session_id))
-                """,
-                "INSERT INTO sessions_before (rowid, \(columns)) SELECT session_key, \(columns) FROM sessions",
-                "DROP TABLE sessions", "ALTER TABLE sessions_before RENAME TO sessions",
-                "CREATE INDEX sessions_user ON sessions (source, user_id)",
-                "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id)",
-                "CREATE INDEX sessions_recent ON sessions (source, last_minute)",
-            ]) + ["DELETE FROM schema_migrations WHERE version >= 19"]
-    }
-
-    /// What schema 18 changed, undone (and its record), with what came after it: SQLite's recent
-    /// sessions by their last event's time again, no `last_minute`.
-    static func schemaEighteenUndone(_ dialect: SQLDialect) -> [String] {
-        schemaNineteenUndone(dialect)
-            + (dialect == .postgres
-                ? []
-                : [
-                    "DROP INDEX sessions_recent", "ALTER TABLE sessions DROP COLUMN last_minute",
-                    "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
-                ]) + ["DELETE FROM schema_migrations WHERE version >= 18"]
-    }
-
-    /// What schema 14 added, removed again (and its record), with schema 18's change: events that
-    /// name a shared context get it back inline first (SQLite; PostgreSQL keeps every context inline).
-    static func schemaFourteenUndone(_ dialect: SQLDialect) -> [String] {
-        schemaEighteenUndone(dialect)
-            + (dialect == .postgres
-                ? []
-                : [
-                    """
-                    UPDATE events SET payload = json_set(payload, '$.context', json_patch(json_extract(payload, '$.context'),
-                        (SELECT body FROM contexts WHERE contexts.id = events.context_id))), lifted = lifted & ~512
-                    WHERE context_id IS NOT NULL
-                    """
-                ])
-            + [
-                "ALTER TABLE events DROP COLUMN context_id", "DROP TABLE contexts",
-                "DELETE FROM schema_migrations WHERE version >= 14",
-            ]
-    }
-
-    /// What schema 13 added, removed again (and its record), with what came after it.
-    static func schemaThirteenUndone(_ dialect: SQLDialect) -> [String] {
-        schemaFourteenUndone(dialect) + [
-            "DROP TABLE source_counts", "DELETE FROM schema_migrations WHERE version >= 13",
-        ]
-    }
-
-    /// What schema 12 added, removed again (and its record), to test upgrades from schema 11.
-
-    static let schemaTwelveUndone = [
-        "DROP INDEX events_name_minute", "ALTER TABLE events DROP COLUMN person_key",
-        "CREATE INDEX events_name_minute ON events (source, event, (timestamp / 60000), seq)",
-        "DROP TABLE person_merges", "DROP TABLE person_keys", "DELETE FROM schema_migrations WHERE version >= 12",
-    ]
-
-    /// What schema 11 added, removed again (and its record): for an empty store or one whose rows
-    /// were written as schema 10 wrote them.
-    static let schemaElevenUndone = [
-        "ALTER TABLE events DROP COLUMN lifted", "DELETE FROM schema_migrations WHERE version >= 11",
-    ]
-
-    /// What schema 10 changed, undone (and its record), to test upgrades from schema 9.
-    static func schemaTenUndone(_ dialect: SQLDialect) -> [String] {
-        let sqlite = [
-            "DROP INDEX events_session_key", "ALTER TABLE events DROP COLUMN session_key",
-            "CREATE INDEX events_session_arrival ON events (source, session_id, seq)",
-            "DROP INDEX sessions_user", "CREATE INDEX sessions_user ON sessions (source, user_id, last_timestamp)",
-            "DROP INDEX sessions_anonymous",
-            "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id, last_timestamp)",
-        ]
-        return (dialect == .sqlite ? sqlite : []) + ["DELETE FROM schema_migrations WHERE version >= 10"]
-    }
-
-    /// What schema 9 added, removed again (and its record), to test upgrades from schema 8.
-    static func schemaNineUndone(_ dialect: SQLDialect) -> [String] {
-        let sqlite = [
-            "DROP TRIGGER events_forget_key", "DROP TABLE message_keys", "DROP TABLE storage_settings",
-            "CREATE UNIQUE INDEX events_message ON events (source, message_id)",
-        ]
-        return (dialect == .sqlite ? sqlite : []) + ["DELETE FROM schema_migrations WHERE version >= 9"]
-    }
-
-    /// What schema 8 added, removed again (and its record), to test upgrades from schema 7.
-    static let schemaEightUndone = [
-        "DROP INDEX events_identify", "DROP INDEX events_group", "DROP TABLE identities", "DROP TABLE profiles",
-        "DELETE FROM schema_migrations WHERE version >= 8",
-    ]
-
     @Test(arguments: StorageKind.available)
     func schemaEightFillsProfilesAndIdentitiesFromStoredEvents(kind: StorageKind) async throws {
-        try await withStorage(kind) { storage async throws in
-            for statement in Self.schemaThirteenUndone(storage.dialect) + Self.schemaTwelveUndone
-                + Self.schemaElevenUndone
-                + Self.schemaTenUndone(storage.dialect)
-                + Self.schemaNineUndone(storage.dialect)
-                + Self.schemaEightUndone
-            {
-                _ = try await storage.backend.writeStatement(statement, [])
-            }
+        try await OlderSchemas.upgrade(kind, from: 7) { backend async throws in
             // Stored under schema 7: rows written straight into events, as its ingest wrote them.
             let rows: [(String, String, String?, String?, Int64, String)] = [
                 ("e1", "track", nil, "a1", 1000, #"{"type":"track","event":"browse"}"#),
@@ -682,21 +564,21 @@ struct StorageSuiteTests {
             ]
             for (id, type, user, anonymous, time, payload) in rows {
                 var insert = SQLStatement(
-                    storage.dialect,
+                    backend.dialect,
                     "INSERT INTO events (source, message_id, type, user_id, anonymous_id, timestamp, received_at, payload) VALUES "
                 )
                 insert.bindTuple([
-                    .text("default"), .text(id), .text(type), user.map(SQLValue.text) ?? .null,
-                    anonymous.map(SQLValue.text) ?? .null, .int(time), .int(time), .text(payload),
+                    .text("default"), .text(id), .text(type), .optional(user), .optional(anonymous), .int(time),
+                    .int(time), .text(payload),
                 ])
-                _ = try await storage.backend.writeStatement(insert.sql, insert.binds)
+                _ = try await backend.writeStatement(insert.sql, insert.binds)
             }
-            #expect(try await SchemaMigrations.migrate(storage.backend) == Array(8...19))
+            #expect(try await SchemaMigrations.migrate(backend) == Array(8...SchemaMigrations.latestVersion))
+        } opened: { storage async throws in
             #expect(try await storage.counts(source: "default") == StorageCounts(events: 5, sessions: 0))
             #expect(
                 try await storage.profile(source: "default", userId: "u1")
-                    == ProfileRow(
-                        userId: "u1", firstSeen: 2000, lastSeen: 3000, eventCount: 2))
+                    == ProfileRow(userId: "u1", firstSeen: 2000, lastSeen: 3000, eventCount: 2))
             #expect(try await storage.profile(source: "default", userId: "u2")?.eventCount == 2)
             #expect(try await storage.mergedAnonymousIDs(source: "default", userId: "u1") == ["a1"])
             #expect(try await storage.mergedAnonymousIDs(source: "default", userId: "u2") == ["a9"])

@@ -5,8 +5,15 @@ import TouchpointCore
 /// The versioned schema: each migration runs once, in order, recorded in `schema_migrations`.
 ///
 /// A migration is never edited once released; a change to the schema is a new migration at the
-/// end of the list. Collectors that start together against one PostgreSQL take turns
-/// (an advisory lock), so each migration runs exactly once.
+/// end of the list. Each one holds the SQL it runs as text, never built by code that may change
+/// since (a constant of the storage's, a function of the dialect's), so that what a released
+/// migration does stays what it did; a test compares each database's migrated schema with a
+/// committed dump. Collectors that start together against one PostgreSQL take turns (an advisory
+/// lock), so each migration runs exactly once.
+///
+/// The tests of a migration migrate a database up to the version before it
+/// (``migrate(_:logger:upTo:)``), write into it what a collector of that version wrote, and
+/// migrate the rest.
 enum SchemaMigrations {
     struct Migration: Sendable {
         let version: Int
@@ -55,29 +62,47 @@ enum SchemaMigrations {
                 "CREATE INDEX sessions_user ON sessions (source, user_id, last_timestamp)",
                 "CREATE INDEX sessions_anonymous ON sessions (source, anonymous_id, last_timestamp)",
                 "CREATE INDEX sessions_recent ON sessions (source, last_timestamp)",
-            ] + sessionTrigger(dialect) + [
-                """
-                CREATE TABLE configs (
-                    source TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    body TEXT NOT NULL,
-                    etag TEXT NOT NULL,
-                    updated_at \(integer) NOT NULL,
-                    PRIMARY KEY (source, kind)
-                )
-                """,
-                """
-                CREATE TABLE scenarios (
-                    source TEXT NOT NULL,
-                    namespace TEXT NOT NULL,
-                    scenario_id TEXT NOT NULL,
-                    body TEXT NOT NULL,
-                    version \(integer) NOT NULL,
-                    updated_at \(integer) NOT NULL,
-                    PRIMARY KEY (source, namespace, scenario_id)
-                )
-                """,
             ]
+                // SQLite kept `sessions` up to date with a trigger on each stored event (dropped
+                // again by version 4).
+                + (dialect == .sqlite
+                    ? [
+                        """
+                        CREATE TRIGGER events_session AFTER INSERT ON events WHEN NEW.session_id IS NOT NULL BEGIN
+                            INSERT INTO sessions
+                                (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count)
+                            VALUES (NEW.source, NEW.session_id, NEW.user_id, NEW.anonymous_id, NEW.timestamp, NEW.timestamp, 1)
+                            ON CONFLICT (source, session_id) DO UPDATE SET
+                                user_id = COALESCE(excluded.user_id, sessions.user_id),
+                                anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id),
+                                first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp),
+                                last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp),
+                                event_count = sessions.event_count + 1;
+                        END
+                        """
+                    ] : []) + [
+                    """
+                    CREATE TABLE configs (
+                        source TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        etag TEXT NOT NULL,
+                        updated_at \(integer) NOT NULL,
+                        PRIMARY KEY (source, kind)
+                    )
+                    """,
+                    """
+                    CREATE TABLE scenarios (
+                        source TEXT NOT NULL,
+                        namespace TEXT NOT NULL,
+                        scenario_id TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        version \(integer) NOT NULL,
+                        updated_at \(integer) NOT NULL,
+                        PRIMARY KEY (source, namespace, scenario_id)
+                    )
+                    """,
+                ]
         },
         Migration(version: 2, summary: "events by time, for the dashboard's activity chart") { _ in
             ["CREATE INDEX events_time ON events (source, timestamp)"]
@@ -154,7 +179,12 @@ enum SchemaMigrations {
         {
             dialect in
             let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
-            let previousId = dialect.jsonText("payload", ["previousId"])
+            // An alias call's `previousId` as text (PostgreSQL: a payload holding the escape \u0000,
+            // which `json` does not read, read with U+FFFD in its place; chr(92) is the backslash).
+            let previousId =
+                dialect == .sqlite
+                ? "CAST(json_extract(payload, '$.previousId') AS TEXT)"
+                : "((CASE WHEN strpos(payload, chr(92) || 'u0000') > 0 THEN replace(payload, chr(92) || 'u0000', chr(92) || 'ufffd') ELSE payload END)::json #>> '{previousId}')"
             return [
                 """
                 CREATE TABLE profiles (
@@ -388,7 +418,7 @@ enum SchemaMigrations {
                 """
                 CREATE TRIGGER events_forget_key AFTER DELETE ON events BEGIN
                     DELETE FROM message_keys
-                    WHERE key IN (\(key), \(MessageKeyIndex.storedKeySQL(key: key, seq: "OLD.seq"))) AND seq = OLD.seq;
+                    WHERE key IN (\(key), ((MIN(255, 1 + ((OLD.seq) >> 24)) << 56) | ((\(key)) & 72057594037927935))) AND seq = OLD.seq;
                 END
                 """,
             ]
@@ -456,7 +486,7 @@ enum SchemaMigrations {
                 """,
                 """
                 INSERT OR REPLACE INTO storage_settings (name, value)
-                    VALUES ('\(SessionKeys.watermarkName)', (SELECT COALESCE(MAX(session_key), 0) FROM sessions))
+                    VALUES ('session_keys_merged_through', (SELECT COALESCE(MAX(session_key), 0) FROM sessions))
                 """,
                 """
                 CREATE TRIGGER sessions_forget_key AFTER DELETE ON sessions BEGIN
@@ -468,36 +498,20 @@ enum SchemaMigrations {
         },
     ]
 
-    /// Schema version 1 kept SQLite's `sessions` up to date with a trigger on each stored event
-    /// (dropped again by version 4; a released migration is never edited).
-    static func sessionTrigger(_ dialect: SQLDialect) -> [String] {
-        guard dialect == .sqlite else { return [] }
-        return [
-            """
-            CREATE TRIGGER events_session AFTER INSERT ON events WHEN NEW.session_id IS NOT NULL BEGIN
-                INSERT INTO sessions
-                    (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count)
-                VALUES (NEW.source, NEW.session_id, NEW.user_id, NEW.anonymous_id, NEW.timestamp, NEW.timestamp, 1)
-                ON CONFLICT (source, session_id) DO UPDATE SET
-                    user_id = COALESCE(excluded.user_id, sessions.user_id),
-                    anonymous_id = COALESCE(sessions.anonymous_id, excluded.anonymous_id),
-                    first_timestamp = MIN(sessions.first_timestamp, excluded.first_timestamp),
-                    last_timestamp = MAX(sessions.last_timestamp, excluded.last_timestamp),
-                    event_count = sessions.event_count + 1;
-            END
-            """
-        ]
-    }
-
     /// The newest schema version this build knows.
     static var latestVersion: Int { all.last?.version ?? 0 }
 
-    /// Brings the schema up to date, saying each migration it applies to `logger` first (one that
-    /// reads every stored event takes minutes on a store of tens of millions).
-    /// - Returns: the versions applied now (empty when the schema was current).
+    /// Brings the schema up to date, or up to version `last`, saying each migration it applies to
+    /// `logger` first (one that reads every stored event takes minutes on a store of tens of
+    /// millions).
+    /// - Parameter last: the newest version to apply (a collector: ``latestVersion``; a test of a
+    ///   migration: the version before it).
+    /// - Returns: the versions applied now (empty when the schema was at `last` or past it).
     /// - Throws: ``StorageError`` with code `migration` when the database is newer than this build.
     @discardableResult
-    static func migrate(_ backend: any SQLBackend, logger: Logger? = nil) async throws -> [Int] {
+    static func migrate(_ backend: any SQLBackend, logger: Logger? = nil, upTo last: Int = latestVersion)
+        async throws -> [Int]
+    {
         let integer = backend.dialect == .sqlite ? "INTEGER" : "BIGINT"
         return try await backend.withSchemaLock { transaction in
             _ = try await transaction.query(
@@ -512,7 +526,7 @@ enum SchemaMigrations {
             }
             var now: [Int] = []
             let timestamp = Timestamp.milliseconds(Date.now)
-            for migration in all where !applied.contains(migration.version) {
+            for migration in all where migration.version <= last && !applied.contains(migration.version) {
                 if !applied.isEmpty {
                     logger?.info(
                         "applying schema migration \(migration.version): \(migration.summary)",
