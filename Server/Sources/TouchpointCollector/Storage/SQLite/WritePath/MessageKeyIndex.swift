@@ -128,14 +128,9 @@ final class MessageKeyIndex: Sendable {
     /// both events are compared, as with any two ids that share a key).
     static func storedKey(_ key: Int64, seq: Int64) -> Int64 { storedKey(key, era: era(ofSeq: seq)) }
 
-    /// `key` as `message_keys` stores it in era `era`.
+    /// `key` as `message_keys` stores it in era `era`. (The trigger that forgets a deleted event's
+    /// key works the same out in SQL, as schema 17 wrote it: a change here is a new migration.)
     static func storedKey(_ key: Int64, era: Int64) -> Int64 { (era << 56) | (key & keyMask) }
-
-    /// ``storedKey(_:seq:)`` in SQL, of the SQL expressions `key` and `seq` (for the trigger that
-    /// forgets a deleted event's key).
-    static func storedKeySQL(key: String, seq: String) -> String {
-        "((MIN(\(lastEra), 1 + ((\(seq)) >> \(eraShift))) << 56) | ((\(key)) & \(keyMask)))"
-    }
 
     /// Reads the database's secret and watermark, and the keys of the events after the watermark.
     /// - Parameters:
