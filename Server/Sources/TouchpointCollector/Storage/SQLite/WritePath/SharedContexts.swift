@@ -5,7 +5,7 @@ import TouchpointCore
 /// A web SDK sends the same library, locale and user agent with every call of a visit, and every
 /// visitor on one browser sends the same ones: about 200 of a web event's 560 bytes. The members a
 /// `track`, `page` or `screen` call's context holds beside `page` and `sessionId` (set apart by
-/// ``StoredPayload/compact(_:columns:shareContext:)``) go into a row of `contexts`, unique by its
+/// ``StoredPayload/compact(_:columns:shareContext:unwrapProperties:)``) go into a row of `contexts`, unique by its
 /// text, that the event names in `context_id`; reading an event puts them back.
 ///
 /// A context gets its row the second time it is seen (in one write or two, as far as a table of
