@@ -14,53 +14,6 @@ enum OlderSchemas {
     static let eventColumns =
         "source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload"
 
-    /// A fresh, empty database of one kind for one test.
-    struct Database: Sendable {
-        let kind: StorageKind
-        /// The SQLite file's path, or PostgreSQL's URL.
-        let location: String
-
-        /// Its connections, with no migration run: ``SchemaMigrations`` brings it to a version.
-        func backend() async throws -> any SQLBackend {
-            switch kind {
-            case .sqlite: try await SQLiteBackend.open(path: location, logger: PostgresTestEnvironment.logger)
-            case .postgres:
-                try await PostgresBackend.open(
-                    url: location, maximumConnections: 2, logger: PostgresTestEnvironment.logger)
-            }
-        }
-
-        /// The database opened as a collector opens it, which runs the migrations it lacks.
-        func storage(tuning: SQLiteTuning = .production) async throws -> SQLCollectorStorage {
-            switch kind {
-            case .sqlite:
-                try await SQLCollectorStorage.sqlite(
-                    path: location, logger: PostgresTestEnvironment.logger, tuning: tuning)
-            case .postgres:
-                try await SQLCollectorStorage.postgres(
-                    url: location, maximumConnections: 4, logger: PostgresTestEnvironment.logger)
-            }
-        }
-    }
-
-    /// Runs `body` with a fresh database of `kind`, deleted afterwards.
-    static func withDatabase(_ kind: StorageKind, _ body: (Database) async throws -> Void) async throws {
-        switch kind {
-        case .sqlite:
-            let directory = try TemporaryDirectory(prefix: "older-schema")
-            try await body(Database(kind: kind, location: directory.appending("touchpoint.sqlite").path))
-        case .postgres:
-            let database = try await PostgresTestEnvironment.createDatabase()
-            do {
-                try await body(Database(kind: kind, location: database.url))
-            } catch {
-                await PostgresTestEnvironment.drop(database.name)
-                throw error
-            }
-            await PostgresTestEnvironment.drop(database.name)
-        }
-    }
-
     /// Runs `body` with a backend on a fresh database of `kind` migrated up to `version`, closed
     /// afterwards, and then `opened` with the database opened as a collector opens it (closed
     /// afterwards too).
@@ -68,7 +21,7 @@ enum OlderSchemas {
         _ kind: StorageKind, from version: Int, tuning: SQLiteTuning = .production,
         writing body: (any SQLBackend) async throws -> Void, opened: (SQLCollectorStorage) async throws -> Void
     ) async throws {
-        try await withDatabase(kind) { database in
+        try await TestDatabase.with(kind) { database in
             let backend = try await database.backend()
             do {
                 try await SchemaMigrations.migrate(backend, upTo: version)
