@@ -52,10 +52,7 @@ enum OperationsRoutes {
                 status: .ok, headers: headers,
                 body: ResponseBody(
                     byteBuffer: ByteBuffer(
-                        string: services.metrics.prometheusText()
-                            + (services.storage.writerSteps?.prometheusText() ?? "")
-                            + (services.storage.messageKeys?.prometheusText() ?? "")
-                            + (services.storage.sessionKeys?.prometheusText() ?? ""))))
+                        string: services.metrics.prometheusText() + services.storage.writerMetrics())))
         }
     }
 }

@@ -2,19 +2,16 @@ import Foundation
 
 /// Where the collector keeps events, sessions, remote configs and scenario state.
 ///
-/// Two implementations share one body of SQL logic (``SQLCollectorStorage``): SQLite for one
-/// machine, PostgreSQL for several collectors on one database. One test suite runs against both.
+/// One implementation (``SQLCollectorStorage``) over two databases: SQLite for one machine,
+/// PostgreSQL for several collectors on one database, each bringing its own ``EventWriter``. One
+/// test suite runs against both.
 protocol CollectorStorage: Sendable {
     /// `sqlite` or `postgres`, for `/health` and logs.
     var backendName: String { get }
 
-    /// Where the storage's one writer spends its time, for `/metrics` (nil by default).
-    var writerSteps: WriterSteps? { get }
-
-    /// SQLite's message keys, whose counts `/metrics` serves (nil by default).
-    var messageKeys: MessageKeyIndex? { get }
-    /// SQLite's keys of sessions (``SessionKeys``), for `/metrics`; nil for PostgreSQL.
-    var sessionKeys: SessionKeys? { get }
+    /// What the database's event writer measures, for `/metrics` (Prometheus text format 0.0.4;
+    /// ``EventWriter/metrics()``).
+    func writerMetrics() -> String
 
     /// Stores the messages that are new for `source`.
     /// - Returns: one flag per message, true when it was stored now, false when it was already
@@ -110,15 +107,6 @@ protocol CollectorStorage: Sendable {
 }
 
 extension CollectorStorage {
-    /// None: a storage without a single writer (PostgreSQL's writes run in parallel).
-    var writerSteps: WriterSteps? { nil }
-
-    /// None: PostgreSQL keeps (source, messageId) unique with an index of its own.
-    var messageKeys: MessageKeyIndex? { nil }
-
-    /// None: PostgreSQL keeps (source, session_id) unique with an index of its own.
-    var sessionKeys: SessionKeys? { nil }
-
     /// Sessions of `source`, newest first, optionally of one user or anonymous id.
     func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {
         try await sessions(source: source, filter: SessionFilter(user: user), page: page)

@@ -24,27 +24,7 @@ extension SQLCollectorStorage {
 
     func activeSessionCount(source: String, since: Date) async throws -> Int {
         let since = Timestamp.milliseconds(since)
-        var statement: SQLStatement
-        if dialect == .sqlite {
-            // SQLite's sessions_recent holds the minute (`SessionRows`): the later minutes counted
-            // in the index, the sessions of the first minute by their exact time.
-            statement = SQLStatement(dialect, "SELECT (SELECT COUNT(*) FROM sessions WHERE source = ")
-            statement.bind(.text(source))
-            statement.append(" AND last_minute > ")
-            statement.bind(.int(Self.minute(since)))
-            statement.append(") + (SELECT COUNT(*) FROM sessions WHERE source = ")
-            statement.bind(.text(source))
-            statement.append(" AND last_minute = ")
-            statement.bind(.int(Self.minute(since)))
-            statement.append(" AND last_timestamp >= ")
-            statement.bind(.int(since))
-            statement.append(")")
-        } else {
-            statement = SQLStatement(dialect, "SELECT COUNT(*) FROM sessions WHERE source = ")
-            statement.bind(.text(source))
-            statement.append(" AND last_timestamp >= ")
-            statement.bind(.int(since))
-        }
+        let statement = dialect.activeSessionCount(source: source, since: since)
         guard let count = try await backend.query(statement).first?.first?.int else {
             throw StorageError(code: .corruptRow, message: "counting active sessions returned nothing")
         }

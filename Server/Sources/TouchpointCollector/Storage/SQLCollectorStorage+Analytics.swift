@@ -2,19 +2,6 @@ import Foundation
 import TouchpointCore
 
 extension SQLCollectorStorage {
-    /// A property of the event's `properties` as text (`true`/`false` for booleans in both
-    /// dialects), or NULL when absent or null. `property` must be a ``PropertyName``.
-    func propertyText(_ property: String) -> String {
-        switch dialect {
-        case .sqlite:
-            let path = dialect.propertyPath(property)
-            return
-                "(CASE json_type(payload, \(path)) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(payload, \(path)) AS TEXT) END)"
-        case .postgres:
-            return dialect.propertyText(property)
-        }
-    }
-
     /// `FROM … WHERE` for some event names of `source` in `from ..< to`, through the
     /// name-and-minute index, with each event's merge joined (for ``PersonKeys/expression``).
     func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
@@ -45,7 +32,7 @@ extension SQLCollectorStorage {
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT val, COUNT(*) FROM (SELECT \(propertyText(property)) AS val", rest,
+            "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val", rest,
             suffix: ") q WHERE val IS NOT NULL GROUP BY val ORDER BY 2 DESC, val LIMIT \(limit)")
         return try await backend.query(sql, binds).compactMap { $0[0].text }
     }
@@ -75,7 +62,7 @@ extension SQLCollectorStorage {
     /// index alone while the two halves of the range, split where an interval starts so that no
     /// group straddles them, are grouped at once, on three of the reader connections.
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass {
-        guard dialect == .sqlite else {
+        guard dialect.queriesRunOnOneCore else {
             return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
         }
         async let totals = trendTotals(source: source, query: query)
@@ -114,7 +101,7 @@ extension SQLCollectorStorage {
         let intervals = Int(interval.index(of: query.range.to - 1) - interval.index(of: query.range.from) + 1)
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person",
+            "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
         var rows: [TrendRow] = []
         var totals: TrendTotals = [:]
@@ -137,7 +124,7 @@ extension SQLCollectorStorage {
     {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person",
+            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
         let rows = try await backend.query(sql, binds)
         guard rows.count <= limit else { return nil }
@@ -155,7 +142,7 @@ extension SQLCollectorStorage {
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
             dialect,
-            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(propertyText(property)) AS val, \(PersonKeys.expression) AS person"
+            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person"
         )
         let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         statement.append(events.sql)
@@ -190,7 +177,7 @@ extension SQLCollectorStorage {
         let properties = query.properties
         let rest = eventsNamed(
             names, source: source, from: query.range.from, to: query.range.to + query.window)
-        let values = properties.map { ", \(propertyText($0))" }.joined()
+        let values = properties.map { ", \(dialect.analyticsPropertyText($0))" }.joined()
         let (sql, binds) = select(
             "SELECT \(PersonKeys.expression), event, timestamp\(values)", rest)
         return try await backend.query(sql, binds).compactMap { row in
@@ -223,7 +210,7 @@ extension SQLCollectorStorage {
     func activeIntervals(
         source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
     ) async throws -> [(person: Int64, index: Int64)] {
-        guard dialect == .sqlite, let middle = Self.middle(of: interval, from: from, to: to) else {
+        guard dialect.queriesRunOnOneCore, let middle = Self.middle(of: interval, from: from, to: to) else {
             return try await activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: to)
         }
         async let early = activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: middle)
@@ -253,13 +240,10 @@ extension SQLCollectorStorage {
         let statement = try eventsStatement(source: source, filter: EventFilter(range: range), page: page)
         let rows = try await backend.query(statement)
         let lines = try rows.map { row -> (Int64, Int64, String) in
-            guard let sequence = row[0].int, let timestamp = row[7].int, let receivedAt = row[10].int else {
-                throw StorageError(code: .corruptRow, message: "an events row does not have the expected columns")
-            }
-            let payload = try Self.message(from: row)
+            let event = try StoredEventRow(row)
             let line =
-                "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: receivedAt)))\",\"message\":\(payload)}\n"
-            return (sequence, timestamp, line)
+                "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: event.timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: event.receivedAt)))\",\"message\":\(try event.message())}\n"
+            return (event.seq, event.timestamp, line)
         }
         let paged = Self.page(lines, limit: page.limit) { Self.keysetCursor(timestamp: $0.1, sequence: $0.0) }
         return Page(items: paged.items.map(\.2), nextCursor: paged.nextCursor)

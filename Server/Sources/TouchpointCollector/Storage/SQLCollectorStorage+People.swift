@@ -123,11 +123,11 @@ extension SQLCollectorStorage {
     /// The newest events of the given sessions, newest first.
     func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent] {
         guard !sessionIds.isEmpty else { return [] }
-        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
-        appendSessions(source: source, sessionIds, to: &statement)
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE ")
+        writer.appendSessions(source: source, sessionIds, to: &statement)
         statement.append(" ORDER BY seq DESC LIMIT ")
         statement.bind(.int(Int64(limit)))
-        return try await backend.query(statement).map(Self.event)
+        return try await backend.query(statement).map { try StoredEventRow($0).event() }
     }
 
     static func profile(_ row: SQLRow) throws -> ProfileRow {

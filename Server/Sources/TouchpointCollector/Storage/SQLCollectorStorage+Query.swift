@@ -25,25 +25,14 @@ extension SQLCollectorStorage {
             break
         }
         if let from = filter.range.fromMilliseconds {
-            if dialect == .sqlite {
-                // SQLite's sessions_recent holds the minute (`SessionRows`): the range in it first.
-                statement.append(" AND last_minute >= ")
-                statement.bind(.int(Self.minute(from)))
-            }
-            statement.append(" AND last_timestamp >= ")
-            statement.bind(.int(from))
+            dialect.appendLastEvent(atOrAfter: from, to: &statement)
         }
         if let to = filter.range.toMilliseconds {
             statement.append(" AND first_timestamp < ")
             statement.bind(.int(to))
         }
         if let name = filter.eventName {
-            // Served by the session index of `events` (see `appendSessions`).
-            let session =
-                dialect == .sqlite
-                ? "events.session_key = sessions.rowid AND touchpoint_id(events.session_id) = touchpoint_id(sessions.session_id)"
-                : "events.source = sessions.source AND events.session_id = sessions.session_id"
-            statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(session) AND events.event = ")
+            statement.append(" AND EXISTS (SELECT 1 FROM events WHERE \(dialect.eventOfSession) AND events.event = ")
             statement.bind(.text(name))
             statement.append(")")
         }
@@ -52,29 +41,14 @@ extension SQLCollectorStorage {
             guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
                 throw Self.foreignCursor(cursor)
             }
-            if dialect == .sqlite {
-                statement.append(" AND last_minute <= ")
-                statement.bind(.int(Self.minute(last)))
-            }
-            statement.append(" AND (last_timestamp < ")
-            statement.bind(.int(last))
-            statement.append(" OR (last_timestamp = ")
-            statement.bind(.int(last))
-            // As stored: SQLite orders packed ids (blobs) after text ones, and so does the cursor.
-            statement.append(" AND session_id < ")
-            statement.bind(.id(String(cursor[cursor.index(after: separator)...])))
-            statement.append("))")
+            dialect.appendSession(
+                before: last, sessionId: String(cursor[cursor.index(after: separator)...]), to: &statement)
         }
         // One user's sessions are found by their id and sorted (`+`: not by walking every session of
         // the source newest first through sessions_recent until the user's turn up).
-        // In SQLite, newest first by the minute through sessions_recent, each minute's sessions
-        // sorted by their exact time (the same order: the minute grows with the time).
-        if filter.user != nil {
-            statement.append(" ORDER BY +")
-        } else {
-            statement.append(dialect == .sqlite ? " ORDER BY last_minute DESC, " : " ORDER BY ")
-        }
-        statement.append("last_timestamp DESC, session_id DESC LIMIT ")
+        statement.append(
+            filter.user != nil ? " ORDER BY +last_timestamp DESC, session_id DESC" : dialect.newestSessionsFirst)
+        statement.append(" LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
         let rows = try await backend.query(statement)
         let sessions = try rows.map { row -> SessionSummary in
@@ -92,8 +66,8 @@ extension SQLCollectorStorage {
     }
 
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
-        var statement = SQLStatement(dialect, "SELECT \(Self.eventColumns) FROM events WHERE ")
-        appendSessions(source: source, [sessionId], to: &statement)
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE ")
+        writer.appendSessions(source: source, [sessionId], to: &statement)
         // Arrival order, not corrected time: skew correction shifts each request by its own
         // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
         // session's events in log order, one request at a time, so arrival order is log order.
@@ -106,13 +80,13 @@ extension SQLCollectorStorage {
         }
         statement.append(" ORDER BY seq LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
-        let events = try await backend.query(statement).map(Self.event)
+        let events = try await backend.query(statement).map { try StoredEventRow($0).event() }
         return Self.page(events, limit: page.limit) { "\($0.sequence)" }
     }
 
     func events(source: String, filter: EventFilter, page: PageRequest) async throws -> Page<StoredEvent> {
         let statement = try eventsStatement(source: source, filter: filter, page: page)
-        let events = try await backend.query(statement).map(Self.event)
+        let events = try await backend.query(statement).map { try StoredEventRow($0).event() }
         return Self.page(events, limit: page.limit) { event in
             Self.keysetCursor(timestamp: Timestamp.milliseconds(event.timestamp), sequence: event.sequence)
         }
@@ -122,7 +96,8 @@ extension SQLCollectorStorage {
     func eventsStatement(source: String, filter: EventFilter, page: PageRequest) throws -> SQLStatement {
         var statement = SQLStatement(
             dialect,
-            "SELECT \(Self.eventColumns) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = ")
+            "SELECT \(EventsTable.selectList) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = "
+        )
         statement.bind(.text(source))
         if let name = filter.name {
             statement.append(" AND event = ")
@@ -266,39 +241,5 @@ extension SQLCollectorStorage {
             guard let event = row[0].text, let appID = row[1].text, let count = row[3].int else { return nil }
             return PromoTallyRow(event: event, appID: appID, currentAppID: row[2].text, count: Int(count))
         }
-    }
-}
-
-extension SQLCollectorStorage {
-    /// Appends to `statement` the condition that an `events` row is one of the sessions
-    /// `sessionIds` of `source`.
-    ///
-    /// PostgreSQL finds them through the index on (source, session_id, seq); SQLite through the
-    /// index on session_key (in seq order within a key: the rowid ends each entry), the sessions'
-    /// rows found by their keys (``SessionKeys``: in `session_keys`, and those in memory, taken
-    /// here before the query's read begins), and the session id compared too (two sessions may
-    /// share a key; the events' ids may be packed, ``PackedID``).
-    func appendSessions(source: String, _ sessionIds: [String], to statement: inout SQLStatement) {
-        guard let keys = sessionKeys else {
-            statement.append("source = ")
-            statement.bind(.text(source))
-            statement.append(" AND session_id IN ")
-            statement.bindTuple(sessionIds.map { .text($0) })
-            return
-        }
-        let sessionKeys = sessionIds.map { keys.key(source, $0) }
-        statement.append("session_key IN (SELECT session FROM session_keys WHERE key IN ")
-        statement.bindTuple(sessionKeys.map { .int($0) })
-        for (index, rowid) in keys.rowsInMemory(sessionKeys).enumerated() {
-            statement.append(index == 0 ? " UNION ALL VALUES (" : ", (")
-            statement.bind(.int(rowid))
-            statement.append(")")
-        }
-        // `+`: the source is checked on each row found; the planner is not to enter by the index on
-        // (source, minute) instead.
-        statement.append(") AND +source = ")
-        statement.bind(.text(source))
-        statement.append(" AND touchpoint_id(session_id) IN ")
-        statement.bindTuple(sessionIds.map { .text($0) })
     }
 }

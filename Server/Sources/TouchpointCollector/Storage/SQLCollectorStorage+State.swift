@@ -45,9 +45,9 @@ extension SQLCollectorStorage {
         appendKey(key, to: &stored)
         var usage = SQLStatement(dialect, "SELECT documents, bytes FROM scenario_usage WHERE source = ")
         usage.bind(.text(key.source))
-        // PostgreSQL: writers of one source take turns from here (SQLite has one writer anyway),
-        // so two collectors cannot both pass the quota with the last free place.
-        if dialect == .postgres { usage.append(" FOR UPDATE") }
+        // Writers of one source take turns from here, so two collectors on one PostgreSQL cannot
+        // both pass the quota with the last free place.
+        usage.append(dialect.lockingRead)
         let dialect = self.dialect
         let statements = (stored: stored, usage: usage)
         return try await backend.write { transaction in

@@ -1,5 +1,5 @@
 /// An id of a source — a person, a session — hashed once, when it is made: a row's on its
-/// request's task (``InsertCoalescer/Row``), so that the writer groups and finds rows by an
+/// request's task (``EventRow``), so that the writer groups and finds rows by an
 /// integer instead of hashing two strings again each time.
 struct SourcedID: Hashable, Comparable, Sendable {
     let source: String

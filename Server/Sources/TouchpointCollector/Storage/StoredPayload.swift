@@ -12,7 +12,7 @@ import TouchpointCore
 /// A `track`, `page` or `screen` call's context apart from `page` and `sessionId` (a web SDK's
 /// library, locale and user agent, a mobile SDK's app, device and OS) is the same for every event
 /// of a visit, and often of every visitor on one browser: SQLite may keep it once, in a row of
-/// `contexts` (``SharedContexts``), rather than in each event. ``compact(_:columns:shareContext:)``
+/// `contexts` (``SharedContexts``), rather than in each event. ``compact(_:columns:shareContext:unwrapProperties:)``
 /// sets those members apart; the writer decides whether they are shared or put back.
 enum StoredPayload {
     /// The members left out of a stored payload, as bits of the `lifted` column.

@@ -67,11 +67,8 @@ enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 func withStorage(
     _ kind: StorageKind, _ body: (SQLCollectorStorage) async throws -> Void
 ) async throws {
-    switch kind {
-    case .sqlite:
-        let directory = try TemporaryDirectory(prefix: "collector-sqlite")
-        let storage = try await SQLCollectorStorage.sqlite(
-            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
+    try await TestDatabase.with(kind) { database in
+        let storage = try await database.storage()
         do {
             try await body(storage)
             try await storage.close()
@@ -79,22 +76,50 @@ func withStorage(
             try? await storage.close()
             throw error
         }
-    case .postgres:
-        let database = try await PostgresTestEnvironment.createDatabase()
-        do {
-            let storage = try await SQLCollectorStorage.postgres(
-                url: database.url, maximumConnections: 4, logger: PostgresTestEnvironment.logger)
+    }
+}
+
+/// A fresh, empty database of one kind for one test.
+struct TestDatabase: Sendable {
+    let kind: StorageKind
+    /// The SQLite file's path, or PostgreSQL's URL.
+    let location: String
+
+    /// Runs `body` with a fresh database of `kind`, deleted afterwards.
+    static func with(_ kind: StorageKind, _ body: (TestDatabase) async throws -> Void) async throws {
+        switch kind {
+        case .sqlite:
+            let directory = try TemporaryDirectory(prefix: "collector-sqlite")
+            try await body(TestDatabase(kind: kind, location: directory.appending("touchpoint.sqlite").path))
+        case .postgres:
+            let database = try await PostgresTestEnvironment.createDatabase()
             do {
-                try await body(storage)
-                try await storage.close()
-                await PostgresTestEnvironment.drop(database.name)
+                try await body(TestDatabase(kind: kind, location: database.url))
             } catch {
-                try? await storage.close()
+                await PostgresTestEnvironment.drop(database.name)
                 throw error
             }
-        } catch {
             await PostgresTestEnvironment.drop(database.name)
-            throw error
+        }
+    }
+
+    /// Its connections, with no migration run: ``SchemaMigrations`` brings it to a version.
+    func backend() async throws -> any SQLBackend {
+        switch kind {
+        case .sqlite: try await SQLiteBackend.open(path: location, logger: PostgresTestEnvironment.logger)
+        case .postgres:
+            try await PostgresBackend.open(url: location, maximumConnections: 2, logger: PostgresTestEnvironment.logger)
+        }
+    }
+
+    /// The database opened as a collector opens it, which runs the migrations it lacks.
+    func storage(tuning: SQLiteTuning = .production) async throws -> SQLCollectorStorage {
+        switch kind {
+        case .sqlite:
+            try await SQLCollectorStorage.sqlite(path: location, logger: PostgresTestEnvironment.logger, tuning: tuning)
+        case .postgres:
+            try await SQLCollectorStorage.postgres(
+                url: location, maximumConnections: 4, logger: PostgresTestEnvironment.logger)
         }
     }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TouchpointCore
+
+/// Deletes what is older than each source's retention, in small batches, in the background.
+///
+/// A pass deletes, per source that has a retention, the events whose (skew-corrected) time is
+/// more than that many days old — by the minute, so an event goes within a minute of its limit —
+/// and the sessions whose last event is that old; `batchSize` rows per statement, each its own
+/// transaction, so ingest never waits for more than one batch. `touchpoint serve` runs a pass every
+/// ``CollectorConfiguration/retentionInterval``.
+public final class RetentionService: Sendable {
+    /// What one pass deleted.
+    public struct Report: Sendable, Equatable {
+        /// Events deleted.
+        public var events = 0
+        /// Sessions deleted.
+        public var sessions = 0
+    }
+
+    /// Days kept per source id; a source not here keeps everything.
+    public let days: [String: Int]
+    let storage: any CollectorStorage
+    private let clock: any WallClock
+    private let logger: Logger
+    private let batchSize: Int
+
+    init(
+        storage: any CollectorStorage, sources: [CollectorSource], defaultDays: Int?, clock: any WallClock,
+        logger: Logger, batchSize: Int = 1_000
+    ) {
+        var days: [String: Int] = [:]
+        for source in sources {
+            if let kept = source.retentionDays ?? defaultDays { days[source.id] = kept }
+        }
+        self.days = days
+        self.storage = storage
+        self.clock = clock
+        self.logger = logger
+        self.batchSize = batchSize
+    }
+
+    /// Deletes everything older than each source's retention, batch by batch.
+    @discardableResult
+    public func runPass() async throws -> Report {
+        var report = Report()
+        let now = Timestamp.milliseconds(clock.now())
+        for (source, kept) in days.sorted(by: { $0.key < $1.key }) {
+            let cutoff = now - Int64(kept) * 86_400_000
+            while true {
+                let deleted = try await storage.deleteEvents(
+                    source: source, beforeMinute: SQLCollectorStorage.minute(cutoff), limit: batchSize)
+                report.events += deleted
+                if deleted < batchSize { break }
+                await Task.yield()
+            }
+            while true {
+                let deleted = try await storage.deleteSessions(source: source, lastBefore: cutoff, limit: batchSize)
+                report.sessions += deleted
+                if deleted < batchSize { break }
+                await Task.yield()
+            }
+        }
+        if report != Report() {
+            logger.info(
+                "retention deleted old data",
+                metadata: ["events": "\(report.events)", "sessions": "\(report.sessions)"])
+        }
+        return report
+    }
+}
+
+/// Runs a retention pass every `interval` until the collector shuts down.
+struct RetentionRunner: Service {
+    let retention: RetentionService
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        guard !retention.days.isEmpty else {
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await retention.runPass()
+                } catch {
+                    logger.warning("retention pass failed; retrying at the next", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}

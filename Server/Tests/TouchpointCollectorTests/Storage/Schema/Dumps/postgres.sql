@@ -1,0 +1,169 @@
+CREATE TABLE configs (
+    source text NOT NULL,
+    kind text NOT NULL,
+    body text NOT NULL,
+    etag text NOT NULL,
+    updated_at bigint NOT NULL
+);
+
+CREATE TABLE contexts (
+    id bigint NOT NULL DEFAULT nextval('contexts_id_seq'::regclass),
+    body text NOT NULL,
+    events bigint NOT NULL
+);
+
+CREATE TABLE deletion_requests (
+    id text NOT NULL,
+    source text NOT NULL,
+    body text NOT NULL,
+    suppressing bigint NOT NULL,
+    requested_at bigint NOT NULL,
+    lifted_at bigint
+);
+
+CREATE TABLE events (
+    seq bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+    source text NOT NULL,
+    message_id text NOT NULL,
+    type text NOT NULL,
+    event text,
+    user_id text,
+    anonymous_id text,
+    session_id text,
+    timestamp bigint NOT NULL,
+    original_timestamp text,
+    sent_at bigint,
+    received_at bigint NOT NULL,
+    payload text NOT NULL,
+    lifted bigint NOT NULL DEFAULT 0,
+    person_key bigint,
+    context_id bigint
+);
+
+CREATE TABLE identities (
+    source text NOT NULL,
+    anonymous_id text NOT NULL,
+    user_id text NOT NULL,
+    merged_at bigint NOT NULL
+);
+
+CREATE TABLE person_keys (
+    person_key bigint NOT NULL DEFAULT nextval('person_keys_person_key_seq'::regclass),
+    source text NOT NULL,
+    person text NOT NULL
+);
+
+CREATE TABLE person_merges (
+    anonymous_key bigint NOT NULL,
+    user_key bigint NOT NULL
+);
+
+CREATE TABLE profiles (
+    source text NOT NULL,
+    user_id text NOT NULL,
+    first_seen bigint NOT NULL,
+    last_seen bigint NOT NULL,
+    event_count bigint NOT NULL
+);
+
+CREATE TABLE scenario_usage (
+    source text NOT NULL,
+    documents bigint NOT NULL,
+    bytes bigint NOT NULL
+);
+
+CREATE TABLE scenarios (
+    source text NOT NULL,
+    namespace text NOT NULL,
+    scenario_id text NOT NULL,
+    body text NOT NULL,
+    version bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    bytes bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE schema_migrations (
+    version bigint NOT NULL,
+    applied_at bigint NOT NULL
+);
+
+CREATE TABLE sessions (
+    source text NOT NULL,
+    session_id text NOT NULL,
+    user_id text,
+    anonymous_id text,
+    first_timestamp bigint NOT NULL,
+    last_timestamp bigint NOT NULL,
+    event_count bigint NOT NULL
+);
+
+CREATE TABLE source_counts (
+    source text NOT NULL,
+    events bigint NOT NULL,
+    sessions bigint NOT NULL
+);
+
+CREATE TABLE suppressions (
+    source text NOT NULL,
+    kind text NOT NULL,
+    id text NOT NULL,
+    request_id text NOT NULL
+);
+
+ALTER TABLE configs ADD CONSTRAINT configs_pkey PRIMARY KEY (source, kind);
+
+ALTER TABLE contexts ADD CONSTRAINT contexts_pkey PRIMARY KEY (id);
+
+ALTER TABLE deletion_requests ADD CONSTRAINT deletion_requests_pkey PRIMARY KEY (id);
+
+ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY (seq);
+
+ALTER TABLE identities ADD CONSTRAINT identities_pkey PRIMARY KEY (source, anonymous_id);
+
+ALTER TABLE person_keys ADD CONSTRAINT person_keys_pkey PRIMARY KEY (person_key);
+
+ALTER TABLE person_keys ADD CONSTRAINT person_keys_source_person_key UNIQUE (source, person);
+
+ALTER TABLE person_merges ADD CONSTRAINT person_merges_pkey PRIMARY KEY (anonymous_key);
+
+ALTER TABLE profiles ADD CONSTRAINT profiles_pkey PRIMARY KEY (source, user_id);
+
+ALTER TABLE scenario_usage ADD CONSTRAINT scenario_usage_pkey PRIMARY KEY (source);
+
+ALTER TABLE scenarios ADD CONSTRAINT scenarios_pkey PRIMARY KEY (source, namespace, scenario_id);
+
+ALTER TABLE schema_migrations ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+ALTER TABLE sessions ADD CONSTRAINT sessions_pkey PRIMARY KEY (source, session_id);
+
+ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
+
+CREATE UNIQUE INDEX contexts_body ON contexts USING btree (body);
+
+CREATE INDEX deletion_requests_source ON deletion_requests USING btree (source, requested_at);
+
+CREATE INDEX events_group ON events USING btree (source, user_id, seq) WHERE (type = 'group'::text);
+
+CREATE INDEX events_identify ON events USING btree (source, user_id, seq) WHERE (type = 'identify'::text);
+
+CREATE UNIQUE INDEX events_message ON events USING btree (source, message_id);
+
+CREATE INDEX events_minute ON events USING btree (source, (("timestamp" / 60000)), seq, "timestamp");
+
+CREATE INDEX events_name_minute ON events USING btree (source, event, (("timestamp" / 60000)), seq) INCLUDE ("timestamp", person_key);
+
+CREATE INDEX events_session_arrival ON events USING btree (source, session_id, seq);
+
+CREATE INDEX identities_user ON identities USING btree (source, user_id);
+
+CREATE INDEX profiles_recent ON profiles USING btree (source, last_seen);
+
+CREATE INDEX sessions_anonymous ON sessions USING btree (source, anonymous_id, last_timestamp);
+
+CREATE INDEX sessions_recent ON sessions USING btree (source, last_timestamp);
+
+CREATE INDEX sessions_user ON sessions USING btree (source, user_id, last_timestamp);
+
+CREATE INDEX source_counts_source ON source_counts USING btree (source);
+
+CREATE INDEX suppressions_request ON suppressions USING btree (request_id);
