@@ -8,13 +8,16 @@ extension EventRecorder {
     /// The events of the open session, in order (events still waiting in memory for the disk
     /// included).
     public func eventsInCurrentSession() async -> [Event] {
-        let snapshot: (relative: String, waiting: [[UInt8]])? = state.withLock { state in
+        let snapshot: (relative: String, committed: Int64?, waiting: [[UInt8]])? = state.withLock { state in
             guard let sink = state.session else { return nil }
-            return (sink.relativeDirectory, state.pending.filter { $0.sink === sink }.map(\.bytes))
+            return (
+                sink.relativeDirectory, sink.openFile?.committedLength,
+                state.pending.filter { $0.sink === sink }.map(\.bytes)
+            )
         }
         guard let snapshot else { return [] }
         var events: [Event] = []
-        let result = reader.forEachEvent(inSessionDirectory: snapshot.relative) { event, _ in
+        let result = reader.forEachEvent(inSessionDirectory: snapshot.relative, upTo: snapshot.committed) { event, _ in
             events.append(event)
             return true
         }

@@ -13,9 +13,9 @@ extension EventRecorder {
     @discardableResult
     public func startSession(userID: String? = nil, metadata: [String: EventValue]? = nil) async -> EventSession {
         let now = configuration.clock.now()
-        let (session, ended) = withStateLock { state -> (EventSession, AppendOnlyFile?) in
+        let (session, ended) = withStateLock { state -> (EventSession, MappedLogFile?) in
             state.resumeChecked = true
-            var endedFile: AppendOnlyFile?
+            var endedFile: MappedLogFile?
             if let current = state.session {
                 endedFile = current.openFile
                 endLocked(current, at: now, &state)
@@ -42,9 +42,9 @@ extension EventRecorder {
     /// user and metadata (the app went to the background) or is anonymous (an explicit end).
     func endSession(keepsUser: Bool) async {
         let now = configuration.clock.now()
-        let file: AppendOnlyFile? = withStateLock { state in
+        let file: MappedLogFile? = withStateLock { state in
             state.resumeChecked = true
-            var file: AppendOnlyFile?
+            var file: MappedLogFile?
             if let current = state.session {
                 flushPendingLocked(&state)
                 file = current.openFile
@@ -103,7 +103,8 @@ extension EventRecorder {
         let session = EventSession(
             id: state.ids.next(at: time), userId: userId, metadata: metadata,
             startedAt: Timestamp.millisecondAligned(time))
-        let sink = SessionSink(session: session, layout: layout, alreadyOnDisk: false)
+        let sink = SessionSink(
+            session: session, layout: layout, alreadyOnDisk: false, fileOptions: configuration.logFile)
         do {
             try sink.prepare(layout: layout, journal: journal)
         } catch {
@@ -126,6 +127,7 @@ extension EventRecorder {
         } catch {
             logger.error("cannot record the end of session \(sink.session.id): \(error)")
         }
+        sink.close()
         if sink.needsSync {
             sink.needsSync = false
             state.unsynced.append(sink)
@@ -150,7 +152,7 @@ extension EventRecorder {
         }
         state.identity = (saved.userId, saved.metadata)
         guard saved.endedAt == nil else { return nil }
-        let sink = SessionSink(session: saved, layout: layout, alreadyOnDisk: true)
+        let sink = SessionSink(session: saved, layout: layout, alreadyOnDisk: true, fileOptions: configuration.logFile)
         guard FileManager.default.fileExists(atPath: sink.directoryPath) else { return nil }
         do {
             try sink.prepare(layout: layout, journal: journal)
@@ -198,7 +200,7 @@ extension EventRecorder {
         }
     }
 
-    func syncQuietly(_ file: AppendOnlyFile) {
+    func syncQuietly(_ file: MappedLogFile) {
         do { try file.sync() } catch { logger.error("\(error)") }
     }
 
@@ -239,12 +241,12 @@ extension EventRecorder {
     /// Writes any events waiting in memory and flushes every log to stable storage.
     /// - Throws: the disk's error when buffered events still cannot be written.
     public func flush() async throws {
-        let (files, failure): ([AppendOnlyFile], (any Error)?) = withStateLock { state in
+        let (files, failure): ([MappedLogFile], (any Error)?) = withStateLock { state in
             flushPendingLocked(&state)
             var sinks = state.unsynced
             state.unsynced.removeAll()
             if let current = state.session { sinks.append(current) }
-            let files = sinks.compactMap { sink -> AppendOnlyFile? in
+            let files = sinks.compactMap { sink -> MappedLogFile? in
                 sink.needsSync = false
                 return sink.openFile
             }
