@@ -131,7 +131,13 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchpointEventsTests",
-            dependencies: ["TouchpointEvents", "TouchpointTesting"]
+            // The record loop runs as a child process that the kill tests kill.
+            dependencies: ["TouchpointEvents", "TouchpointTesting", "TouchpointRecordLoop"]
+        ),
+        .executableTarget(
+            name: "TouchpointRecordLoop",
+            dependencies: ["TouchpointEvents"],
+            path: "Tests/TouchpointRecordLoop"
         ),
         .testTarget(
             name: "TouchpointDeliveryTests",
