@@ -78,7 +78,8 @@ extension EventRecorder {
     }
 
     /// Deletes every stored session, event and state file (the install id included, so the next
-    /// event has a new anonymous id), and ends the open session without recording its end.
+    /// event has a new anonymous id), and ends the open session without recording its end. The
+    /// user's consent (``optOut(discardingPending:)``) is kept.
     public func clear() async {
         let consumers: [any EventConsumer] = withStateLock { state in
             state.session = nil
@@ -98,6 +99,10 @@ extension EventRecorder {
                 } catch {
                     logger.error("cannot delete \(folder): \(error)")
                 }
+            }
+            // The user's choice outlives the data.
+            if let optedOut = state.optedOut, optedOut != configuration.optedOutByDefault {
+                saveConsentLocked(optedOut)
             }
             return state.consumers
         }

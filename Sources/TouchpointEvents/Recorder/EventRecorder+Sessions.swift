@@ -105,16 +105,20 @@ extension EventRecorder {
             startedAt: Timestamp.millisecondAligned(time))
         let sink = SessionSink(
             session: session, layout: layout, alreadyOnDisk: false, fileOptions: configuration.logFile)
-        do {
-            try sink.prepare(layout: layout, journal: journal)
-        } catch {
-            // The session's events wait in the memory buffer; `prepare` is retried with them.
-            noteWriteFailureLocked(error, &state)
+        // Opted out, nothing touches the disk: the session's files are made with its first event.
+        let optedOut = isOptedOutLocked(&state)
+        if !optedOut {
+            do {
+                try sink.prepare(layout: layout, journal: journal)
+            } catch {
+                // The session's events wait in the memory buffer; `prepare` is retried with them.
+                noteWriteFailureLocked(error, &state)
+            }
         }
         state.session = sink
         state.lastActivity = time
         state.identity = (userId, metadata)
-        saveCurrentSessionLocked(session)
+        if !optedOut { saveCurrentSessionLocked(session) }
         for consumer in state.consumers { consumer.eventRecorder(self, didStart: session) }
         scheduleRetentionLocked(&state)
         return sink
@@ -122,10 +126,13 @@ extension EventRecorder {
 
     func endLocked(_ sink: SessionSink, at time: Date, _ state: inout State) {
         sink.session.endedAt = Timestamp.millisecondAligned(time)
-        do {
-            try sink.writeMetadata(durable: false)
-        } catch {
-            logger.error("cannot record the end of session \(sink.session.id): \(error)")
+        if sink.isOnDisk {
+            do {
+                try sink.writeMetadata(durable: false)
+            } catch {
+                logger.error("cannot record the end of session \(sink.session.id): \(error)")
+            }
+            saveCurrentSessionLocked(sink.session)
         }
         sink.close()
         if sink.needsSync {
@@ -133,7 +140,6 @@ extension EventRecorder {
             state.unsynced.append(sink)
             scheduleSyncLocked(&state)
         }
-        saveCurrentSessionLocked(sink.session)
         state.session = nil
         state.lastActivity = nil
         for consumer in state.consumers { consumer.eventRecorder(self, didEnd: sink.session) }

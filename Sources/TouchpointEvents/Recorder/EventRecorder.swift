@@ -105,8 +105,9 @@ public final class EventRecorder: Sendable {
     ///   - properties: the event's properties, any JSON values.
     ///   - type: the kind of call; ``EventType/identify`` events carry traits as properties.
     ///   - attachment: anything to hand to consumers alongside the event (not stored).
-    /// - Returns: the event as recorded, or nil when it was rejected, or when a consumer
-    ///   recorded it from inside its callback (it is then recorded right after).
+    /// - Returns: the event as recorded, or nil when it was rejected, when the user opted out
+    ///   (``optOut(discardingPending:)``), or when a consumer recorded it from inside its
+    ///   callback (it is then recorded right after).
     @discardableResult
     public func record(
         _ name: String,
@@ -222,6 +223,10 @@ public final class EventRecorder: Sendable {
     }()
 
     func recordLocked(_ request: RecordRequest, _ state: inout State) -> Event? {
+        guard !isOptedOutLocked(&state) else {
+            state.statistics.refusedOptedOut += 1
+            return nil
+        }
         let sink =
             if let userID = request.userID {
                 ensureSessionLocked(at: request.time, for: userID, &state)
@@ -402,6 +407,10 @@ extension EventRecorder {
         /// The user and metadata the next automatic session continues.
         var identity: (userId: String?, metadata: [String: EventValue]?) = (nil, nil)
         var anonymousId: String?
+        /// Whether the user opted out; nil until `state/consent` has been read.
+        var optedOut: Bool?
+        /// What ``setOptedOutByDefault(_:)`` set, over the configuration's.
+        var optedOutByDefault: Bool?
         var ids = UUIDv7Generator()
         let encoder = EventLineEncoder()
         var consumers: [any EventConsumer] = []

@@ -21,6 +21,11 @@ public struct EventRecorderConfiguration: Sendable {
     /// How each session's `events.jsonl` is written: the mapped segment, how far ahead the file is
     /// allocated off the caller's thread, or no mapping at all (every event a `write(2)`).
     public var logFile = MappedLogFile.Options()
+    /// Whether recording starts opted out until ``EventRecorder/optIn()``, for an app that must
+    /// not record before the user agrees (default false). Applies while the user has made no
+    /// choice; ``EventRecorder/optOut(discardingPending:)`` and ``EventRecorder/optIn()`` are
+    /// remembered across launches.
+    public var optedOutByDefault = false
     /// What history to keep on disk.
     public var retention: RetentionPolicy = .standard
     /// The source of time for timestamps, timeouts and retention.

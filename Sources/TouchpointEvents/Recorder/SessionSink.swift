@@ -90,6 +90,10 @@ final class SessionSink: @unchecked Sendable {
         self.file = nil
     }
 
+    /// Whether the session's `session.json` is on disk (a session started while the user opted
+    /// out has no files until an event).
+    var isOnDisk: Bool { metadataWritten }
+
     /// Rewrites `session.json` (after the session ended).
     func writeMetadata(durable: Bool) throws(FileError) {
         try AtomicFile.write(session.jsonBytes(), to: metadataPath, durable: durable)
