@@ -100,6 +100,7 @@ let package = Package(
             dependencies: [
                 "TouchpointCore", "TouchpointEvents", "TouchpointDelivery", "TouchpointRouting", "TouchpointPromo",
                 "TouchpointStore", "TouchpointSurveys", "TouchpointUI",
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The privacy manifest an app that ships the SDK needs (checked by TouchpointTests).
             resources: [.copy("PrivacyInfo.xcprivacy")]
