@@ -223,6 +223,31 @@ struct DispatcherTests {
         await relaunched.shutdown()
     }
 
+    /// Opted out (the recorder keeps the choice), nothing is sent, even what was recorded before;
+    /// a dispatch() waiting at that moment fails; after opting in, what was kept is delivered.
+    @Test func optingOutStopsSendingAndOptingInSendsWhatWasKept() async throws {
+        let fixture = try DeliveryFixture()
+        let dispatcher = fixture.dispatcher(fixture.configuration(interval: -1))
+        let kept = fixture.record(3)
+        await fixture.recorder.optOut(discardingPending: false)
+        #expect(await fixture.settle(dispatcher) == .optedOut)
+        await #expect { try await dispatcher.dispatch(timeout: 5) } throws: {
+            ($0 as? DeliveryError)?.code == .optedOut
+        }
+        #expect(fixture.server.requestCount == 0)
+        await dispatcher.shutdown()
+
+        // A relaunch still opted out sends nothing either; opting in sends what was kept.
+        let relaunched = fixture.dispatcher(fixture.configuration(interval: -1))
+        #expect(await fixture.settle(relaunched) == .optedOut)
+        #expect(fixture.server.requestCount == 0)
+        await fixture.recorder.optIn()
+        let report = try await relaunched.dispatch(timeout: 60)
+        #expect(report.deliveredEvents == 3)
+        #expect(fixture.collector.messages.map(\.messageId) == kept)
+        await relaunched.shutdown()
+    }
+
     /// Concurrent calls for different users: every event is in a session of its own user (the
     /// session check and the record are one step under the recorder's lock).
     @Test func concurrentTracksForDifferentUsersKeepTheirSessions() async throws {

@@ -23,7 +23,7 @@ struct SegmentShapeTests {
             #"{"type":"track","event":"Product Viewed","properties":{"sku":"A-1"},"anonymousId":"\#(anonymousId)"}"#,
         "identify": #"{"type":"identify","userId":"u-42","traits":{"plan":"pro"},"anonymousId":"\#(anonymousId)"}"#,
         "screen":
-            #"{"type":"screen","name":"Cart","category":"Shop","properties":{"category":"Shop","items":2},"anonymousId":"\#(anonymousId)","userId":"u-42"}"#,
+            #"{"type":"screen","name":"Cart","category":"Shop","properties":{"items":2},"anonymousId":"\#(anonymousId)","userId":"u-42"}"#,
         "group":
             #"{"type":"group","groupId":"acme","traits":{"employees":12},"anonymousId":"\#(anonymousId)","userId":"u-42"}"#,
         "alias": #"{"type":"alias","userId":"u-43","previousId":"u-42","anonymousId":"\#(anonymousId)"}"#,

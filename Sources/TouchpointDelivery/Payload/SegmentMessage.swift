@@ -12,7 +12,7 @@ import TouchpointEvents
 ///
 /// Each type in the shape Segment's SDKs (analytics-swift) send it: `identify` carries its
 /// properties as `traits` and has no `event`; `screen` carries the screen's name as `name` and a
-/// `category` property also as `category`; `group` carries its name as `groupId` and its
+/// `category` property as `category` beside it (not among the properties); `group` carries its name as `groupId` and its
 /// properties as `traits`; `alias` carries its `previousId` property as `previousId` and nothing
 /// else; every other type is sent as a `track` of its name. `userId` is present once the user is
 /// known, `anonymousId` always: the collector merges the two on `identify` and `alias`.
@@ -51,9 +51,13 @@ struct SegmentMessage {
             writer.string("screen")
             writer.key("name")
             writer.string(event.name)
+            // analytics-swift sends the category beside the name, not among the properties.
             if let category = event.properties["category"]?.stringValue {
                 writer.key("category")
                 writer.string(category)
+                var properties = event.properties
+                properties.removeValue(forKey: "category")
+                payload = ("properties", properties)
             }
         case .group:
             writer.string("group")
