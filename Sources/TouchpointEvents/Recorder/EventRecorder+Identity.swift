@@ -105,13 +105,15 @@ extension EventRecorder {
     /// Starts over as a new anonymous user on this device: the open session ends, the user and
     /// metadata automatic sessions would continue are forgotten, and a new anonymous id is made
     /// (and kept across launches). What was recorded before keeps its ids, and is delivered
-    /// under them. The next event starts a new anonymous session.
+    /// under them. The next event starts a new anonymous session. Consumers hear of it
+    /// (``EventConsumer/eventRecorder(_:didResetIdentity:)``): routing forgets the anonymous
+    /// user's traits.
     /// - Returns: the new anonymous id.
     @discardableResult
     public func resetIdentity() -> String {
         precondition(!isLockedByCurrentThread, "EventRecorder.resetIdentity called from inside a consumer callback")
         let id = UUID().uuidString
-        let file: MappedLogFile? = withStateLock { state in
+        let (file, consumers): (MappedLogFile?, [any EventConsumer]) = withStateLock { state in
             state.resumeChecked = true
             var file: MappedLogFile?
             if let current = state.session {
@@ -127,9 +129,10 @@ extension EventRecorder {
             } catch {
                 logger.error("cannot keep the new install id: \(error); using \(id) for this run")
             }
-            return file
+            return (file, state.consumers)
         }
         if let file { syncQuietly(file) }
+        for consumer in consumers { consumer.eventRecorder(self, didResetIdentity: id) }
         return id
     }
 }
