@@ -87,7 +87,7 @@ for platform in "${platforms[@]}"; do
     # The seeds' SwiftUI samples and the README's setup sample, as an app would write them.
     samples=()
     for file in Tests/TouchpointSurveysTests/SeedSwiftUISamples.swift Tests/TouchpointSurveysTests/ReadmeSetupSample.swift \
-        Tests/TouchpointTests/UIGettingStartedSample.swift \
+        Tests/TouchpointTests/UIGettingStartedSample.swift Tests/TouchpointTests/ReadmeScreenSample.swift \
         Tests/TouchpointPromoTests/SeedSampleViews.swift; do
         target="$out/src/$file"
         mkdir -p "$(dirname "$target")"

@@ -35,7 +35,15 @@ import TouchpointSurveys
 ///   ``makeStore(appID:version:user:)``, a ``DefaultStore`` whose `backend` scopes sync with them;
 /// - **the app's lifecycle** (iOS, iPadOS, tvOS, visionOS, Mac Catalyst: UIKit's notifications): in the
 ///   background the log is flushed, pending events are sent and the session ends (unless
-///   ``Options/endsSessionInBackground`` is false; the next session continues the user).
+///   ``Options/endsSessionInBackground`` is false; the next session continues the user);
+/// - **automatic events** (``Options/automaticEvents``, all on by default): Segment's
+///   `Application Installed`, `Application Updated`, `Application Opened` and
+///   `Application Backgrounded` (``ApplicationLifecycleRecorder``), and screen views from
+///   `.touchpointScreen(_:)` go to its recorder.
+///
+/// The started SDK speaks Segment's vocabulary: ``identify(userId:traits:)``, ``track(_:properties:)``,
+/// ``screen(_:category:properties:)``, ``group(_:traits:)``, ``alias(_:)``, ``reset()``,
+/// ``flush()``, and consent with ``optOut(discardingPending:)`` and ``optIn()``.
 ///
 /// Every request carries the write key as HTTP Basic auth. Each module also works on its own, as
 /// without this call; the call only creates and connects them. Calling it again replaces the

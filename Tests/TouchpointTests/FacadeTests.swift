@@ -62,6 +62,7 @@ struct FacadeTests {
         #expect(messages.map(\.userId) == [nil, nil, nil, "u-42", "u-42", "u-42", "u-42", "u-42", "u-43"])
         #expect(messages[3].properties == ["plan": "pro", "email": "a@example.com"])
         #expect(messages[6].name == "Cart")
+        #expect(messages[6].properties == .object([:]), "the category is beside the name, not a property")
         await sdk.shutdown()
     }
 
