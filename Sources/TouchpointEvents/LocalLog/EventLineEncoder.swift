@@ -92,15 +92,7 @@ final class EventLineEncoder {
         writer.beginObject()
         writer.key("x")
         writer.null()
-        writer.key("sessionId")
-        writer.uuid(sessionId)
-        if let userId {
-            writer.key("userId")
-            writer.string(userId)
-        }
-        writer.key("anonymousId")
-        writer.string(anonymousId)
-        writer.key("properties")
+        writer.sessionMembers(sessionId: sessionId, userId: userId, anonymousId: anonymousId)
         // `{"x":null` → the rest, which starts with the comma after the message's timestamp.
         return Array(writer.bytes.dropFirst(9))
     }
