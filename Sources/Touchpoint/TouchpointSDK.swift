@@ -271,8 +271,8 @@ public final class TouchpointSDK: Sendable {
 
     /// Stops this setup: the lifecycle is no longer followed, the survey config is no longer
     /// refreshed, delivery stops (what is recorded stays in the log for the next start), and the
-    /// defaults it set (``current``, ``PromoConfig/defaultCatalogURL``, ``SurveyConfigManager/shared``)
-    /// are cleared when they are still this setup's.
+    /// defaults it set (``current``, ``PromoConfig/defaultCatalogURL``, ``SurveyConfigManager/shared``,
+    /// ``ScreenViews/recorder``) are cleared when they are still this setup's.
     public func shutdown() async {
         let wasCurrent = Self.currentInstance.withLock { current in
             guard current === self else { return false }
@@ -289,6 +289,7 @@ public final class TouchpointSDK: Sendable {
                 PromoConfig.defaultCatalogHeaders = [:]
             }
             if SurveyConfigManager.shared === surveys { SurveyConfigManager.shared = nil }
+            if ScreenViews.recorder === recorder { ScreenViews.recorder = .shared }
         }
         let observation = lifecycleObservation.withLock { observation in
             defer { observation = nil }

@@ -63,7 +63,9 @@ struct FacadeTests {
         #expect(messages[3].properties == ["plan": "pro", "email": "a@example.com"])
         #expect(messages[6].name == "Cart")
         #expect(messages[6].properties == .object([:]), "the category is beside the name, not a property")
+        #expect(ScreenViews.recorder === sdk.recorder, "SwiftUI's screen views go to the started SDK")
         await sdk.shutdown()
+        #expect(ScreenViews.recorder === EventRecorder.shared)
     }
 
     @Test func resetMakesANewAnonymousUserAndWhatCameBeforeKeepsItsIds() async throws {
