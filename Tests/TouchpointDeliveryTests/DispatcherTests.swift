@@ -290,31 +290,33 @@ struct DispatcherTests {
     }
 
     @Test func theClassLevelMethodsUseTheSharedDispatcher() async throws {
-        // The only test that touches the shared instance.
-        let fixture = try DeliveryFixture()
-        if EventDispatcher.shared == nil {
-            await #expect { try await EventDispatcher.dispatch(timeout: 1) } throws: {
-                ($0 as? DeliveryError)?.code == .notStarted
+        try await ProcessDefaults.exclusively {
+            // The shared instance is process-wide (TouchpointSDK.start sets it too): one such test at a time.
+            let fixture = try DeliveryFixture()
+            if EventDispatcher.shared == nil {
+                await #expect { try await EventDispatcher.dispatch(timeout: 1) } throws: {
+                    ($0 as? DeliveryError)?.code == .notStarted
+                }
+                #expect(await EventDispatcher.track("early") == nil)
             }
-            #expect(await EventDispatcher.track("early") == nil)
+            let dispatcher = EventDispatcher.start(
+                writeKey: DeliveryFixture.writeKey, endpoint: fixture.server.baseURL, recorder: fixture.recorder,
+                configuration: fixture.configuration(interval: -1))
+            #expect(EventDispatcher.shared === dispatcher)
+            EventDispatcher.setDebugMode(true)
+            #expect(dispatcher.isDebugMode)
+            EventDispatcher.setDispatchInterval(-1)
+            await EventDispatcher.track("Event name", distinctId: "user-9", properties: ["key": "value"])
+            await EventDispatcher.updateTraits(distinctId: "user-9", traits: ["key": "value"])
+            EventDispatcher.disable()
+            #expect(!dispatcher.isEnabled)
+            EventDispatcher.enable()
+            try await EventDispatcher.dispatch(timeout: 60)
+            #expect(fixture.collector.messages.map(\.name) == ["Event name", nil])
+            #expect(fixture.collector.messages.map(\.type) == ["track", "identify"])
+            #expect(fixture.collector.messages.allSatisfy { $0.userId == "user-9" })
+            await dispatcher.shutdown()
         }
-        let dispatcher = EventDispatcher.start(
-            writeKey: DeliveryFixture.writeKey, endpoint: fixture.server.baseURL, recorder: fixture.recorder,
-            configuration: fixture.configuration(interval: -1))
-        #expect(EventDispatcher.shared === dispatcher)
-        EventDispatcher.setDebugMode(true)
-        #expect(dispatcher.isDebugMode)
-        EventDispatcher.setDispatchInterval(-1)
-        await EventDispatcher.track("Event name", distinctId: "user-9", properties: ["key": "value"])
-        await EventDispatcher.updateTraits(distinctId: "user-9", traits: ["key": "value"])
-        EventDispatcher.disable()
-        #expect(!dispatcher.isEnabled)
-        EventDispatcher.enable()
-        try await EventDispatcher.dispatch(timeout: 60)
-        #expect(fixture.collector.messages.map(\.name) == ["Event name", nil])
-        #expect(fixture.collector.messages.map(\.type) == ["track", "identify"])
-        #expect(fixture.collector.messages.allSatisfy { $0.userId == "user-9" })
-        await dispatcher.shutdown()
     }
 
     @Test func debugModeLogsWhatIsSentAndWhyItWaits() async throws {
