@@ -40,6 +40,21 @@ struct FacadeEndToEndTests {
         }
     }
 
+    /// Runs `body` with a fresh collector and app, holding ``ProcessDefaults``; stops the
+    /// collector after.
+    static func run(_ body: (LiveCollector, App) async throws -> Void) async throws {
+        try await ProcessDefaults.exclusively {
+            let collector = try await LiveCollector.start()
+            do {
+                try await body(collector, try App())
+            } catch {
+                try await collector.stop()
+                throw error
+            }
+            try await collector.stop()
+        }
+    }
+
     /// From a day ago to a day ahead: every event recorded now.
     static var range: String {
         let formatter = ISO8601DateFormatter()
@@ -55,9 +70,7 @@ struct FacadeEndToEndTests {
     }
 
     @Test func anAnonymousVisitThenIdentifyIsOnePersonInAFunnel() async throws {
-        try await ProcessDefaults.exclusively {
-            let collector = try await LiveCollector.start()
-            let app = try App()
+        try await Self.run { collector, app in
             let sdk = try app.start(collector)
             let anonymousId = sdk.anonymousId
             sdk.track("browse")
@@ -70,14 +83,11 @@ struct FacadeEndToEndTests {
             #expect(person["anonymousIds"] == .array([.string(anonymousId)]))
             #expect(person["traits"]?["plan"] == "pro")
             await sdk.shutdown()
-            try await collector.stop()
         }
     }
 
     @Test func identifyThenResetGivesTwoPeople() async throws {
-        try await ProcessDefaults.exclusively {
-            let collector = try await LiveCollector.start()
-            let app = try App()
+        try await Self.run { collector, app in
             let sdk = try app.start(collector)
             let first = sdk.anonymousId
             sdk.identify(userId: "u-1")
@@ -92,14 +102,11 @@ struct FacadeEndToEndTests {
             let person = try await collector.query("/v1/query/users/u-1")
             #expect(person["anonymousIds"] == .array([.string(first)]), "the next person (\(second)) is not u-1")
             await sdk.shutdown()
-            try await collector.stop()
         }
     }
 
     @Test func optedOutTheCollectorSeesNothingAndTheLogStaysEmpty() async throws {
-        try await ProcessDefaults.exclusively {
-            let collector = try await LiveCollector.start()
-            let app = try App()
+        try await Self.run { collector, app in
             let sdk = try app.start(collector, optedOutByDefault: true)
             #expect(sdk.track("browse") == nil)
             #expect(sdk.identify(userId: "u-1") == nil)
@@ -115,14 +122,11 @@ struct FacadeEndToEndTests {
             let stored = try await collector.queryAll("/v1/query/events")
             #expect(stored.compactMap { $0["event"]?.stringValue } == ["agreed"])
             await sdk.shutdown()
-            try await collector.stop()
         }
     }
 
     @Test func installedThenUpdatedOnANewVersionAndOpenedFromTheBackground() async throws {
-        try await ProcessDefaults.exclusively {
-            let collector = try await LiveCollector.start()
-            let app = try App()
+        try await Self.run { collector, app in
             let first = try app.start(collector, version: "1.0")
             app.lifecycle.send(.didEnterBackground)
             app.lifecycle.send(.willEnterForeground)
@@ -143,7 +147,6 @@ struct FacadeEndToEndTests {
             #expect(named("Application Backgrounded").count == 1)
             let opened = named("Application Opened").compactMap { $0["properties"]?["from_background"]?.boolValue }
             #expect(opened.sorted { !$0 && $1 } == [false, false, true])
-            try await collector.stop()
         }
     }
 }
