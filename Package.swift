@@ -100,6 +100,7 @@ let package = Package(
             dependencies: [
                 "TouchpointCore", "TouchpointEvents", "TouchpointDelivery", "TouchpointRouting", "TouchpointPromo",
                 "TouchpointStore", "TouchpointSurveys", "TouchpointUI",
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The privacy manifest an app that ships the SDK needs (checked by TouchpointTests).
             resources: [.copy("PrivacyInfo.xcprivacy")]
@@ -131,7 +132,13 @@ let package = Package(
         ),
         .testTarget(
             name: "TouchpointEventsTests",
-            dependencies: ["TouchpointEvents", "TouchpointTesting"]
+            // The record loop runs as a child process that the kill tests kill.
+            dependencies: ["TouchpointEvents", "TouchpointTesting", "TouchpointRecordLoop"]
+        ),
+        .executableTarget(
+            name: "TouchpointRecordLoop",
+            dependencies: ["TouchpointEvents"],
+            path: "Tests/TouchpointRecordLoop"
         ),
         .testTarget(
             name: "TouchpointDeliveryTests",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TouchpointCore
 import TouchpointDelivery
 import TouchpointEvents
@@ -34,7 +35,15 @@ import TouchpointSurveys
 ///   ``makeStore(appID:version:user:)``, a ``DefaultStore`` whose `backend` scopes sync with them;
 /// - **the app's lifecycle** (iOS, iPadOS, tvOS, visionOS, Mac Catalyst: UIKit's notifications): in the
 ///   background the log is flushed, pending events are sent and the session ends (unless
-///   ``Options/endsSessionInBackground`` is false; the next session continues the user).
+///   ``Options/endsSessionInBackground`` is false; the next session continues the user);
+/// - **automatic events** (``Options/automaticEvents``, all on by default): Segment's
+///   `Application Installed`, `Application Updated`, `Application Opened` and
+///   `Application Backgrounded` (``ApplicationLifecycleRecorder``), and screen views from
+///   `.touchpointScreen(_:)` go to its recorder.
+///
+/// The started SDK speaks Segment's vocabulary: ``identify(userId:traits:)``, ``track(_:properties:)``,
+/// ``screen(_:category:properties:)``, ``group(_:traits:)``, ``alias(_:)``, ``reset()``,
+/// ``flush()``, and consent with ``optOut(discardingPending:)`` and ``optIn()``.
 ///
 /// Every request carries the write key as HTTP Basic auth. Each module also works on its own, as
 /// without this call; the call only creates and connects them. Calling it again replaces the
@@ -58,6 +67,14 @@ public final class TouchpointSDK: Sendable {
         public var surveyRefreshInterval: TimeInterval
         /// How requests are sent (one `URLSession` transport shared by every module by default).
         public var transport: any HTTPTransport
+        /// The events recorded for the app by themselves (``AutomaticEvents``): installs,
+        /// updates, opens and moves to the background, all on by default.
+        public var automaticEvents: AutomaticEvents
+        /// The app's version and build those events report (the main bundle's by default).
+        public var application: ApplicationVersion
+        /// Whether nothing is recorded until ``TouchpointSDK/optIn()``, for an app that must ask
+        /// first (false by default). The user's choice, once made, wins and is kept.
+        public var optedOutByDefault: Bool
 
         /// Creates the default options.
         public init(
@@ -67,7 +84,10 @@ public final class TouchpointSDK: Sendable {
             endsSessionInBackground: Bool = true,
             initialSurveys: SurveyConfig = SurveyConfig(),
             surveyRefreshInterval: TimeInterval = 300,
-            transport: any HTTPTransport = URLSessionTransport()
+            transport: any HTTPTransport = URLSessionTransport(),
+            automaticEvents: AutomaticEvents = .all,
+            application: ApplicationVersion = .main,
+            optedOutByDefault: Bool = false
         ) {
             self.recorder = recorder
             self.delivery = delivery
@@ -76,6 +96,9 @@ public final class TouchpointSDK: Sendable {
             self.initialSurveys = initialSurveys
             self.surveyRefreshInterval = surveyRefreshInterval
             self.transport = transport
+            self.automaticEvents = automaticEvents
+            self.application = application
+            self.optedOutByDefault = optedOutByDefault
         }
     }
 
@@ -109,8 +132,14 @@ public final class TouchpointSDK: Sendable {
     /// The write key as the `Authorization` header, for the remote config requests.
     public let headers: TransportHeaders
 
+    /// Records installs, updates, opens and moves to the background (``Options/automaticEvents``).
+    public let applicationLifecycle: ApplicationLifecycleRecorder
+
     private let storeTransport: any HTTPTransport
     private let lifecycleObservation = Locked<AppLifecycleObservation?>(nil)
+    let identity: Locked<Identity>
+    let identityQueue = DispatchQueue(label: "touchpoint.sdk.identity", qos: .utility)
+    let logger = Logger.touchpoint("sdk")
     private static let currentInstance = Locked<TouchpointSDK?>(nil)
 
     /// The setup the last ``start(writeKey:collector:options:)`` made, or nil before (or after
@@ -187,16 +216,28 @@ public final class TouchpointSDK: Sendable {
         surveys.startAutoRefresh(url: surveysURL, interval: options.surveyRefreshInterval)
         storeBackend = HTTPStoreBackend(collector: baseURL, writeKey: writeKey, transport: options.transport)
         storeTransport = options.transport
+        identity = Locked(Identity.load(for: options.recorder))
+        if options.optedOutByDefault { options.recorder.setOptedOutByDefault(true) }
+        ScreenViews.recorder = options.recorder
+        let applicationLifecycle = ApplicationLifecycleRecorder(
+            recorder: options.recorder, application: options.application, events: options.automaticEvents)
+        self.applicationLifecycle = applicationLifecycle
 
         // The recorder and the dispatcher follow a relay that forwards the app's lifecycle only
-        // while this setup lives, so a later setup does not end sessions twice.
+        // while this setup lives, so a later setup does not end sessions twice. The automatic
+        // events are recorded first: `Application Backgrounded` before the session ends and
+        // delivery sends what is pending.
         if let lifecycle = options.lifecycle {
             let relay = ManualAppLifecycle()
             options.recorder.attach(lifecycle: relay, endsSessionInBackground: options.endsSessionInBackground)
             dispatcher.attach(lifecycle: relay)
-            let observation = lifecycle.observe { event in relay.send(event) }
+            let observation = lifecycle.observe { event in
+                applicationLifecycle.handle(event)
+                relay.send(event)
+            }
             lifecycleObservation.withLock { $0 = observation }
         }
+        applicationLifecycle.launch(announcedLater: options.lifecycle?.announcesLaunch ?? false)
     }
 
     /// The scenario store's backend for one signed-in user's own documents on the collector:
@@ -230,8 +271,8 @@ public final class TouchpointSDK: Sendable {
 
     /// Stops this setup: the lifecycle is no longer followed, the survey config is no longer
     /// refreshed, delivery stops (what is recorded stays in the log for the next start), and the
-    /// defaults it set (``current``, ``PromoConfig/defaultCatalogURL``, ``SurveyConfigManager/shared``)
-    /// are cleared when they are still this setup's.
+    /// defaults it set (``current``, ``PromoConfig/defaultCatalogURL``, ``SurveyConfigManager/shared``,
+    /// ``ScreenViews/recorder``) are cleared when they are still this setup's.
     public func shutdown() async {
         let wasCurrent = Self.currentInstance.withLock { current in
             guard current === self else { return false }
@@ -248,6 +289,7 @@ public final class TouchpointSDK: Sendable {
                 PromoConfig.defaultCatalogHeaders = [:]
             }
             if SurveyConfigManager.shared === surveys { SurveyConfigManager.shared = nil }
+            if ScreenViews.recorder === recorder { ScreenViews.recorder = .shared }
         }
         let observation = lifecycleObservation.withLock { observation in
             defer { observation = nil }
@@ -256,5 +298,7 @@ public final class TouchpointSDK: Sendable {
         _ = observation  // released here, outside the lock: the app's lifecycle is no longer followed
         surveys.stopAutoRefresh()
         await dispatcher.shutdown()
+        // The identity is on disk for the next start.
+        await withCheckedContinuation { continuation in identityQueue.async { continuation.resume() } }
     }
 }

@@ -15,6 +15,14 @@ open class UIApplication: UIResponder {
         public init(rawValue: String) { self.rawValue = rawValue }
     }
 
+    public struct LaunchOptionsKey: Hashable, RawRepresentable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
+        public static let sourceApplication = LaunchOptionsKey(
+            rawValue: "UIApplicationLaunchOptionsSourceApplicationKey")
+    }
+
     open class var shared: UIApplication { fatalError() }
     open var connectedScenes: Set<UIScene> { fatalError() }
     open func open(
@@ -24,6 +32,8 @@ open class UIApplication: UIResponder {
 
     // Notification names are nonisolated (NS_SWIFT_NONISOLATED in the iOS 17 and later SDKs), so
     // they can be read from any thread.
+    nonisolated public static let didFinishLaunchingNotification = NSNotification.Name(
+        "UIApplicationDidFinishLaunchingNotification")
     nonisolated public static let didEnterBackgroundNotification = NSNotification.Name(
         "UIApplicationDidEnterBackgroundNotification")
     nonisolated public static let willEnterForegroundNotification = NSNotification.Name(
@@ -46,4 +56,9 @@ open class UIScene: UIResponder {
 
 @MainActor @preconcurrency
 open class UIWindowScene: UIScene {}
+
+@MainActor @preconcurrency
+open class UIViewController: UIResponder {
+    open func viewDidAppear(_ animated: Bool) {}
+}
 #endif

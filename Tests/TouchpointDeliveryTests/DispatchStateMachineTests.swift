@@ -462,6 +462,24 @@ struct DispatchStateMachineTests {
         #expect(result20 == .wait(until: nil, reason: .disabled))
     }
 
+    // MARK: Consent
+
+    @Test func optingOutStopsSendingAndFailsWaitersWithoutPersistingAnything() throws {
+        var machine = machine()
+        let target = DeliveryCursor(journalOffset: 0, sessionId: session, eventOffset: 300)
+        _ = machine.addWaiter(1, target: target, failFast: false, now: start)
+        let effects = machine.setOptedOut(true, now: start)
+        #expect(!effects.persist, "the recorder keeps the choice")
+        #expect(effects.failed.map(\.waiter) == [1])
+        #expect(effects.failed.map(\.error.code) == [.optedOut])
+        #expect(machine.waiterCount == 0)
+        #expect(machine.nextAction(now: start) == .wait(until: nil, reason: .optedOut))
+        #expect(machine.addWaiter(2, target: target, failFast: false, now: start).failed.first?.error.code == .optedOut)
+        #expect(machine.setOptedOut(true, now: start).failed.isEmpty)
+        _ = machine.setOptedOut(false, now: start)
+        #expect(expectRead(&machine, start) != nil, "what was kept is sent after opting in")
+    }
+
     // MARK: Reachability
 
     @Test func offlinePausesWithoutCountingFailures() throws {

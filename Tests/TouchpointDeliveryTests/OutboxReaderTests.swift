@@ -124,6 +124,8 @@ struct OutboxReaderTests {
     @Test func onlyWholeLinesAreReadWhileTheSessionGrows() async throws {
         let session = await recorder.startSession(userID: "u1")
         recorder.record("first")
+        // The log as another process writes it with write(2): closed here, growing by raw appends.
+        await recorder.endSession()
         let path =
             directory.path + "/"
             + LogLayout(base: directory.url).relativeSessionDirectory(
@@ -145,6 +147,7 @@ struct OutboxReaderTests {
     @Test func oversizedAndDamagedLinesAreConsumedButNeverSent() async throws {
         let session = await recorder.startSession(userID: "u1")
         recorder.record("before")
+        await recorder.endSession()  // the rest is written by hand, as another writer would
         let path =
             directory.path + "/"
             + LogLayout(base: directory.url).relativeSessionDirectory(
@@ -156,8 +159,9 @@ struct OutboxReaderTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(huge.jsonLine()))
         try handle.write(contentsOf: Data("{not json}\n".utf8))
+        try handle.write(
+            contentsOf: Data(Event(name: "after", sessionId: session.id, userId: "u1", anonymousId: "a").jsonLine()))
         try handle.close()
-        recorder.record("after")
         let batch = reader.read(from: .start, limits: .segment)
         #expect(try Self.messages(batch).map { $0["event"] } == ["before", "after"])
         #expect(batch.oversized.map(\.messageId) == [huge.id])

@@ -8,24 +8,37 @@ struct DurabilityTests {
     @Test func aTornLastLineIsCutWhenTheSessionIsReopened() async throws {
         let fixture = try RecorderFixture()
         let session = await fixture.recorder.startSession(userID: "u1")
-        fixture.recorder.record("whole")
-        // A kill in the middle of a write leaves half a line.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.eventsFile(session)))
-        try handle.seekToEnd()
+        let whole = try #require(fixture.recorder.record("whole"))
+        // A kill in the middle of a copy leaves part of a line before the space the log had
+        // allocated. The original stays open in this process: make that state in a copy of the
+        // directory, as the killed process would have left it.
+        let killed = try TemporaryDirectory(prefix: "killed")
+        try FileManager.default.removeItem(at: killed.url)
+        try FileManager.default.copyItem(at: fixture.directory.url, to: killed.url)
+        let relative = "users/u1/sessions/\(session.id.uuidString)"
+        let path = killed.path + "/" + relative + "/events.jsonl"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(whole.jsonLine().count))
         let torn = Data(#"{"messageId":"01A2","na"#.utf8)
         try handle.write(contentsOf: torn)
         try handle.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).last == 0, "allocated space follows the torn line")
 
         // Reading skips and reports it.
-        let beforeRepair = fixture.recorder.reader.forEachEvent(
-            inSessionDirectory: "users/u1/sessions/\(session.id.uuidString)"
-        ) { _, _ in true }
+        let beforeRepair = EventLogReader(directory: killed.url).forEachEvent(inSessionDirectory: relative) { _, _ in
+            true
+        }
         #expect(beforeRepair.report.tornTails == 1)
+        #expect(beforeRepair.end == Int64(whole.jsonLine().count))
 
-        let relaunched = fixture.relaunch()
-        relaunched.record("after")
+        var configuration = EventRecorderConfiguration()
+        configuration.clock = fixture.clock
+        let relaunched = EventRecorder(directory: killed.url, configuration: configuration)
+        #expect(try #require(relaunched.record("after")).sessionId == session.id)
         #expect(relaunched.statistics.repairedTornBytes == Int64(torn.count))
-        let lines = try fixture.lines(of: session)
+        await relaunched.endSession()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.count == 3 && lines[2].isEmpty)
         #expect(try lines.dropLast().map { try Event(jsonLine: $0).name } == ["whole", "after"])
     }
@@ -34,18 +47,37 @@ struct DurabilityTests {
         let fixture = try RecorderFixture()
         let session = await fixture.recorder.startSession()
         fixture.recorder.record("one")
+        await fixture.recorder.endSession()
         var garbage = Data("not json\n{\"messageId\":\"x\"}\n\n".utf8)
         garbage.append(contentsOf: [0xFF, 0xFE, 0x00, 0x0A])  // invalid UTF-8 and a NUL
         garbage.append(Data(String(repeating: "[", count: 10_000).utf8 + [0x0A]))
+        let two = Event(
+            name: "two", sessionId: session.id, userId: nil, anonymousId: fixture.recorder.anonymousId)
+        garbage.append(Data(two.jsonLine()))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.eventsFile(session)))
         try handle.seekToEnd()
         try handle.write(contentsOf: garbage)
         try handle.close()
-        fixture.recorder.record("two")
 
-        let events = await fixture.recorder.eventsInCurrentSession()
+        let events = await fixture.recorder.events(forSessionID: session.id)
         #expect(events.map(\.name) == ["one", "two"])
         #expect(fixture.recorder.statistics.damagedLinesSkipped == 4)
+    }
+
+    @Test func anEventAfterAHoleOfZerosIsRead() async throws {
+        // A power cut can leave a page of a mapped log unwritten (zeros) before pages that were.
+        let fixture = try RecorderFixture()
+        let session = await fixture.recorder.startSession()
+        let first = try #require(fixture.recorder.record("first"))
+        let second = try #require(fixture.recorder.record("second"))
+        await fixture.recorder.endSession()
+        var bytes = first.jsonLine()
+        bytes.removeLast(5)  // the end of the first line never reached the disk...
+        bytes += [UInt8](repeating: 0, count: 300)  // ...nor the rest of its page
+        bytes += second.jsonLine()
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.eventsFile(session)))
+        #expect(await fixture.recorder.events(forSessionID: session.id).map(\.name) == ["second"])
+        #expect(fixture.recorder.statistics.damagedLinesSkipped == 1)
     }
 
     @Test func readingNeverCrashesOnRandomFileContent() async throws {

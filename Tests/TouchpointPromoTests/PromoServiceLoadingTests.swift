@@ -231,28 +231,31 @@ struct PromoServiceLoadingTests {
         #expect(service.apps.map { service.tagline(for: $0) } == ["재정을 관리하세요"])
     }
 
-    /// One test, because the default URL is process-wide state.
+    /// One test, because the default URL is process-wide state (TouchpointSDK.start sets it too:
+    /// ``ProcessDefaults`` runs such tests one at a time).
     @Test func theDefaultCatalogURLIsSetOnceAtLaunch() async throws {
-        let fixture = try PromoFixture()
-        fixture.server.enqueue(.json(Self.catalog))
-        PromoConfig.defaultCatalogURL = nil
-        let unconfigured = PromoConfig(currentAppID: "a")
-        #expect(!unconfigured.isCatalogURLSet)
-        let service = fixture.service(unconfigured)
-        await service.loadApps()
-        #expect(service.error?.code == .notConfigured)
-        #expect(service.error?.message.contains("PromoConfig.defaultCatalogURL") == true)
-        #expect(service.apps.isEmpty && !service.isLoading)
-        #expect(fixture.server.requestCount == 0)
-        #expect(fixture.logs.entries.contains { $0.level == .error })
+        try await ProcessDefaults.exclusively {
+            let fixture = try PromoFixture()
+            fixture.server.enqueue(.json(Self.catalog))
+            PromoConfig.defaultCatalogURL = nil
+            let unconfigured = PromoConfig(currentAppID: "a")
+            #expect(!unconfigured.isCatalogURLSet)
+            let service = fixture.service(unconfigured)
+            await service.loadApps()
+            #expect(service.error?.code == .notConfigured)
+            #expect(service.error?.message.contains("PromoConfig.defaultCatalogURL") == true)
+            #expect(service.apps.isEmpty && !service.isLoading)
+            #expect(fixture.server.requestCount == 0)
+            #expect(fixture.logs.entries.contains { $0.level == .error })
 
-        PromoConfig.defaultCatalogURL = fixture.catalogURL
-        defer { PromoConfig.defaultCatalogURL = nil }
-        let configured = PromoConfig(currentAppID: "a")
-        #expect(configured.jsonURL == fixture.catalogURL)
-        let working = fixture.service(configured)
-        await working.loadApps()
-        #expect(working.apps.map(\.id) == ["b", "c"])
+            PromoConfig.defaultCatalogURL = fixture.catalogURL
+            defer { PromoConfig.defaultCatalogURL = nil }
+            let configured = PromoConfig(currentAppID: "a")
+            #expect(configured.jsonURL == fixture.catalogURL)
+            let working = fixture.service(configured)
+            await working.loadApps()
+            #expect(working.apps.map(\.id) == ["b", "c"])
+        }
     }
 
     @Test func aCatalogURLThatIsNotHTTPIsAConfigurationError() async throws {

@@ -37,6 +37,22 @@ struct TraitTests {
         #expect(await tracker.traits(forUserID: nil) == ["email": "a@b.c", "age": 40])
     }
 
+    /// A reset (a sign-out) starts a new anonymous user: the previous anonymous traits are not
+    /// theirs, a signed-in user's stay that user's, and what is recorded after the reset counts.
+    @Test func aResetForgetsTheAnonymousTraitsOnly() async throws {
+        let harness = try RoutingHarness()
+        defer { harness.tracker.stopTracking() }
+        harness.tracker.update(AgeProperty(value: 40))
+        await harness.recorder.startSession(userID: "user-1")
+        harness.tracker.update(EmailProperty(value: "user@b.c"))
+        harness.recorder.resetIdentity()
+        harness.tracker.update(EmailProperty(value: "next@b.c"))
+        #expect(await harness.tracker.traits(forUserID: nil) == ["email": "next@b.c"])
+        #expect(await harness.tracker.traits(forUserID: "user-1") == ["email": "user@b.c"])
+        let text = try String(contentsOfFile: harness.directory.path + "/state/traits.json", encoding: .utf8)
+        #expect(!text.contains("40"), "the previous anonymous user's traits are gone from disk too")
+    }
+
     @Test func theFileIsPlainSortedJSON() async throws {
         let harness = try RoutingHarness()
         defer { harness.tracker.stopTracking() }

@@ -7,6 +7,11 @@ import Touchpoint
 func gettingStartedSample(signatureFromYourBackend: String) throws {
     try TouchpointSDK.start(writeKey: "wk_…", collector: URL(string: "http://127.0.0.1:8080")!)
 
+    let sdk = TouchpointSDK.current!
+    sdk.track("checkout_started", properties: ["items": 3])
+    sdk.identify(userId: "u-42", traits: ["plan": "pro"])  // the anonymous visit becomes u-42's
+    sdk.reset()  // signed out: the next person on the device is someone new
+
     let recorder = TouchpointSDK.current!.recorder
     recorder.record("checkout_started", properties: ["items": 3])
 

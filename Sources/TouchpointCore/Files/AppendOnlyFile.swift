@@ -24,6 +24,7 @@ public final class AppendOnlyFile: @unchecked Sendable {
     /// The file's path.
     public let path: String
     private let descriptor: Int32
+    private let terminator: UInt8
     /// The length of the file up to the end of its last whole record.
     public private(set) var length: Int64
     /// How many bytes of a torn final record were removed when the file was opened.
@@ -42,10 +43,11 @@ public final class AppendOnlyFile: @unchecked Sendable {
         let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError.current("open", path) }
         do throws(FileError) {
-            let size = try Self.size(descriptor, path: path)
-            let whole = try Self.lengthOfWholeRecords(descriptor, size: size, terminator: terminator, path: path)
+            let size = try LogFileScan.size(descriptor, path: path)
+            let whole = try LogFileScan.tail(descriptor, size: size, terminator: terminator, path: path).whole
             if whole < size, ftruncate(descriptor, off_t(whole)) != 0 { throw FileError.current("ftruncate", path) }
             self.descriptor = descriptor
+            self.terminator = terminator
             self.length = whole
             self.repairedBytes = size - whole
         } catch {
@@ -88,39 +90,7 @@ public final class AppendOnlyFile: @unchecked Sendable {
     /// The last whole record (without its terminator), or nil when the file is empty or the
     /// record is longer than `maximumLength`.
     public func lastRecord(maximumLength: Int = 64 * 1024) throws(FileError) -> [UInt8]? {
-        let end = length
-        guard end > 0 else { return nil }
-        let start = max(0, end - Int64(maximumLength) - 1)
-        let count = Int(end - start)
-        var chunk = [UInt8](repeating: 0, count: count)
-        let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(start)) }
-        guard read == count else { throw FileError.current("pread", path) }
-        let body = chunk.dropLast()  // the final terminator
-        if let previous = body.lastIndex(of: UInt8(ascii: "\n")) { return Array(body[(previous + 1)...]) }
-        return start == 0 ? Array(body) : nil
-    }
-
-    private static func size(_ descriptor: Int32, path: String) throws(FileError) -> Int64 {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw FileError.current("fstat", path) }
-        return Int64(info.st_size)
-    }
-
-    /// The offset just past the last `terminator` in the file (0 when there is none).
-    private static func lengthOfWholeRecords(
-        _ descriptor: Int32, size: Int64, terminator: UInt8, path: String
-    ) throws(FileError) -> Int64 {
-        guard size > 0 else { return 0 }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var end = size
-        while end > 0 {
-            let start = max(0, end - Int64(chunk.count))
-            let count = Int(end - start)
-            let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(start)) }
-            guard read == count else { throw FileError.current("pread", path) }
-            if let last = chunk[0..<count].lastIndex(of: terminator) { return start + Int64(last) + 1 }
-            end = start
-        }
-        return 0
+        try LogFileScan.lastRecord(
+            descriptor, end: length, terminator: terminator, maximumLength: maximumLength, path: path)
     }
 }

@@ -197,7 +197,8 @@ public enum AtomicFile {
     }
 }
 
-// `read` and `write` are shadowed by methods in some scopes; these names always mean the syscalls.
+// `read`, `write` and `close` are shadowed by methods in some scopes; these names always mean the
+// system calls.
 @inline(__always)
 func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
@@ -206,4 +207,14 @@ func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count
 @inline(__always)
 func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
     write(descriptor, buffer, count)
+}
+
+@inline(__always)
+func systemClose(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
+}
+
+@inline(__always)
+func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
 }

@@ -54,14 +54,19 @@ public struct JSONLinesReader: Sendable {
         self.chunkSize = chunkSize
     }
 
-    /// Calls `body` for each line from byte `offset` on, until the end of the file or until
-    /// `body` returns false.
+    /// Calls `body` for each line from byte `offset` on, until the end of the file (or `limit`)
+    /// or until `body` returns false.
+    ///
+    /// Zero bytes where a line would start are skipped: they are space a ``MappedLogFile`` has
+    /// allocated but not yet written (at the end of an open log), never a record.
     /// - Returns: the offset just past the last complete line that was handed out, which is
     ///   where a later read should resume.
     /// - Throws: ``FileError`` when the file cannot be read (absent files read as empty), or
     ///   what `body` throws.
     @discardableResult
-    public func forEachLine(from offset: Int64 = 0, _ body: (Line) throws -> Bool) throws -> Int64 {
+    public func forEachLine(from offset: Int64 = 0, upTo limit: Int64? = nil, _ body: (Line) throws -> Bool) throws
+        -> Int64
+    {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return offset }
@@ -73,7 +78,7 @@ public struct JSONLinesReader: Sendable {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileError.current("fstat", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileError(operation: "read", path: path, code: EINVAL) }
-        let size = Int64(info.st_size)
+        let size = min(Int64(info.st_size), limit ?? .max)
         if offset > 0, lseek(descriptor, off_t(offset), SEEK_SET) < 0 { throw FileError.current("lseek", path) }
 
         var pending: [UInt8] = []  // the start of a line that continues in the next chunk
@@ -98,6 +103,11 @@ public struct JSONLinesReader: Sendable {
                 var lineStart = 0
                 var index = 0
                 while index < count {
+                    if buffer[index] == 0 && index == lineStart && pending.isEmpty && !skippingOversized {
+                        index += 1
+                        lineStart = index
+                        continue
+                    }
                     guard buffer[index] == UInt8(ascii: "\n") else {
                         index += 1
                         continue

@@ -14,6 +14,7 @@ public struct DeliveryError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case disabled
+            case optedOut
             case timedOut
             case cancelled
             case collectorUnavailable
@@ -29,6 +30,8 @@ public struct DeliveryError: Error, Sendable, Hashable, CustomStringConvertible 
 
         /// Delivery is disabled (``EventDispatcher/disable()``).
         public static let disabled = Code(.disabled)
+        /// The user opted out of recording (``EventRecorder/optOut(discardingPending:)``): nothing is sent.
+        public static let optedOut = Code(.optedOut)
         /// The events were not all acknowledged within the time the caller allowed.
         public static let timedOut = Code(.timedOut)
         /// The waiting task was cancelled.

@@ -213,6 +213,13 @@ extension EventDispatcher {
         if inner.withLock({ $0.machine.newData() }) { wake.signal() }
     }
 
+    func noteConsent(isOptedOut: Bool) {
+        let effects = inner.withLock { $0.machine.setOptedOut(isOptedOut, now: clock.now()) }
+        logger.debug(isOptedOut ? "the user opted out: nothing is sent" : "the user opted in: sending again")
+        apply(effects)
+        wake.signal()
+    }
+
     func noteCleared() {
         let effects = inner.withLock { $0.machine.cleared() }
         logger.debug("the log was cleared: delivering from its start")

@@ -36,6 +36,10 @@ import TouchpointEvents
 /// 413 splits the batch in halves down to one event (a single event answered 413 is dropped);
 /// any other 4xx drops that batch only. Every drop is logged with its message ids.
 ///
+/// **Consent.** While the user opted out (``EventRecorder/optOut(discardingPending:)``, kept by
+/// the recorder), nothing is sent and ``dispatch(timeout:failFast:)`` fails with
+/// ``DeliveryError/Code/optedOut``; what was kept is sent after ``EventRecorder/optIn()``.
+///
 /// **Enable / disable.** ``disable()`` stops both: ``track(_:distinctId:properties:)`` and
 /// ``updateTraits(distinctId:traits:)`` record nothing and return nil, and nothing is sent (an
 /// upload already in flight finishes). Events that other parts of the app record into the log
@@ -141,6 +145,8 @@ public final class EventDispatcher: Sendable {
         let consumer = DeliveryConsumer(dispatcher: self)
         inner.withLock { $0.consumer = consumer }
         recorder.addConsumer(consumer)
+        // Registered first, so a change of consent from now on reaches the machine.
+        if recorder.isOptedOut { _ = inner.withLock { $0.machine.setOptedOut(true, now: configuration.clock.now()) } }
         if let saved {
             logger.debug("resuming at \(saved.cursor) after \(saved.failures) failures")
         }

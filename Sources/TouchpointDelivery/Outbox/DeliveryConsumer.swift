@@ -22,6 +22,10 @@ final class DeliveryConsumer: EventConsumer {
         dispatcher?.noteCleared()
     }
 
+    func eventRecorder(_ recorder: EventRecorder, didChangeConsent isOptedOut: Bool) {
+        dispatcher?.noteConsent(isOptedOut: isOptedOut)
+    }
+
     func eventRecorder(_ recorder: EventRecorder, mayDelete session: SessionJournal.Entry) -> Bool {
         guard let dispatcher else { return true }
         return dispatcher.hasDelivered(session)

@@ -73,9 +73,13 @@ struct OutboxReader: Sendable {
             }
 
             let path = layout.path(current.directory) + "/events.jsonl"
-            let sizeBefore = FileSize.of(path)
+            // Up to the committed length when this process writes the file (what a mapped log
+            // holds after it is allocated space, not events), else to its last whole line.
+            let sizeBefore = MappedLogFile.recordsLength(ofFileAt: path)
             var stoppedAtLimit = false
-            let result = log.forEachEvent(inSessionDirectory: current.directory, from: position.eventOffset) {
+            let result = log.forEachEvent(
+                inSessionDirectory: current.directory, from: position.eventOffset, upTo: sizeBefore
+            ) {
                 event, endOffset in
                 scratch.reset()
                 encoder.write(event, to: &scratch)
@@ -129,7 +133,7 @@ struct OutboxReader: Sendable {
             logger.error("cannot read the session journal: \(error)")
         }
         guard let last else { return cursor }
-        let size = FileSize.of(layout.path(last.directory) + "/events.jsonl") ?? 0
+        let size = MappedLogFile.recordsLength(ofFileAt: layout.path(last.directory) + "/events.jsonl") ?? 0
         return DeliveryCursor(journalOffset: last.offset, sessionId: last.sessionId, eventOffset: size)
     }
 
@@ -138,7 +142,7 @@ struct OutboxReader: Sendable {
         var backlog = DeliveryBacklog()
         do {
             try journal.entries(from: cursor.journalOffset) { entry in
-                let size = FileSize.of(layout.path(entry.directory) + "/events.jsonl") ?? 0
+                let size = MappedLogFile.recordsLength(ofFileAt: layout.path(entry.directory) + "/events.jsonl") ?? 0
                 let offset = entry.sessionId == cursor.sessionId ? cursor.eventOffset : 0
                 if size > offset {
                     backlog.bytes += size - offset

@@ -10,8 +10,12 @@ import TouchpointEvents
 ///  "library":{"name":"touchpoint-swift","version":"0.1.0"}}}
 /// ```
 ///
-/// `identify` events carry their properties as `traits` and have no `event`; `screen` events
-/// carry the screen's name as `name`; every other type is sent as a `track` of its name.
+/// Each type in the shape Segment's SDKs (analytics-swift) send it: `identify` carries its
+/// properties as `traits` and has no `event`; `screen` carries the screen's name as `name` and a
+/// `category` property as `category` beside it (not among the properties); `group` carries its name as `groupId` and its
+/// properties as `traits`; `alias` carries its `previousId` property as `previousId` and nothing
+/// else; every other type is sent as a `track` of its name. `userId` is present once the user is
+/// known, `anonymousId` always: the collector merges the two on `identify` and `alias`.
 struct SegmentMessage {
     /// The bytes after the session id: the standard context, the library and the closing braces,
     /// the same for every message.
@@ -38,13 +42,35 @@ struct SegmentMessage {
     func write(_ event: Event, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("type")
+        var payload: (key: String, value: [String: EventValue])? = ("properties", event.properties)
         switch event.type {
         case .identify:
             writer.string("identify")
+            payload = ("traits", event.properties)
         case .screen:
             writer.string("screen")
             writer.key("name")
             writer.string(event.name)
+            // analytics-swift sends the category beside the name, not among the properties.
+            if let category = event.properties["category"]?.stringValue {
+                writer.key("category")
+                writer.string(category)
+                var properties = event.properties
+                properties.removeValue(forKey: "category")
+                payload = ("properties", properties)
+            }
+        case .group:
+            writer.string("group")
+            writer.key("groupId")
+            writer.string(event.name)
+            payload = ("traits", event.properties)
+        case .alias:
+            writer.string("alias")
+            if let previousId = event.properties["previousId"]?.stringValue {
+                writer.key("previousId")
+                writer.string(previousId)
+            }
+            payload = nil
         default:
             writer.string("track")
             writer.key("event")
@@ -60,8 +86,10 @@ struct SegmentMessage {
         }
         writer.key("anonymousId")
         writer.string(event.anonymousId)
-        writer.key(event.type == .identify ? "traits" : "properties")
-        writer.object(event.properties)
+        if let payload {
+            writer.key(payload.key)
+            writer.object(payload.value)
+        }
         writer.key("context")
         writer.beginObject()
         writer.key("sessionId")

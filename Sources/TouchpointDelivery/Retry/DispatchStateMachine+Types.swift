@@ -16,6 +16,8 @@ extension DispatchStateMachine {
     enum WaitReason: String, Sendable, Equatable {
         /// Delivery is disabled.
         case disabled = "delivery is disabled"
+        /// The user opted out of recording: nothing is sent.
+        case optedOut = "the user opted out"
         /// Everything recorded has been acknowledged.
         case nothingPending = "everything is delivered; waiting for new events"
         /// Interval > 0: waiting for the next timer tick.

@@ -27,6 +27,8 @@ struct DispatchStateMachine: Sendable {
     /// Consecutive failures and the earliest next attempt.
     private(set) var backoff: Backoff
     private(set) var isEnabled: Bool
+    /// Whether the user opted out of recording (the recorder keeps the choice): nothing is sent.
+    private(set) var isOptedOut = false
     private(set) var interval: TimeInterval
     private(set) var isOnline = true
     /// Whether the last failure was a network error (no HTTP answer): only those are cut short
@@ -123,6 +125,7 @@ struct DispatchStateMachine: Sendable {
     mutating func nextAction(now: Date) -> Action {
         guard !isBusy else { return .wait(until: nil, reason: .busy) }
         guard isEnabled else { return .wait(until: nil, reason: .disabled) }
+        guard !isOptedOut else { return .wait(until: nil, reason: .optedOut) }
         if interval > 0, let timer = nextTimer, now >= timer {
             flushing = true
             nextTimer = now.addingTimeInterval(interval)
@@ -160,7 +163,8 @@ struct DispatchStateMachine: Sendable {
 
     /// While an upload is in flight: the read of the batch after it, if one is worth doing now.
     mutating func prefetchOrder() -> ReadOrder? {
-        guard case .uploading(var flight, let upload) = phase, flight.readAhead == nil, split == nil, isEnabled
+        guard case .uploading(var flight, let upload) = phase, flight.readAhead == nil, split == nil, isEnabled,
+            !isOptedOut
         else { return nil }
         nextToken += 1
         flight.readAhead = .reading(token: nextToken)
@@ -186,7 +190,7 @@ struct DispatchStateMachine: Sendable {
         signals &+= 1
         guard !dataAvailable else { return false }
         dataAvailable = true
-        return interval == 0 && isEnabled && !isBusy
+        return interval == 0 && isEnabled && !isOptedOut && !isBusy
     }
 
     /// A read finished.
@@ -303,6 +307,11 @@ struct DispatchStateMachine: Sendable {
                 .init(waiter: id, error: DeliveryError(code: .disabled, reason: "delivery is disabled")))
             return effects
         }
+        if isOptedOut {
+            effects.failed.append(
+                .init(waiter: id, error: DeliveryError(code: .optedOut, reason: "the user opted out of recording")))
+            return effects
+        }
         if failFast && !isOnline {
             effects.failed.append(
                 .init(waiter: id, error: DeliveryError(code: .offline, reason: "the device is offline")))
@@ -344,6 +353,24 @@ struct DispatchStateMachine: Sendable {
             for id in waiters.keys.sorted() { effects.failed.append(.init(waiter: id, error: error)) }
             waiters.removeAll()
             flushing = false
+        }
+        return effects
+    }
+
+    /// The user opted out of recording, or back in: while out, nothing is sent and waiting
+    /// `dispatch()` calls fail (the choice is the recorder's to keep; nothing is persisted here).
+    mutating func setOptedOut(_ optedOut: Bool, now: Date) -> Effects {
+        var effects = Effects()
+        guard optedOut != isOptedOut else { return effects }
+        isOptedOut = optedOut
+        if optedOut {
+            let error = DeliveryError(code: .optedOut, reason: "the user opted out while dispatch() waited")
+            for id in waiters.keys.sorted() { effects.failed.append(.init(waiter: id, error: error)) }
+            waiters.removeAll()
+            flushing = false
+        } else {
+            nextTimer = interval > 0 ? now.addingTimeInterval(interval) : nil
+            dataAvailable = true  // what was kept meanwhile is sent now
         }
         return effects
     }

@@ -1,5 +1,11 @@
+import Foundation
+
 /// A moment in the app's life that Touchpoint reacts to.
 public enum AppLifecycleEvent: Sendable, Hashable {
+    /// The app finished launching, opened by `url` from `referringApplication` when it was
+    /// opened by a link (UIKit's launch options): `Application Opened` with `from_background`
+    /// false.
+    case didFinishLaunching(url: URL?, referringApplication: String?)
     /// The app moved to the background: flush logs, maybe end the session, deliver what is pending.
     case didEnterBackground
     /// The app is coming back to the foreground.
@@ -15,6 +21,14 @@ public enum AppLifecycleEvent: Sendable, Hashable {
 public protocol AppLifecycle: Sendable {
     /// Starts calling `handler` for each lifecycle event, until the returned token is released.
     func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> AppLifecycleObservation
+
+    /// Whether this source reports ``AppLifecycleEvent/didFinishLaunching(url:referringApplication:)``
+    /// (false by default). Where it does not, the launch is the moment the SDK starts.
+    var announcesLaunch: Bool { get }
+}
+
+extension AppLifecycle {
+    public var announcesLaunch: Bool { false }
 }
 
 /// Keeps a lifecycle observation alive; releasing it stops the calls.
@@ -29,25 +43,30 @@ public final class AppLifecycleObservation: Sendable {
 /// An ``AppLifecycle`` driven by calling ``send(_:)``: for tests, and for hosts that learn about
 /// backgrounding their own way.
 public final class ManualAppLifecycle: AppLifecycle {
-    private let handlers = Locked<[Int: @Sendable (AppLifecycleEvent) -> Void]>([:])
+    private let handlers = Locked<[(id: Int, handler: @Sendable (AppLifecycleEvent) -> Void)]>([])
     private let nextID = Locked(0)
+    /// Whether ``send(_:)`` will deliver the launch (``AppLifecycleEvent/didFinishLaunching(url:referringApplication:)``).
+    public let announcesLaunch: Bool
 
-    public init() {}
+    /// - Parameter announcesLaunch: whether the launch will be sent (as UIKit's lifecycle does).
+    public init(announcesLaunch: Bool = false) {
+        self.announcesLaunch = announcesLaunch
+    }
 
     public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> AppLifecycleObservation {
         let id = nextID.withLock { value in
             value += 1
             return value
         }
-        handlers.withLock { $0[id] = handler }
-        return AppLifecycleObservation { [handlers] in _ = handlers.withLock { $0.removeValue(forKey: id) } }
+        handlers.withLock { $0.append((id, handler)) }
+        return AppLifecycleObservation { [handlers] in handlers.withLock { $0.removeAll { $0.id == id } } }
     }
 
     /// How many observations are alive (each ``observe(_:)`` whose token has not been released).
     public var observerCount: Int { handlers.withLock { $0.count } }
 
-    /// Delivers `event` to every observer, on the calling thread.
+    /// Delivers `event` to every observer, in the order they started observing, on the calling thread.
     public func send(_ event: AppLifecycleEvent) {
-        for handler in handlers.withLock({ Array($0.values) }) { handler(event) }
+        for (_, handler) in handlers.withLock({ $0 }) { handler(event) }
     }
 }

@@ -2,12 +2,18 @@
 import Foundation
 import UIKit
 
-/// Forwards UIKit's background, foreground and terminate notifications as ``AppLifecycleEvent``s.
+/// Forwards UIKit's launch, background, foreground and terminate notifications as
+/// ``AppLifecycleEvent``s (the launch with the URL and source application of its launch options).
 ///
 /// Compiled on Apple platforms only; the logic that reacts to these events is platform-neutral
 /// and tested through ``ManualAppLifecycle``.
 public struct UIKitAppLifecycle: AppLifecycle {
     public init() {}
+
+    /// UIKit posts the launch: start the SDK before it, in `App.init` or
+    /// `application(_:willFinishLaunchingWithOptions:)`/`didFinishLaunching…` (the notification
+    /// follows the delegate's method).
+    public var announcesLaunch: Bool { true }
 
     public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> AppLifecycleObservation {
         let center = NotificationCenter.default
@@ -16,9 +22,17 @@ public struct UIKitAppLifecycle: AppLifecycle {
             (UIApplication.willEnterForegroundNotification, .willEnterForeground),
             (UIApplication.willTerminateNotification, .willTerminate),
         ]
-        let tokens = pairs.map { name, event in
+        var tokens = pairs.map { name, event in
             center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(event) }
         }
+        tokens.append(
+            center.addObserver(forName: UIApplication.didFinishLaunchingNotification, object: nil, queue: nil) {
+                notification in
+                let options = notification.userInfo ?? [:]
+                let url = options[UIApplication.LaunchOptionsKey.url.rawValue] as? URL
+                let source = options[UIApplication.LaunchOptionsKey.sourceApplication.rawValue] as? String
+                handler(.didFinishLaunching(url: url, referringApplication: source))
+            })
         let box = ObserverTokens(tokens)
         return AppLifecycleObservation { box.remove(from: center) }
     }

@@ -132,10 +132,14 @@ public struct EventLogReader: Sendable {
 
     /// Calls `body` for each event of the session stored in `directory` (relative to the base),
     /// from byte `offset` of its `events.jsonl`, until `body` returns false.
+    ///
+    /// - Parameters:
+    ///   - limit: where to stop reading: the committed length of a log that is being written
+    ///     (``EventRecorder/committedLength(ofSessionDirectory:)``), nil for the file's end.
     /// - Returns: the offset after the last whole line read, and what was skipped.
     @discardableResult
     public func forEachEvent<Failure: Error>(
-        inSessionDirectory directory: String, from offset: Int64 = 0,
+        inSessionDirectory directory: String, from offset: Int64 = 0, upTo limit: Int64? = nil,
         _ body: (_ event: Event, _ endOffset: Int64) throws(Failure) -> Bool
     ) throws(Failure) -> (end: Int64, report: EventLogReadReport) {
         var report = EventLogReadReport()
@@ -144,7 +148,7 @@ public struct EventLogReader: Sendable {
         let reader = JSONLinesReader(path: path, maximumLineLength: 1 << 20)
         let end: Int64
         do {
-            end = try reader.forEachLine(from: offset) { line in
+            end = try reader.forEachLine(from: offset, upTo: limit) { line in
                 if !line.isComplete {
                     report.tornTails += 1
                     logger.warning("skipped the unterminated last line of \(path) (a write was cut off)")
@@ -162,7 +166,12 @@ public struct EventLogReader: Sendable {
                 } catch {
                     report.damagedLines += 1
                     logger.warning("skipped damaged line at byte \(line.offset) of \(path): \(error)")
-                    return true
+                    // Zero bytes inside a line: pages of a mapped log that never reached the disk
+                    // before a power cut. A whole event may follow them.
+                    guard let zero = line.bytes.lastIndex(of: 0),
+                        let rescued = try? Event(jsonLine: UnsafeBufferPointer(rebasing: line.bytes[(zero + 1)...]))
+                    else { return true }
+                    event = rescued
                 }
                 let outcome = Result { () throws(Failure) in try body(event, line.endOffset) }
                 switch outcome {

@@ -8,6 +8,9 @@ import Foundation
 /// <base>/state/sessions.jsonl        the session journal, in start order
 /// <base>/state/current-session.json  the open session, to resume after a relaunch
 /// <base>/state/install-id            the anonymous id of this installation
+/// <base>/state/consent               `opted-out` or `opted-in` (``EventRecorder/optOut(discardingPending:)``)
+/// <base>/state/application.json      the app version and build last launched (automatic events)
+/// <base>/state/identity.json         the user and traits `TouchpointSDK.identify` set
 /// ```
 public struct LogLayout: Sendable, Hashable {
     /// The base directory.
@@ -27,6 +30,12 @@ public struct LogLayout: Sendable, Hashable {
     public var currentSessionPath: String { statePath + "/current-session.json" }
     /// The installation's anonymous id.
     public var installIDPath: String { statePath + "/install-id" }
+    /// Whether the user opted out of recording.
+    public var consentPath: String { statePath + "/consent" }
+    /// The app version and build of the last launch, for `Application Installed` and `Updated`.
+    public var applicationPath: String { statePath + "/application.json" }
+    /// The user and traits the SDK's `identify` set, until `reset`.
+    public var identityPath: String { statePath + "/identity.json" }
 
     /// A session's folder relative to the base: `users/<folder>/sessions/<id>`.
     public func relativeSessionDirectory(userId: String?, sessionId: UUID) -> String {

@@ -93,17 +93,26 @@ extension Event {
         writer.string(name)
         writer.key("timestamp")
         writer.timestamp(timestamp)
-        writer.key("sessionId")
-        writer.uuid(sessionId)
-        if let userId {
-            writer.key("userId")
-            writer.string(userId)
-        }
-        writer.key("anonymousId")
-        writer.string(anonymousId)
-        writer.key("properties")
+        writer.sessionMembers(sessionId: sessionId, userId: userId, anonymousId: anonymousId)
         writer.object(properties)
         writer.endObject()
+    }
+}
+
+extension JSONWriter {
+    /// The members of a line that its session decides, up to the `properties` key:
+    /// `"sessionId":"…","userId":"…","anonymousId":"…","properties":` (no `userId` when nil). One
+    /// place for ``Event/write(to:)`` and the record path's precomputed tail.
+    mutating func sessionMembers(sessionId: UUID, userId: String?, anonymousId: String) {
+        key("sessionId")
+        uuid(sessionId)
+        if let userId {
+            key("userId")
+            string(userId)
+        }
+        key("anonymousId")
+        string(anonymousId)
+        key("properties")
     }
 }
 

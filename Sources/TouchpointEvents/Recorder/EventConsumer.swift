@@ -21,6 +21,15 @@ public protocol EventConsumer: AnyObject, Sendable {
     /// Called after ``EventRecorder/clear()`` deleted all stored data.
     func eventRecorderDidClear(_ recorder: EventRecorder)
 
+    /// Called after the user opted out of recording or back in (outside the recorder's lock):
+    /// while opted out nothing is recorded, and nothing should be sent.
+    func eventRecorder(_ recorder: EventRecorder, didChangeConsent isOptedOut: Bool)
+
+    /// Called after ``EventRecorder/resetIdentity()`` started a new anonymous user (outside the
+    /// recorder's lock): what a consumer keeps about the previous anonymous user (or the signed-out
+    /// one) no longer applies to the events that follow.
+    func eventRecorder(_ recorder: EventRecorder, didResetIdentity anonymousId: String)
+
     /// Whether retention may delete this session's files now. Return false while the consumer
     /// still needs them (events not yet delivered, say). Called off the record path.
     func eventRecorder(_ recorder: EventRecorder, mayDelete session: SessionJournal.Entry) -> Bool
@@ -30,5 +39,7 @@ extension EventConsumer {
     public func eventRecorder(_ recorder: EventRecorder, didStart session: EventSession) {}
     public func eventRecorder(_ recorder: EventRecorder, didEnd session: EventSession) {}
     public func eventRecorderDidClear(_ recorder: EventRecorder) {}
+    public func eventRecorder(_ recorder: EventRecorder, didChangeConsent isOptedOut: Bool) {}
+    public func eventRecorder(_ recorder: EventRecorder, didResetIdentity anonymousId: String) {}
     public func eventRecorder(_ recorder: EventRecorder, mayDelete session: SessionJournal.Entry) -> Bool { true }
 }

@@ -8,13 +8,16 @@ extension EventRecorder {
     /// The events of the open session, in order (events still waiting in memory for the disk
     /// included).
     public func eventsInCurrentSession() async -> [Event] {
-        let snapshot: (relative: String, waiting: [[UInt8]])? = state.withLock { state in
+        let snapshot: (relative: String, committed: Int64?, waiting: [[UInt8]])? = state.withLock { state in
             guard let sink = state.session else { return nil }
-            return (sink.relativeDirectory, state.pending.filter { $0.sink === sink }.map(\.bytes))
+            return (
+                sink.relativeDirectory, sink.openFile?.committedLength,
+                state.pending.filter { $0.sink === sink }.map(\.bytes)
+            )
         }
         guard let snapshot else { return [] }
         var events: [Event] = []
-        let result = reader.forEachEvent(inSessionDirectory: snapshot.relative) { event, _ in
+        let result = reader.forEachEvent(inSessionDirectory: snapshot.relative, upTo: snapshot.committed) { event, _ in
             events.append(event)
             return true
         }
@@ -75,7 +78,8 @@ extension EventRecorder {
     }
 
     /// Deletes every stored session, event and state file (the install id included, so the next
-    /// event has a new anonymous id), and ends the open session without recording its end.
+    /// event has a new anonymous id), and ends the open session without recording its end. The
+    /// user's consent (``optOut(discardingPending:)``) is kept.
     public func clear() async {
         let consumers: [any EventConsumer] = withStateLock { state in
             state.session = nil
@@ -95,6 +99,10 @@ extension EventRecorder {
                 } catch {
                     logger.error("cannot delete \(folder): \(error)")
                 }
+            }
+            // The user's choice outlives the data.
+            if let optedOut = state.optedOut, optedOut != configuration.optedOutByDefault {
+                saveConsentLocked(optedOut)
             }
             return state.consumers
         }

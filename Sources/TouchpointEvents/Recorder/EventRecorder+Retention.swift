@@ -72,6 +72,11 @@ extension EventRecorder {
     private static func size(ofFolder path: String) -> Int64 {
         var total: Int64 = 0
         for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            // The events up to their committed end: an open log's allocated space is not history.
+            if name == "events.jsonl", let length = MappedLogFile.recordsLength(ofFileAt: path + "/" + name) {
+                total += length
+                continue
+            }
             let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name)
             total += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
         }

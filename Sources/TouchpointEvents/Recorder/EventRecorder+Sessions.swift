@@ -13,9 +13,9 @@ extension EventRecorder {
     @discardableResult
     public func startSession(userID: String? = nil, metadata: [String: EventValue]? = nil) async -> EventSession {
         let now = configuration.clock.now()
-        let (session, ended) = withStateLock { state -> (EventSession, AppendOnlyFile?) in
+        let (session, ended) = withStateLock { state -> (EventSession, MappedLogFile?) in
             state.resumeChecked = true
-            var endedFile: AppendOnlyFile?
+            var endedFile: MappedLogFile?
             if let current = state.session {
                 endedFile = current.openFile
                 endLocked(current, at: now, &state)
@@ -42,9 +42,9 @@ extension EventRecorder {
     /// user and metadata (the app went to the background) or is anonymous (an explicit end).
     func endSession(keepsUser: Bool) async {
         let now = configuration.clock.now()
-        let file: AppendOnlyFile? = withStateLock { state in
+        let file: MappedLogFile? = withStateLock { state in
             state.resumeChecked = true
-            var file: AppendOnlyFile?
+            var file: MappedLogFile?
             if let current = state.session {
                 flushPendingLocked(&state)
                 file = current.openFile
@@ -103,17 +103,22 @@ extension EventRecorder {
         let session = EventSession(
             id: state.ids.next(at: time), userId: userId, metadata: metadata,
             startedAt: Timestamp.millisecondAligned(time))
-        let sink = SessionSink(session: session, layout: layout, alreadyOnDisk: false)
-        do {
-            try sink.prepare(layout: layout, journal: journal)
-        } catch {
-            // The session's events wait in the memory buffer; `prepare` is retried with them.
-            noteWriteFailureLocked(error, &state)
+        let sink = SessionSink(
+            session: session, layout: layout, alreadyOnDisk: false, fileOptions: configuration.logFile)
+        // Opted out, nothing touches the disk: the session's files are made with its first event.
+        let optedOut = isOptedOutLocked(&state)
+        if !optedOut {
+            do {
+                try sink.prepare(layout: layout, journal: journal)
+            } catch {
+                // The session's events wait in the memory buffer; `prepare` is retried with them.
+                noteWriteFailureLocked(error, &state)
+            }
         }
         state.session = sink
         state.lastActivity = time
         state.identity = (userId, metadata)
-        saveCurrentSessionLocked(session)
+        if !optedOut { saveCurrentSessionLocked(session) }
         for consumer in state.consumers { consumer.eventRecorder(self, didStart: session) }
         scheduleRetentionLocked(&state)
         return sink
@@ -121,17 +126,20 @@ extension EventRecorder {
 
     func endLocked(_ sink: SessionSink, at time: Date, _ state: inout State) {
         sink.session.endedAt = Timestamp.millisecondAligned(time)
-        do {
-            try sink.writeMetadata(durable: false)
-        } catch {
-            logger.error("cannot record the end of session \(sink.session.id): \(error)")
+        if sink.isOnDisk {
+            do {
+                try sink.writeMetadata(durable: false)
+            } catch {
+                logger.error("cannot record the end of session \(sink.session.id): \(error)")
+            }
+            saveCurrentSessionLocked(sink.session)
         }
+        sink.close()
         if sink.needsSync {
             sink.needsSync = false
             state.unsynced.append(sink)
             scheduleSyncLocked(&state)
         }
-        saveCurrentSessionLocked(sink.session)
         state.session = nil
         state.lastActivity = nil
         for consumer in state.consumers { consumer.eventRecorder(self, didEnd: sink.session) }
@@ -150,7 +158,7 @@ extension EventRecorder {
         }
         state.identity = (saved.userId, saved.metadata)
         guard saved.endedAt == nil else { return nil }
-        let sink = SessionSink(session: saved, layout: layout, alreadyOnDisk: true)
+        let sink = SessionSink(session: saved, layout: layout, alreadyOnDisk: true, fileOptions: configuration.logFile)
         guard FileManager.default.fileExists(atPath: sink.directoryPath) else { return nil }
         do {
             try sink.prepare(layout: layout, journal: journal)
@@ -198,7 +206,7 @@ extension EventRecorder {
         }
     }
 
-    func syncQuietly(_ file: AppendOnlyFile) {
+    func syncQuietly(_ file: MappedLogFile) {
         do { try file.sync() } catch { logger.error("\(error)") }
     }
 
@@ -239,12 +247,12 @@ extension EventRecorder {
     /// Writes any events waiting in memory and flushes every log to stable storage.
     /// - Throws: the disk's error when buffered events still cannot be written.
     public func flush() async throws {
-        let (files, failure): ([AppendOnlyFile], (any Error)?) = withStateLock { state in
+        let (files, failure): ([MappedLogFile], (any Error)?) = withStateLock { state in
             flushPendingLocked(&state)
             var sinks = state.unsynced
             state.unsynced.removeAll()
             if let current = state.session { sinks.append(current) }
-            let files = sinks.compactMap { sink -> AppendOnlyFile? in
+            let files = sinks.compactMap { sink -> MappedLogFile? in
                 sink.needsSync = false
                 return sink.openFile
             }

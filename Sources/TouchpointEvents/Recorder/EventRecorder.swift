@@ -22,13 +22,18 @@ import Android
 /// ```
 ///
 /// **Durable on return.** When ``record(_:properties:type:attachment:)`` returns, the event's line
-/// has been written to `events.jsonl` with one `write(2)`: a kill of the process an instant later
-/// loses nothing. `fsync` is grouped (at most once per
-/// ``EventRecorderConfiguration/syncInterval``, and at ``endSession()``).
+/// is in `events.jsonl`: copied into the memory-mapped segment of the session's log
+/// (``MappedLogFile``), that is into the kernel's page cache, so a kill of the process an instant
+/// later loses nothing. The log is allocated ahead and faulted in off the caller's thread; where
+/// it has no allocated space (a full disk) the line is written with `write(2)`. `fsync` is
+/// grouped (at most once per ``EventRecorderConfiguration/syncInterval``, and at ``endSession()``).
+/// While a session is open its log ends with allocated zero bytes; when it ends, the log is
+/// truncated to its lines, JSON Lines byte for byte.
 ///
 /// **Never blocks the app.** `record` is synchronous and callable from any thread, the main thread
-/// included: it encodes one line and appends it under a small lock, with no actor hop and no disk
-/// scan. Everything else (queries, session changes, retention) is `async` or runs in the background.
+/// included: it encodes one line and copies it into the log under a small lock, with no actor hop,
+/// no system call and no disk scan. Everything else (queries, session changes, retention) is
+/// `async` or runs in the background.
 ///
 /// **One pipeline.** Every event, whichever API recorded it, is handed in log order to the
 /// registered ``EventConsumer``s (routing, delivery, surveys), to every ``eventStream(bufferingPolicy:)``
@@ -90,7 +95,8 @@ public final class EventRecorder: Sendable {
 
     /// Records an event in the current session, starting one if there is none.
     ///
-    /// Callable from any thread; returns once the event's line is in `events.jsonl`. An event
+    /// Callable from any thread; returns once the event's line is in `events.jsonl` (a memory
+    /// copy into the log's mapped segment). An event
     /// whose line is larger than ``EventRecorderConfiguration/maximumEventBytes`` is rejected:
     /// it is logged and counted, and nil is returned. While the disk refuses writes the event
     /// waits in a bounded memory buffer and is written when the disk recovers.
@@ -99,8 +105,9 @@ public final class EventRecorder: Sendable {
     ///   - properties: the event's properties, any JSON values.
     ///   - type: the kind of call; ``EventType/identify`` events carry traits as properties.
     ///   - attachment: anything to hand to consumers alongside the event (not stored).
-    /// - Returns: the event as recorded, or nil when it was rejected, or when a consumer
-    ///   recorded it from inside its callback (it is then recorded right after).
+    /// - Returns: the event as recorded, or nil when it was rejected, when the user opted out
+    ///   (``optOut(discardingPending:)``), or when a consumer recorded it from inside its
+    ///   callback (it is then recorded right after).
     @discardableResult
     public func record(
         _ name: String,
@@ -216,25 +223,33 @@ public final class EventRecorder: Sendable {
     }()
 
     func recordLocked(_ request: RecordRequest, _ state: inout State) -> Event? {
+        guard !isOptedOutLocked(&state) else {
+            state.statistics.refusedOptedOut += 1
+            return nil
+        }
         let sink =
             if let userID = request.userID {
                 ensureSessionLocked(at: request.time, for: userID, &state)
             } else {
                 ensureSessionLocked(at: request.time, &state)
             }
+        let milliseconds = Timestamp.milliseconds(request.time)
+        let anonymousId = loadAnonymousIdLocked(&state)
         let event = Event(
             id: state.ids.next(at: request.time),
             type: request.type,
             name: request.name,
-            timestamp: Timestamp.millisecondAligned(request.time),
+            timestamp: Timestamp.date(milliseconds: milliseconds),
             sessionId: sink.session.id,
             userId: sink.session.userId,
-            anonymousId: loadAnonymousIdLocked(&state),
+            anonymousId: anonymousId,
             properties: request.properties)
-        state.writer.reset()
-        event.write(to: &state.writer)
-        state.writer.newline()
-        let size = state.writer.bytes.count
+        // The line as `event.jsonLine()` writes it, encoded without building it field by field.
+        let encoder = state.encoder
+        encoder.encode(
+            id: event.id, type: event.type, name: event.name, milliseconds: milliseconds,
+            tail: sink.lineTail(anonymousId: anonymousId), properties: event.properties)
+        let size = encoder.count
         guard size <= configuration.maximumEventBytes else {
             state.statistics.rejectedOversized += 1
             logger.error(
@@ -242,7 +257,7 @@ public final class EventRecorder: Sendable {
             )
             return nil
         }
-        appendLocked(state.writer.bytes, to: sink, &state)
+        appendLocked(encoder.bytes, to: sink, &state)
         state.lastActivity = request.time
         state.statistics.recorded += 1
         for consumer in state.consumers {
@@ -256,12 +271,12 @@ public final class EventRecorder: Sendable {
     }
 
     /// Writes a line to the session's log, or keeps it in memory while the disk refuses writes.
-    func appendLocked(_ line: [UInt8], to sink: SessionSink, _ state: inout State) {
+    func appendLocked(_ line: UnsafeRawBufferPointer, to sink: SessionSink, _ state: inout State) {
         if !state.pending.isEmpty { flushPendingLocked(&state) }
         if state.pending.isEmpty {
             do {
                 try sink.prepare(layout: layout, journal: journal)
-                try line.withUnsafeBytes { raw in try sink.append(raw) }
+                try sink.append(line)
                 noteRepairLocked(sink, &state)
                 scheduleSyncLocked(&state)
                 return
@@ -269,7 +284,7 @@ public final class EventRecorder: Sendable {
                 noteWriteFailureLocked(error, &state)
             }
         }
-        state.pending.append(PendingLine(sink: sink, bytes: line))
+        state.pending.append(PendingLine(sink: sink, bytes: Array(line)))
         state.pendingBytes += line.count
         while state.pendingBytes > configuration.memoryBufferBytes, !state.pending.isEmpty {
             let dropped = state.pending.removeFirst()
@@ -346,7 +361,7 @@ public final class EventRecorder: Sendable {
 
     /// Flushes written lines to stable storage, outside the lock.
     func syncNow() {
-        let files: [AppendOnlyFile] = state.withLock { state in
+        let files: [MappedLogFile] = state.withLock { state in
             state.syncScheduled = false
             var sinks = state.unsynced
             state.unsynced.removeAll()
@@ -392,8 +407,12 @@ extension EventRecorder {
         /// The user and metadata the next automatic session continues.
         var identity: (userId: String?, metadata: [String: EventValue]?) = (nil, nil)
         var anonymousId: String?
+        /// Whether the user opted out; nil until `state/consent` has been read.
+        var optedOut: Bool?
+        /// What ``setOptedOutByDefault(_:)`` set, over the configuration's.
+        var optedOutByDefault: Bool?
         var ids = UUIDv7Generator()
-        var writer = JSONWriter(capacity: 1024)
+        let encoder = EventLineEncoder()
         var consumers: [any EventConsumer] = []
         var streams: [Int: AsyncStream<Event>.Continuation] = [:]
         var nextStreamID = 0

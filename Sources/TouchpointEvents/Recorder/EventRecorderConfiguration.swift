@@ -18,6 +18,14 @@ public struct EventRecorderConfiguration: Sendable {
     public var memoryBufferBytes = 1024 * 1024
     /// How often buffered events are retried while the disk refuses writes (default 2 seconds).
     public var retryInterval: TimeInterval = 2
+    /// How each session's `events.jsonl` is written: the mapped segment, how far ahead the file is
+    /// allocated off the caller's thread, or no mapping at all (every event a `write(2)`).
+    public var logFile = MappedLogFile.Options()
+    /// Whether recording starts opted out until ``EventRecorder/optIn()``, for an app that must
+    /// not record before the user agrees (default false). Applies while the user has made no
+    /// choice; ``EventRecorder/optOut(discardingPending:)`` and ``EventRecorder/optIn()`` are
+    /// remembered across launches.
+    public var optedOutByDefault = false
     /// What history to keep on disk.
     public var retention: RetentionPolicy = .standard
     /// The source of time for timestamps, timeouts and retention.

@@ -16,6 +16,8 @@ public struct RecorderStatistics: Sendable, Hashable {
     public var damagedLinesSkipped = 0
     /// Events a consumer recorded from inside its callback beyond the nesting limit, dropped.
     public var droppedReentrant = 0
+    /// Events not recorded because the user opted out (``EventRecorder/optOut(discardingPending:)``).
+    public var refusedOptedOut = 0
 
     public init() {}
 }

@@ -11,7 +11,8 @@ final class SessionSink: @unchecked Sendable {
     var session: EventSession
     let relativeDirectory: String
     let directoryPath: String
-    private var file: AppendOnlyFile?
+    private let fileOptions: MappedLogFile.Options
+    private var file: MappedLogFile?
     private var metadataWritten: Bool
     private var journaled: Bool
     /// Bytes of a torn last line cut off when the file was opened.
@@ -22,8 +23,9 @@ final class SessionSink: @unchecked Sendable {
     var eventsPath: String { directoryPath + "/events.jsonl" }
     var metadataPath: String { directoryPath + "/session.json" }
 
-    init(session: EventSession, layout: LogLayout, alreadyOnDisk: Bool) {
+    init(session: EventSession, layout: LogLayout, alreadyOnDisk: Bool, fileOptions: MappedLogFile.Options) {
         self.session = session
+        self.fileOptions = fileOptions
         relativeDirectory = layout.relativeSessionDirectory(userId: session.userId, sessionId: session.id)
         directoryPath = layout.path(relativeDirectory)
         metadataWritten = alreadyOnDisk
@@ -46,7 +48,7 @@ final class SessionSink: @unchecked Sendable {
             journaled = true
         }
         if file == nil {
-            let opened = try AppendOnlyFile(path: eventsPath)
+            let opened = try MappedLogFile.open(path: eventsPath, options: fileOptions)
             repairedBytes += opened.repairedBytes
             file = opened
         }
@@ -65,8 +67,32 @@ final class SessionSink: @unchecked Sendable {
         needsSync = true
     }
 
-    /// The open log file, for syncing outside the lock.
-    var openFile: AppendOnlyFile? { file }
+    /// The bytes of this session's lines from `sessionId` to the `properties` key, for
+    /// ``EventLineEncoder``; made again when the anonymous id changes.
+    func lineTail(anonymousId: String) -> [UInt8] {
+        if let tail, tail.anonymousId == anonymousId { return tail.bytes }
+        let bytes = EventLineEncoder.tail(sessionId: session.id, userId: session.userId, anonymousId: anonymousId)
+        tail = (anonymousId, bytes)
+        return bytes
+    }
+    private var tail: (anonymousId: String, bytes: [UInt8])?
+
+    /// The log file, for syncing outside the lock (also after ``close()``).
+    var openFile: MappedLogFile? { file ?? closedFile }
+    private var closedFile: MappedLogFile?
+
+    /// Truncates the log to its records and releases it for other writers (the session ended).
+    /// Lines still waiting in memory for this session reopen it.
+    func close() {
+        guard let file else { return }
+        file.close()
+        closedFile = file
+        self.file = nil
+    }
+
+    /// Whether the session's `session.json` is on disk (a session started while the user opted
+    /// out has no files until an event).
+    var isOnDisk: Bool { metadataWritten }
 
     /// Rewrites `session.json` (after the session ended).
     func writeMetadata(durable: Bool) throws(FileError) {

@@ -22,7 +22,8 @@ final class TraitStore: Sendable {
     private let state = Locked(State())
 
     private struct State {
-        var pending: [(userId: String?, traits: [String: EventValue])] = []
+        /// In recording order; nil traits: forget the anonymous user's (a reset).
+        var pending: [(userId: String?, traits: [String: EventValue]?)] = []
         var scheduled = false
     }
 
@@ -41,6 +42,16 @@ final class TraitStore: Sendable {
 
     /// Queues an `identify` event's traits (cheap: called while the recorder holds its lock).
     func merge(userId: String?, traits: [String: EventValue]) {
+        enqueue(userId: userId, traits: traits)
+    }
+
+    /// Forgets the anonymous user's traits after what was queued before (the recorder started a
+    /// new anonymous user): the next person on the device does not inherit them.
+    func forgetAnonymous() {
+        enqueue(userId: nil, traits: nil)
+    }
+
+    private func enqueue(userId: String?, traits: [String: EventValue]?) {
         let schedule = state.withLock { state in
             state.pending.append((userId, traits))
             defer { state.scheduled = true }
@@ -92,10 +103,12 @@ final class TraitStore: Sendable {
         let bytes: [UInt8] = stored.withLock { stored in
             var traits = stored ?? load()
             for (userId, update) in pending {
-                if let userId {
+                if let update, let userId {
                     traits.users[userId, default: [:]].apply(update)
-                } else {
+                } else if let update {
                     traits.anonymous.apply(update)
+                } else {
+                    traits.anonymous = [:]
                 }
             }
             stored = traits

@@ -198,6 +198,11 @@ public final class GlobalTracker: EventConsumer, Sendable {
         hub.enqueue(item)
     }
 
+    /// Forgets the anonymous user's traits: the recorder started a new anonymous user.
+    public func eventRecorder(_ recorder: EventRecorder, didResetIdentity anonymousId: String) {
+        traitStore.forgetAnonymous()
+    }
+
     /// Forgets the traits: the recorder deleted its state.
     public func eventRecorderDidClear(_ recorder: EventRecorder) {
         traitStore.clear()

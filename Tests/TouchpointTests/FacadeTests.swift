@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import Touchpoint
+import TouchpointTesting
+
+/// The facade on the started SDK, delivering to a Segment-style collector on 127.0.0.1.
+///
+/// Each test holds ``ProcessDefaults``: `TouchpointSDK.start` sets process-wide defaults that
+/// tests in other suites read.
+@Suite(.serialized)
+struct FacadeTests {
+    /// An app: a recorder over its own directory, a collector, a hand-driven lifecycle.
+    final class App: Sendable {
+        let directory: TemporaryDirectory
+        let collector = TestCollector(writeKey: "wk_facade")
+        let server: TestHTTPServer
+        let lifecycle = ManualAppLifecycle()
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "facade")
+            server = try TestHTTPServer(handler: collector.handle)
+        }
+
+        /// Starts the SDK as a launch of `version` would: manual delivery, no reachability.
+        func start(version: String = "1.0", optedOutByDefault: Bool = false) throws -> TouchpointSDK {
+            var delivery = DeliveryConfiguration()
+            delivery.dispatchInterval = -1
+            delivery.reachability = nil
+            delivery.maximumRequestsPerMinute = nil
+            let options = TouchpointSDK.Options(
+                recorder: EventRecorder(directory: directory.url), delivery: delivery, lifecycle: lifecycle,
+                surveyRefreshInterval: 3600, application: ApplicationVersion(version: version, build: version),
+                optedOutByDefault: optedOutByDefault)
+            return try TouchpointSDK.start(writeKey: "wk_facade", collector: server.baseURL, options: options)
+        }
+
+        /// The names (or types) of what the collector stored, in order.
+        var received: [String] { collector.messages.map { $0.type == "track" ? $0.name ?? "?" : $0.type } }
+    }
+
+    @Test func segmentsCallsReachTheCollectorWithTheirIds() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let anonymousId = sdk.anonymousId
+            sdk.track("Product Viewed", properties: ["sku": "A-1"])
+            _ = try #require(sdk.identify(userId: "u-42", traits: ["plan": "pro", "email": "a@example.com"]))
+            sdk.identify(traits: ["email": .null])  // a trait set to null is removed
+            sdk.track("Order Completed", properties: ["total": 30])
+            sdk.screen("Cart", category: "Shop")
+            sdk.group("acme", traits: ["employees": 12])
+            _ = try #require(sdk.alias("u-43"))
+            #expect(sdk.userId == "u-43")
+            #expect(sdk.traits == ["plan": "pro"])
+            try await sdk.flush(timeout: 60)
+
+            #expect(
+                app.received == [
+                    "Application Installed", "Application Opened", "Product Viewed", "identify", "identify",
+                    "Order Completed", "screen", "group", "alias",
+                ])
+            let messages = app.collector.messages
+            #expect(messages.allSatisfy { $0.anonymousId == anonymousId })
+            #expect(messages.map(\.userId) == [nil, nil, nil, "u-42", "u-42", "u-42", "u-42", "u-42", "u-43"])
+            #expect(messages[3].properties == ["plan": "pro", "email": "a@example.com"])
+            #expect(messages[6].name == "Cart")
+            #expect(messages[6].properties == .object([:]), "the category is beside the name, not a property")
+            #expect(ScreenViews.recorder === sdk.recorder, "SwiftUI's screen views go to the started SDK")
+            await sdk.shutdown()
+            #expect(ScreenViews.recorder === EventRecorder.shared)
+        }
+    }
+
+    @Test func resetMakesANewAnonymousUserAndWhatCameBeforeKeepsItsIds() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let before = sdk.anonymousId
+            sdk.identify(userId: "u-1", traits: ["plan": "pro"])
+            sdk.track("Signed Out")
+            sdk.reset()
+            #expect(sdk.userId == nil)
+            #expect(sdk.traits.isEmpty)
+            let after = sdk.anonymousId
+            #expect(after != before)
+            let visit = try #require(sdk.track("Browsed"))
+            #expect(visit.userId == nil && visit.anonymousId == after)
+            try await sdk.flush(timeout: 60)
+            let messages = app.collector.messages
+            #expect(messages.filter { $0.name == "Signed Out" }.map(\.userId) == ["u-1"])
+            #expect(messages.filter { $0.name == "Signed Out" }.map(\.anonymousId) == [before])
+            #expect(messages.filter { $0.name == "Browsed" }.map(\.anonymousId) == [after])
+            await sdk.shutdown()
+        }
+    }
+
+    @Test func theAnonymousIdUserAndTraitsSurviveARelaunch() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let first = try app.start()
+            let anonymousId = first.anonymousId
+            first.identify(userId: "u-7", traits: ["plan": "team"])
+            await first.shutdown()
+
+            let second = try app.start()
+            #expect(second.anonymousId == anonymousId)
+            #expect(second.userId == "u-7")
+            #expect(second.traits == ["plan": "team"])
+            second.reset()
+            await second.shutdown()
+
+            let third = try app.start()
+            #expect(third.anonymousId != anonymousId)
+            #expect(third.userId == nil)
+            #expect(third.traits.isEmpty)
+            await third.shutdown()
+        }
+    }
+
+    @Test func optedOutNothingIsRecordedOrSentUntilOptIn() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start(optedOutByDefault: true)
+            #expect(sdk.isOptedOut)
+            #expect(sdk.track("Tapped") == nil)
+            #expect(sdk.identify(userId: "u-9") == nil)
+            app.lifecycle.send(.didEnterBackground)
+            await #expect(throws: DeliveryError.self) { try await sdk.flush(timeout: 5) }
+            #expect(app.collector.counters.requests == 0)
+            #expect(await sdk.recorder.allEvents().isEmpty, "the log stays empty")
+
+            await sdk.optIn()
+            sdk.track("Agreed")
+            try await sdk.flush(timeout: 60)
+            #expect(app.received == ["Agreed"], "nothing from before the opt-in, not even the launch")
+            await sdk.shutdown()
+
+            // The choice is kept: a relaunch with the same default records.
+            let relaunched = try app.start(optedOutByDefault: true)
+            #expect(!relaunched.isOptedOut)
+            await relaunched.optOut(discardingPending: true)
+            #expect(relaunched.track("Tapped") == nil)
+            await relaunched.shutdown()
+        }
+    }
+
+    @Test func theLifecycleIsRecordedBeforeTheSessionEnds() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let session = try #require(await sdk.recorder.currentSession())
+            app.lifecycle.send(.didEnterBackground)
+            #expect(await eventually { sdk.recorder.lifecycleEventsHandled == 1 })
+            app.lifecycle.send(.willEnterForeground)
+            let events = await sdk.recorder.allEvents()
+            #expect(
+                events.map(\.name) == [
+                    "Application Installed", "Application Opened", "Application Backgrounded", "Application Opened",
+                ])
+            #expect(events[2].sessionId == session.id, "Backgrounded ends the session it belongs to")
+            #expect(events[3].sessionId != session.id)
+            #expect(events[3].properties["from_background"] == true)
+            await sdk.shutdown()
+
+            // A relaunch of a new version: Updated, then Opened.
+            let updated = try app.start(version: "2.0")
+            let names = await updated.recorder.allEvents().map(\.name).suffix(2)
+            #expect(Array(names) == ["Application Updated", "Application Opened"])
+            await updated.shutdown()
+        }
+    }
+}
