@@ -58,11 +58,15 @@ public struct RecorderFixture: Sendable {
     }
 
     /// The lines of `session`'s `events.jsonl`, as written (the last is empty when the file ends
-    /// with a newline).
+    /// with a newline). A mapped log's file is grown ahead of its records: only its records
+    /// (``MappedLogFile/recordsLength(ofFileAt:terminator:)``) are read.
     /// - Throws: when the file cannot be read.
     public func lines(of session: EventSession) throws -> [String] {
-        let text = try String(contentsOfFile: eventsFile(session), encoding: .utf8)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let path = eventsFile(session)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        if let length = MappedLogFile.recordsLength(ofFileAt: path) { bytes = bytes.prefix(Int(length)) }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
     }
 
     private static func configuration(

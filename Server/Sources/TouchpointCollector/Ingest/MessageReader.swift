@@ -116,9 +116,9 @@ struct MessageReader {
             guard let event = try Self.text(members.event, "event") else {
                 throw FieldError("event", message: "missing")
             }
-            name = event
+            name = try Self.bounded(event, "event")
         case .page, .screen:
-            name = try Self.text(members.name, "name")
+            name = try Self.text(members.name, "name").map { name throws(FieldError) in try Self.bounded(name, "name") }
         case .identify, .group, .alias:
             name = nil
         }
@@ -224,6 +224,17 @@ struct MessageReader {
             throw FieldError("type", message: "unknown type \"\(text)\"; expected one of \(known)")
         }
         return type
+    }
+
+    /// The most bytes an event's or a screen's name may have: the insights key on names (a day's
+    /// people, an index entry per event), and the query API asks for at most this many.
+    static let maximumNameBytes = 200
+
+    private static func bounded(_ name: String, _ key: String) throws(FieldError) -> String {
+        guard name.utf8.count <= maximumNameBytes else {
+            throw FieldError(key, message: "longer than \(maximumNameBytes) bytes (\(name.utf8.count))")
+        }
+        return name
     }
 
     /// A non-empty string, or nil when absent or null.

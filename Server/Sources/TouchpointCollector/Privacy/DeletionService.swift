@@ -19,7 +19,7 @@ public final class DeletionService: Sendable {
 
     let storage: any CollectorStorage
     private let clock: any WallClock
-    private let key: SuppressionKey
+    let key: SuppressionKey
     /// The suppressed ids' hashes.
     private let suppressed = Locked(Set<SuppressedID>())
     private let refusedCount = Locked(0)

@@ -29,6 +29,10 @@ struct SuppressionKey: Sendable {
         return code.prefix(16).map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
+    /// What the database keeps to know which key its hashes were made with: the HMAC of a fixed
+    /// label (nothing of an id), 32 hex digits.
+    var fingerprint: String { hash(source: "", kind: .user, id: "touchpoint suppression key fingerprint") }
+
     /// The suppression of `id`, as stored: its hash in place of the id.
     func hashed(_ id: SuppressedID) -> SuppressedID {
         SuppressedID(source: id.source, kind: id.kind, id: hash(source: id.source, kind: id.kind, id: id.id))

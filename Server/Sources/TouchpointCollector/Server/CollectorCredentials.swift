@@ -55,8 +55,10 @@ public struct CollectorCredentials: Sendable, Hashable {
             stored = members
         }
         var changed = false
+        // A key given from outside (TOUCHPOINT_SUPPRESSION_KEY) is the key: none is made up beside
+        // it, which a later start without the variable would take in its place.
         for (key, length) in [("writeKey", 16), ("adminToken", 24), ("suppressionKey", 32)]
-        where stored[key]?.stringValue?.isEmpty ?? true {
+        where stored[key]?.stringValue?.isEmpty ?? true && !(key == "suppressionKey" && suppressionKey != nil) {
             stored[key] = .string(randomHex(bytes: length))
             changed = true
         }

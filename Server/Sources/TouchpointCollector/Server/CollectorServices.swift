@@ -124,6 +124,7 @@ public final class CollectorServices: Sendable {
     /// to the storage, so that every event's day is counted in its source's zone (what a new zone
     /// or the upgrade to the daily people leaves to build is built in the background).
     func prepare(logger: Logger) async throws {
+        try await storage.checkSuppressionKey(deletions.key)
         try await deletions.load()
         try await storage.prepareDailyPeople(calendars: calendars, logger: logger, build: true)
     }

@@ -82,6 +82,11 @@ protocol CollectorStorage: Sendable {
     /// Ends the suppression a request set; false when there is no such request.
     func liftSuppression(requestId: String, at time: Int64) async throws -> Bool
     /// Hashes the ids kept in plain text before schema 20 (suppressions, deletion records).
+    /// Records the suppression key's fingerprint the first time; later, checks it.
+    /// - Throws: ``CollectorError`` `invalidConfiguration` when the database's hashes were made
+    ///   with another key.
+    func checkSuppressionKey(_ key: SuppressionKey) async throws
+
     func hashPlainDeletions(_ key: SuppressionKey) async throws
     /// Makes the event writer forget who it counted in the daily people (another collector
     /// deleted people).

@@ -447,6 +447,27 @@ struct AnalyticsBruteForceTests {
         }
     }
 
+    /// A resent message id stores nothing, whatever it carries now (another name, day or person):
+    /// it adds no one to any day, on either store.
+    @Test(arguments: StorageKind.available)
+    func aResentMessageAddsNoOne(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            try await storage.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger)
+            let first = TestMessages.ingest("open", id: "m1", user: "u1", anonymous: "a1")
+            #expect(try await storage.insert([first], source: "default") == [true])
+            let resent = [
+                TestMessages.ingest("forged", id: "m1", user: "intruder", anonymous: "a9", at: 86_400),
+                TestMessages.ingest("open", id: "m1", user: "intruder", anonymous: "a9"),
+            ]
+            for message in resent { #expect(try await storage.insert([message], source: "default") == [false]) }
+            let day = SourceCalendar.utc.day(of: Timestamp.milliseconds(TestMessages.base))
+            let forged = try await storage.dailyPeople(source: "default", event: "forged", days: day...(day + 1))
+            #expect(forged.people.union(day...(day + 1)).isEmpty)
+            let opened = try await storage.dailyPeople(source: "default", event: "open", days: day...day)
+            #expect(opened.people.union(day...day).count == 1)
+        }
+    }
+
     static let tenDays = Timestamp.format(TestMessages.base.addingTimeInterval(10 * day))
 
     /// A build stopped part-way (the collector killed) resumes from where its last slice ended:

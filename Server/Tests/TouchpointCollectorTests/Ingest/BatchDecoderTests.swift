@@ -62,8 +62,14 @@ struct BatchDecoderTests {
             "type": "track", "messageId": "s", "anonymousId": "a", "event": "x", "sentAt": "whenever",
         ])
         messages[17] = .object(["type": "track", "messageId": "r", "anonymousId": "a"])  // no event name
+        messages[18] = .object([
+            "type": "track", "messageId": "l", "anonymousId": "a", "event": .string(String(repeating: "é", count: 101)),
+        ])
+        messages[19] = .object([
+            "type": "screen", "messageId": "k", "anonymousId": "a", "name": .string(String(repeating: "s", count: 201)),
+        ])
         let request = try decoder.decode(TestMessages.batch(messages), endpoint: .batch, receivedAt: receivedAt)
-        #expect(request.messages.count == 13)
+        #expect(request.messages.count == 11)
         // A message without a messageId is kept under a generated one, and listed.
         #expect(request.generatedMessageIds.map(\.index) == [3])
         #expect(request.generatedMessageIds.first?.messageId.hasPrefix("generated-") == true)
@@ -79,8 +85,10 @@ struct BatchDecoderTests {
                 "batch[13]: expected an object, found string",
                 "batch[15].sentAt: not an ISO-8601 timestamp: \"whenever\"",
                 "batch[17].event: missing",
+                "batch[18].event: longer than 200 bytes (202)",
+                "batch[19].name: longer than 200 bytes (201)",
             ])
-        #expect(request.rejections.map(\.index) == [5, 7, 9, 11, 13, 15, 17])
+        #expect(request.rejections.map(\.index) == [5, 7, 9, 11, 13, 15, 17, 18, 19])
     }
 
     @Test func rejectsEventsOverTheSizeLimit() throws {

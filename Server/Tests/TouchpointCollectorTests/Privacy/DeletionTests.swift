@@ -110,7 +110,11 @@ struct DeletionTests {
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: Logger(label: "test"))
         let (user, anonymous) = ("user-7f3a9c41", "anon-51be0d77")
-        var messages = [AnalyticsTests.call(.identify, id: "i1", user: user, anonymous: anonymous)]
+        var messages = [
+            AnalyticsTests.call(.identify, id: "i1", user: user, anonymous: anonymous),
+            // The user later took a new id: the alias keeps the old one as its previousId.
+            AnalyticsTests.call(.alias, id: "al1", user: "renamed-user", previous: user),
+        ]
         for index in 0..<50 {
             messages.append(
                 TestMessages.ingest(
@@ -146,6 +150,39 @@ struct DeletionTests {
         for (name, bytes) in try files() {
             let holdsAnID = holds(bytes, user) || holds(bytes, anonymous)
             #expect(!holdsAnID, "\(name) holds an id after closing")
+        }
+    }
+
+    /// A device shared by two people: deleting its anonymous id deletes v's event on it, but v
+    /// did the event that day on another device too, so v still counts; u, whose only event of the
+    /// day was on it, no longer does. An alias that named a deleted id goes with it.
+    @Test(arguments: StorageKind.available)
+    func aDeletionKeepsThePeopleWithEventsLeftThatDay(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            try await storage.prepareDailyPeople(calendars: ["default": .utc], logger: Logger(label: "test"))
+            let messages = [
+                TestMessages.ingest("open", id: "e1", session: "s1", user: "v", anonymous: "shared", at: 60),
+                TestMessages.ingest("open", id: "e2", session: "s2", user: "v", anonymous: "phone", at: 120),
+                TestMessages.ingest("open", id: "e3", session: "s3", user: "u", anonymous: "shared", at: 180),
+                TestMessages.ingest("open", id: "e4", session: "s4", user: nil, anonymous: "stranger", at: 240),
+                AnalyticsTests.call(.alias, id: "al", user: "w", previous: "shared", at: 300),
+            ]
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let service = DeletionService(
+                storage: storage, clock: ManualClock(),
+                key: try #require(SuppressionKey(hex: String(repeating: "3e", count: 32))))
+            _ = try await service.delete(source: "default", userIds: [], anonymousIds: ["shared"], suppress: false)
+
+            let day = SourceCalendar.utc.day(of: Timestamp.milliseconds(TestMessages.base))
+            let read = try await storage.dailyPeople(source: "default", event: "open", days: day...day)
+            // v (on the phone) and the stranger are left; u is gone.
+            #expect(read.people.union(day...day).count == 2)
+            let numbers = try await storage.backend.query(
+                "SELECT person FROM person_keys WHERE source = 'default' ORDER BY person", [])
+            let persons = numbers.compactMap { $0.first?.text }
+            #expect(persons.contains("v") && !persons.contains("shared"))
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM events WHERE type = 'alias'") == 0)
+            #expect(try await Self.count(storage, "SELECT COUNT(*) FROM identities WHERE anonymous_id = 'shared'") == 0)
         }
     }
 

@@ -86,6 +86,36 @@ struct CollectorServerTests {
         }
     }
 
+    /// The database remembers which key its deleted ids were hashed with: once it holds any, a
+    /// collector given another key refuses to start (it would no longer recognise the suppressed
+    /// ids), and one given its key from the environment writes no other key beside it.
+    @Test func anotherSuppressionKeyThanTheDatabasesStopsTheStart() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-key")
+        var configuration = Self.configuration(directory)
+        configuration.suppressionKey = String(repeating: "1a", count: 32)
+        // Until someone is deleted, any key may take over (a restored backup, a lost file).
+        try await CollectorServer(configuration: configuration).start().shutdown()
+        configuration.suppressionKey = String(repeating: "0f", count: 32)
+        let collector = try await CollectorServer(configuration: configuration).start()
+        let file = try #require(try AtomicFile.read(directory.appending(CollectorCredentials.fileName).path))
+        #expect(try JSONParser.parse(file)["suppressionKey"] == nil)
+        let deleted = try await LiveClient(port: collector.port).send(
+            method: "POST", path: "/v1/admin/deletions",
+            headers: [("Authorization", "Bearer \(collector.adminToken)"), ("Content-Type", "application/json")],
+            body: Array(#"{"userIds":["u1"],"suppress":true}"#.utf8))
+        #expect(deleted.status == 201)
+        try await collector.shutdown()
+        try await CollectorServer(configuration: configuration).start().shutdown()
+
+        configuration.suppressionKey = String(repeating: "2b", count: 32)
+        await #expect {
+            _ = try await CollectorServer(configuration: configuration).start()
+        } throws: { error in
+            guard let error = error as? CollectorError else { return false }
+            return error.code == .invalidConfiguration && error.message.contains("is not the one this database")
+        }
+    }
+
     /// A data directory made before suppression keys gains one, kept across restarts; the write
     /// key and admin token it holds stay as they were.
     @Test func anOlderCredentialsFileGainsASuppressionKey() throws {

@@ -36,6 +36,10 @@ struct ProcessTests {
         var collectors: [CollectorProcess] = []
         do {
             for directory in directories {
+                // Collectors of one database share the key deleted ids are hashed with.
+                try AtomicFile.write(
+                    Array(#"{"suppressionKey":"\#(String(repeating: "c4", count: 32))"}"#.utf8),
+                    to: directory.appending(CollectorCredentials.fileName).path, mode: 0o600)
                 collectors.append(
                     try await CollectorProcess.start([
                         "--data", directory.path, "--database", database.url, "--write-key", "shared-key-0123456789",

@@ -47,8 +47,8 @@ enum SessionsPage {
             <form method="get" action="/dashboard/sessions" class="filters" aria-label="Filter sessions">\(sourceField)
             <p><label for="user">User or anonymous id</label><input id="user" name="user" value="\(user ?? "")" autocomplete="off"></p>
             <p><label for="event">Contains event</label><input id="event" name="event" value="\(event ?? "")" autocomplete="off"></p>
-            <p><label for="from">Active from (UTC)</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
-            <p><label for="to">Until (UTC)</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
+            <p><label for="from">Active from (\(context.calendar.identifier))</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
+            <p><label for="to">Until (\(context.calendar.identifier))</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
             <p class="actions"><button type="submit">Filter</button> <a href="\(context.link("/dashboard/sessions"))">Clear</a></p>
             </form>
             \(problem)

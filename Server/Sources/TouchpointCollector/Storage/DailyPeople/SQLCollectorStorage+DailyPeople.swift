@@ -98,6 +98,8 @@ extension SQLCollectorStorage {
                 var delete = SQLStatement(dialect, "DELETE FROM daily_people WHERE source = ")
                 delete.bind(.text(source))
                 _ = try await transaction.query(delete)
+                // Whatever any writer remembers having set is gone.
+                _ = try await transaction.query("UPDATE daily_people_changes SET changes = changes + 1", [])
                 let newest =
                     try await transaction.query("SELECT COALESCE(MAX(seq), 0) FROM events", []).first?.first?
                     .int ?? 0
@@ -117,19 +119,44 @@ extension SQLCollectorStorage {
     // MARK: Deletion and retention
 
     /// Clears the bits of deleted events (each `(event, timestamp, person_key)` of `source`) in
-    /// the deleting transaction, and counts a change for the backfill (which then reads its slice
-    /// again rather than put back what was deleted).
+    /// the deleting transaction, after the events are deleted, and counts a change for the
+    /// backfill (which then reads its slice again rather than put back what was deleted).
+    ///
+    /// A person keeps their bit for a day when an event of theirs with that name is left on it:
+    /// an event is deleted for its anonymous id too, so a signed-in user's event on a deleted
+    /// device goes while the user's other events of the day stay. Each (event, day, person) the
+    /// deletion touched is looked up once in the name-and-minute index.
     static func clearDailyPeople(
         source: String, events: [(event: String, timestamp: Int64, personKey: Int64)], calendar: SourceCalendar,
         in transaction: any SQLTransaction, dialect: SQLDialect
     ) async throws {
         _ = try await transaction.query("UPDATE daily_people_changes SET changes = changes + 1", [])
         var lookup = DayLookup(calendar)
-        var cleared: [DailyPeopleRollup.Key: DailyPeopleRollup.Sides] = [:]
+        var pairs = Set<PersonOnDay>()
         for event in events where event.personKey != 0 {
             let key = DailyPeopleRollup.Key(source: source, event: event.event, day: lookup.day(of: event.timestamp))
-            cleared[key, default: DailyPeopleRollup.Sides()].insert(
-                abs(event.personKey), anonymous: event.personKey < 0)
+            pairs.insert(PersonOnDay(key: key, personKey: event.personKey))
+        }
+        var cleared: [DailyPeopleRollup.Key: DailyPeopleRollup.Sides] = [:]
+        for pair in pairs.sorted(by: {
+            ($0.key.event, $0.key.day, $0.personKey) < ($1.key.event, $1.key.day, $1.personKey)
+        }) {
+            let first = calendar.start(ofDay: pair.key.day) / 60_000
+            let end = calendar.start(ofDay: pair.key.day + 1) / 60_000
+            var left = SQLStatement(dialect, "SELECT 1 FROM \(dialect.eventsByName) WHERE source = ")
+            left.bind(.text(source))
+            left.append(" AND event = ")
+            left.bind(.text(pair.key.event))
+            left.append(" AND timestamp / 60000 >= ")
+            left.bind(.int(first))
+            left.append(" AND timestamp / 60000 < ")
+            left.bind(.int(end))
+            left.append(" AND person_key = ")
+            left.bind(.int(pair.personKey))
+            left.append(" LIMIT 1")
+            guard try await transaction.query(left).isEmpty else { continue }
+            cleared[pair.key, default: DailyPeopleRollup.Sides()].insert(
+                abs(pair.personKey), anonymous: pair.personKey < 0)
         }
         for (key, chunk, gone) in DailyPeopleRollup.rows(cleared) {
             guard let gone = PersonChunkEncoding.decode(gone) else { continue }
@@ -141,8 +168,13 @@ extension SQLCollectorStorage {
             match.bind(.int(key.day))
             match.append(" AND chunk = ")
             match.bind(.int(chunk))
+            // The rows read are the rows deleted (one statement), and on PostgreSQL no fold of
+            // the day commits in between (it takes the same lock).
+            if let lock = dialect.lockDailyPeopleDay {
+                _ = try await transaction.query(lock, [.text(key.source), .text(key.event), .int(key.day)])
+            }
             var left = PersonSet.Chunk()
-            let rows = try await transaction.query("SELECT bits" + match.sql, match.binds, bytesAt: [0])
+            let rows = try await transaction.query("DELETE" + match.sql + " RETURNING bits", match.binds, bytesAt: [0])
             for row in rows {
                 guard let bits = row[0].bytes, let stored = PersonChunkEncoding.decode(bits) else {
                     throw StorageError(
@@ -155,7 +187,6 @@ extension SQLCollectorStorage {
             }
             guard !rows.isEmpty else { continue }
             for offset in gone.offsets { left.remove(offset) }
-            _ = try await transaction.query("DELETE" + match.sql, match.binds)
             guard !left.isEmpty else { continue }
             _ = try await transaction.query(
                 dialect.dailyPeopleAdd,
@@ -164,6 +195,11 @@ extension SQLCollectorStorage {
                     .bytes(PersonChunkEncoding.encode(left)),
                 ])
         }
+    }
+
+    private struct PersonOnDay: Hashable {
+        var key: DailyPeopleRollup.Key
+        var personKey: Int64
     }
 
     /// Deletes `source`'s daily people before local day `day` (retention, which deletes events by

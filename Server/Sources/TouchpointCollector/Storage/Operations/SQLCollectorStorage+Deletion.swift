@@ -58,7 +58,9 @@ extension SQLCollectorStorage {
     ) async throws -> DeletedData {
         let source = deletion.source
         var statements: [(SQLStatement, table: String)] = []
-        // A profile is a user's; an identity link names both ids (either one deleted takes it).
+        // A profile is a user's; an identity link names both ids (either one deleted takes it),
+        // and an alias makes a user id the link's "anonymous" side (its `previousId`).
+        let everyId = Array(Set(userIds + anonymousIds)).sorted().map { SQLValue.text($0) }
         for table in ["events", "sessions", "identities", "profiles"] {
             if table == "profiles" && userIds.isEmpty { continue }
             var statement = SQLStatement(dialect, "DELETE FROM \(table) WHERE source = ")
@@ -70,10 +72,22 @@ extension SQLCollectorStorage {
                 statement.bindTuple(userIds.map { .text($0) })
                 clauses += 1
             }
-            if !anonymousIds.isEmpty && table != "profiles" {
+            let anonymous = table == "identities" ? everyId : anonymousIds.map { SQLValue.text($0) }
+            if !anonymous.isEmpty && table != "profiles" {
                 if clauses > 0 { statement.append(" OR ") }
                 statement.append("anonymous_id IN ")
-                statement.bindTuple(anonymousIds.map { .text($0) })
+                statement.bindTuple(anonymous)
+            }
+            if table == "events" {
+                // The alias calls that named a deleted id as their `previousId`, found through the
+                // links they made (by their users), so the id is left in no payload.
+                statement.append(" OR (type = 'alias' AND user_id IN (SELECT user_id FROM identities WHERE source = ")
+                statement.bind(.text(source))
+                statement.append(" AND anonymous_id IN ")
+                statement.bindTuple(everyId)
+                statement.append(") AND \(dialect.aliasPreviousId) IN ")
+                statement.bindTuple(everyId)
+                statement.append(")")
             }
             // An event's row returns its shared context (`SharedContexts`), released below, and
             // what its daily people's bit is (`DailyPeopleRollup`), cleared below.
@@ -190,6 +204,34 @@ extension SQLCollectorStorage {
 
     /// Hashes the suppressed ids and the ids in deletion records that a collector before schema
     /// 20 kept in plain text (``SuppressionKey``), overwriting the text; nothing when there are none.
+    func checkSuppressionKey(_ key: SuppressionKey) async throws {
+        let fingerprint = key.fingerprint
+        let dialect = self.dialect
+        let matches = try await backend.write { transaction in
+            let stored = try await transaction.query("SELECT fingerprint FROM suppression_key", []).compactMap {
+                $0.first?.text
+            }
+            if stored == [fingerprint] { return true }
+            // Nothing hashed yet (a new database, or a restored one that never deleted anyone):
+            // this key is the database's from now on.
+            let hashed = try await transaction.query(
+                "SELECT (SELECT COUNT(*) FROM suppressions) + (SELECT COUNT(*) FROM deletion_requests)", []
+            ).first?.first?.int ?? 0
+            guard hashed == 0 else { return false }
+            _ = try await transaction.query("DELETE FROM suppression_key", [])
+            var insert = SQLStatement(dialect, "INSERT INTO suppression_key (fingerprint) VALUES ")
+            insert.bindTuple([.text(fingerprint)])
+            _ = try await transaction.query(insert)
+            return true
+        }
+        guard matches else {
+            throw CollectorError(
+                .invalidConfiguration,
+                "the suppression key (suppressionKey in \(CollectorCredentials.fileName), or TOUCHPOINT_SUPPRESSION_KEY) is not the one this database's deleted ids were hashed with: give every collector of the database the same key, and restore a backup with the \(CollectorCredentials.fileName) of the data directory it came from (to start with a new key and stop recognising the ids deleted so far, delete the row of the table suppression_key)"
+            )
+        }
+    }
+
     func hashPlainDeletions(_ key: SuppressionKey) async throws {
         let plain =
             try await backend.query(

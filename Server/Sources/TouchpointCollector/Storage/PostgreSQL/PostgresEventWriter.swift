@@ -85,9 +85,11 @@ final class PostgresEventWriter: EventWriter {
         }
         // Committed: who was counted is known from now on, at the count of changes the
         // statement read (any inserted row carries it).
+        // Only the stored events' people: a resent message id stores nothing and adds no bit.
         if let changes = inserted.first?.2 {
-            dailyPeople.remember(daily.people, changes: changes)
-            unfolded.withLock { $0.formUnion(daily.people.map(\.key)) }
+            let added = zip(daily.people, daily.messages).filter { stored.contains($1) }.map(\.0)
+            dailyPeople.remember(added, changes: changes)
+            unfolded.withLock { $0.formUnion(added.map(\.key)) }
         }
         return rows.map { stored.contains($0.identity) }
     }
@@ -116,6 +118,9 @@ final class PostgresEventWriter: EventWriter {
         }
         for key in days.sorted(by: { ($0.source, $0.event, $0.day) < ($1.source, $1.event, $1.day) }) {
             try await backend.write { transaction in
+                if let lock = SQLDialect.postgres.lockDailyPeopleDay {
+                    _ = try await transaction.query(lock, [.text(key.source), .text(key.event), .int(key.day)])
+                }
                 let rows = try await transaction.query(
                     "DELETE FROM daily_people WHERE source = $1 AND event = $2 AND day = $3 RETURNING chunk, bits",
                     [.text(key.source), .text(key.event), .int(key.day)])
@@ -143,6 +148,9 @@ final class PostgresEventWriter: EventWriter {
         var ids: [String] = []
         var sides: [Int64] = []
         var needed: [Bool] = []
+        /// Each event's message id (the statement joins the events it stored) and identity.
+        var messageIds: [String] = []
+        var messages: [MessageIdentity] = []
         /// The count of changes the known people hold for (nil: every one is needed).
         var changes: Int64?
 
@@ -157,6 +165,8 @@ final class PostgresEventWriter: EventWriter {
                 days.append(day)
                 ids.append(person.person.id)
                 sides.append(person.isUser ? 0 : 1)
+                messageIds.append(row.message.messageId)
+                messages.append(row.identity)
                 people.append((key, known.hash(person.person.id, anonymous: !person.isUser)))
             }
             (needed, changes) = known.unknown(people)
@@ -190,6 +200,7 @@ final class PostgresEventWriter: EventWriter {
                     ])
             bindings.append(daily.needed)
             bindings.append(daily.changes ?? -1)
+            bindings.append(daily.messageIds)
             return bindings
         }
 
@@ -331,15 +342,18 @@ final class PostgresEventWriter: EventWriter {
         /// local day (worked out by the collector in the source's time zone), person and side, and
         /// whether it is needed; then the count of changes the collector's known people hold for.
         /// When the count moved (a deletion or retention pass, by any collector), every event is
-        /// given, whatever the collector thought it knew.
+        /// given, whatever the collector thought it knew. Last, each event's message id: only the
+        /// events the statement stored (`inserted`) add their people, so a resent message id (with
+        /// whatever name, time and person) adds none.
         private static let dailyPeople = """
             daily AS (INSERT INTO daily_people (source, event, day, chunk, bits) \
             SELECT d.src, d.e, d.day, ((k.person_key >> \(PersonSet.chunkShift)) << 1) | d.side, \
             decode('00', 'hex') || string_agg(DISTINCT int2send((k.person_key & \(PersonSet.chunkSize - 1))::int2), \
             ''::bytea ORDER BY int2send((k.person_key & \(PersonSet.chunkSize - 1))::int2)) \
             FROM unnest($\(bound.count + 7)::text[], $\(bound.count + 8)::text[], $\(bound.count + 9)::bigint[], \
-            $\(bound.count + 10)::text[], $\(bound.count + 11)::bigint[], $\(bound.count + 12)::boolean[]) \
-            AS d(src, e, day, person, side, needed) \
+            $\(bound.count + 10)::text[], $\(bound.count + 11)::bigint[], $\(bound.count + 12)::boolean[], \
+            $\(bound.count + 14)::text[]) AS d(src, e, day, person, side, needed, mid) \
+            JOIN inserted i ON i.source = d.src AND i.message_id = d.mid \
             JOIN people k ON k.source = d.src AND k.person = d.person \
             WHERE d.needed OR (SELECT changes FROM daily_people_changes) <> $\(bound.count + 13)::bigint \
             GROUP BY d.src, d.e, d.day, ((k.person_key >> \(PersonSet.chunkShift)) << 1) | d.side)

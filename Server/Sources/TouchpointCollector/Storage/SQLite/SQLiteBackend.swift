@@ -347,11 +347,23 @@ final class SQLiteBackend: SQLBackend {
     }
 
     /// Checkpoints the whole write-ahead log into the database and truncates it to nothing, on the
-    /// writer between writes; a reader in the middle of a query may keep part of it for this time.
+    /// writer between writes. A reader in the middle of a query keeps the log from being emptied
+    /// (SQLite answers busy): then it is tried again, the write lock let go in between, up to 50
+    /// times over about 5 seconds, after which the error says so (the log is overwritten by later
+    /// writes in any case).
     func purgeLog() async throws {
-        try await writeLock.withLock {
-            _ = try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        for attempt in 1...50 {
+            let busy = try await writeLock.withLock {
+                try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }.first?.first?.int ?? 0
+            }
+            guard busy != 0 else { return }
+            if attempt < 50 { try await Task.sleep(for: .milliseconds(100)) }
         }
+        throw StorageError(
+            code: .unavailable,
+            message:
+                "readers kept the write-ahead log from being emptied after a deletion; it is overwritten by later writes"
+        )
     }
 
     func close() async throws {

@@ -549,6 +549,9 @@ enum SchemaMigrations {
                 // (`SuppressionKey`), which needs the key in the data directory.
                 "ALTER TABLE suppressions ADD COLUMN hashed \(integer) NOT NULL DEFAULT 0",
                 "ALTER TABLE deletion_requests ADD COLUMN redacted \(integer) NOT NULL DEFAULT 0",
+                // Which key the hashes were made with (`SuppressionKey.fingerprint`): a collector
+                // given another key refuses to start rather than stop recognising the ids.
+                "CREATE TABLE suppression_key (fingerprint TEXT PRIMARY KEY)",
             ]
         },
     ]

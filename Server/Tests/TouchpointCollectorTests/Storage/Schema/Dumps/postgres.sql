@@ -126,6 +126,10 @@ CREATE TABLE source_counts (
     sessions bigint NOT NULL
 );
 
+CREATE TABLE suppression_key (
+    fingerprint text NOT NULL
+);
+
 CREATE TABLE suppressions (
     source text NOT NULL,
     kind text NOT NULL,
@@ -161,6 +165,8 @@ ALTER TABLE scenarios ADD CONSTRAINT scenarios_pkey PRIMARY KEY (source, namespa
 ALTER TABLE schema_migrations ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
 ALTER TABLE sessions ADD CONSTRAINT sessions_pkey PRIMARY KEY (source, session_id);
+
+ALTER TABLE suppression_key ADD CONSTRAINT suppression_key_pkey PRIMARY KEY (fingerprint);
 
 ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
 

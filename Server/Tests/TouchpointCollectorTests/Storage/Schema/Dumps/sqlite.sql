@@ -122,6 +122,8 @@ CREATE TABLE source_counts (source TEXT PRIMARY KEY, events INTEGER NOT NULL, se
 
 CREATE TABLE storage_settings (name TEXT PRIMARY KEY, value);
 
+CREATE TABLE suppression_key (fingerprint TEXT PRIMARY KEY);
+
 CREATE TABLE suppressions (
     source TEXT NOT NULL,
     kind TEXT NOT NULL,
