@@ -131,8 +131,8 @@ public enum Timestamp {
         return (Int(quotient), remainder)
     }
 
-    /// Days since 1970-01-01 to a civil date (era-based algorithm).
-    static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    /// Days since 1970-01-01 to a civil date (era-based algorithm; proleptic Gregorian).
+    public static func civilDate(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -144,8 +144,8 @@ public enum Timestamp {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// A civil date to days since 1970-01-01.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    /// A civil date to days since 1970-01-01 (proleptic Gregorian).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let adjustedYear = month <= 2 ? year - 1 : year
         let era = (adjustedYear >= 0 ? adjustedYear : adjustedYear - 399) / 400
         let yearOfEra = adjustedYear - era * 400

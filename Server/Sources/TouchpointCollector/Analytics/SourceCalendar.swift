@@ -1,4 +1,5 @@
 import Foundation
+import TouchpointCore
 
 /// Where a source's hours, days, weeks and months begin: local time in the source's time zone
 /// (an IANA name such as `Europe/Berlin`; UTC by default).
@@ -229,27 +230,13 @@ struct SourceCalendar: Sendable, Hashable {
 
     /// The year, month (1…12) and day (1…31) of day `day` since 1970-01-01 (proleptic Gregorian).
     static func civil(ofDay day: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        // Days since 0000-03-01, in eras of 400 years (146,097 days).
-        let shifted = day + 719_468
-        let era = floorDivide(shifted, 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfMonth)
+        let date = Timestamp.civilDate(fromDays: Int(day))
+        return (Int64(date.year), Int64(date.month), Int64(date.day))
     }
 
     /// Day since 1970-01-01 of a civil date (proleptic Gregorian).
     static func day(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let marchYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(marchYear, 400)
-        let yearOfEra = marchYear - era * 400
-        let monthFromMarch = month > 2 ? month - 3 : month + 9
-        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int64(Timestamp.daysFromCivil(year: Int(year), month: Int(month), day: Int(day)))
     }
 
     /// Months since January 1970 of local day `day`.
