@@ -214,9 +214,10 @@ extension SQLCollectorStorage {
             if stored == [fingerprint] { return true }
             // Nothing hashed yet (a new database, or a restored one that never deleted anyone):
             // this key is the database's from now on.
-            let hashed = try await transaction.query(
-                "SELECT (SELECT COUNT(*) FROM suppressions) + (SELECT COUNT(*) FROM deletion_requests)", []
-            ).first?.first?.int ?? 0
+            let hashed =
+                try await transaction.query(
+                    "SELECT (SELECT COUNT(*) FROM suppressions) + (SELECT COUNT(*) FROM deletion_requests)", []
+                ).first?.first?.int ?? 0
             guard hashed == 0 else { return false }
             _ = try await transaction.query("DELETE FROM suppression_key", [])
             var insert = SQLStatement(dialect, "INSERT INTO suppression_key (fingerprint) VALUES ")
