@@ -8,29 +8,23 @@ struct AnalyticsParameters {
     let value: (String) -> String?
     /// The current time, in ms since 1970.
     let now: Int64
+    /// Every parameter's name (for refusing unknown ones where a grammar has names of its own:
+    /// the trends' series and filters).
+    var names: [String] = []
+    /// Where the date presets' days begin (``DatePreset``).
+    var calendar = PresetCalendar.utc
 
-    init(now: Date, _ value: @escaping (String) -> String?) {
+    init(now: Date, names: [String] = [], _ value: @escaping (String) -> String?) {
         self.value = { name in value(name).flatMap { $0.isEmpty ? nil : $0 } }
         self.now = Timestamp.milliseconds(now)
+        self.names = names.filter { value($0).map { !$0.isEmpty } ?? false }
     }
 
     static let maximumIntervals = 1000
 
+    /// The first series of ``trends()``.
     func trend() throws(CollectorError) -> TrendQuery {
-        let event = try required("event")
-        let interval = try self.interval(allowed: AnalyticsInterval.allCases, default: .day)
-        // By default: the last 48 hours, 30 days or 12 weeks.
-        let span: Int64 = interval == .hour ? 48 * 3_600_000 : interval == .week ? 12 * 604_800_000 : 30 * 86_400_000
-        let range = try self.range(defaultSpan: span, interval: interval)
-        var breakdown: String?
-        if let property = value("breakdown") {
-            guard PropertyName.isValid(property) else {
-                throw invalid(
-                    "breakdown", "expected a property name (letters, digits and _, at most 64), got \"\(property)\"")
-            }
-            breakdown = property
-        }
-        return TrendQuery(event: event, interval: interval, range: range, breakdown: breakdown)
+        try trends().series[0].query
     }
 
     func funnel() throws(CollectorError) -> FunnelQuery {
@@ -74,6 +68,20 @@ struct AnalyticsParameters {
             defaultSpan: Int64(periods) * interval.milliseconds, interval: interval)
         return RetentionQuery(
             interval: interval, startEvent: start, returnEvent: returnEvent, range: range, periods: periods)
+    }
+
+    /// `event` (optional) and `limit` (1 to 10,000 event names, 1,000 when absent) of
+    /// `GET /v1/query/definitions`.
+    func definitions() throws(CollectorError) -> (event: String?, limit: Int) {
+        let event = value("event") == nil ? nil : try required("event")
+        var limit = 1000
+        if let text = value("limit") {
+            guard let parsed = Int(text), (1...10_000).contains(parsed) else {
+                throw invalid("limit", "expected 1 to 10000, got \"\(text)\"")
+            }
+            limit = parsed
+        }
+        return (event, limit)
     }
 
     /// An optional range for the export: both ends optional.

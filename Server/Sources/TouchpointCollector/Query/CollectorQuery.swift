@@ -212,6 +212,59 @@ extension CollectorQuery {
         return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
     }
 
+    /// A trend of one or more series (and the period before, when compared): each series as
+    /// ``trend(source:_:)`` answers it, its value over the whole range, and the formula's lines.
+    ///
+    /// The period before is broken down by the values on top in the range, so that each line has
+    /// its own before it.
+    public func trends(source: String, _ insight: TrendInsight) async throws -> TrendInsightResult {
+        var results: [TrendResult] = []
+        var aggregates: [TrendCount] = []
+        var previousResults: [TrendResult] = []
+        var previousAggregates: [TrendCount] = []
+        for series in insight.series {
+            let result = try await trend(source: source, series.query)
+            results.append(result)
+            aggregates.append(try await aggregate(source: source, series.query, result))
+            guard let previous = insight.previous else { continue }
+            var query = series.query
+            query.range = previous
+            let totals = try await storage.trendTotals(source: source, query: query)
+            var rows: [TrendRow] = []
+            if let property = query.breakdown {
+                let top = result.series.filter { !$0.isOther }.compactMap(\.value)
+                rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
+            }
+            let before = TrendResult.assemble(query, totals: totals, rows: rows)
+            previousResults.append(before)
+            previousAggregates.append(try await aggregate(source: source, query, before))
+        }
+        let compared = insight.previous == nil ? nil : previousResults
+        return TrendInsightResult(
+            insight: insight, results: results, previousResults: compared,
+            starts: results.first?.totals.map(\.start) ?? [],
+            previousStarts: compared?.first?.totals.map(\.start),
+            lines: TrendInsightResult.lines(
+                insight, results: results, aggregates: aggregates, previous: compared,
+                previousAggregates: insight.previous == nil ? nil : previousAggregates))
+    }
+
+    /// A series' events, people and aggregate over its whole range: added up from its intervals
+    /// where they add up (events, sums), counted again where they do not (people, averages,
+    /// percentiles).
+    private func aggregate(source: String, _ query: TrendQuery, _ result: TrendResult) async throws -> TrendCount {
+        switch query.math {
+        case .total:
+            return TrendCount(count: result.totals.reduce(0) { $0 + $1.count }, users: 0)
+        case .sum:
+            return TrendCount(
+                count: result.totals.reduce(0) { $0 + $1.count }, users: 0,
+                aggregate: result.totals.reduce(0) { $0 + ($1.aggregate ?? 0) })
+        case .users, .average, .median, .p90:
+            return try await storage.trendAggregate(source: source, query: query)
+        }
+    }
+
     /// The most (interval, value) pairs a trend's breakdown groups in one pass.
     static let trendGroupLimit = 20_000
 
@@ -234,6 +287,28 @@ extension CollectorQuery {
         return RetentionResult.compute(
             query, firstStarts: try await firstStarts, returns: returns,
             now: Timestamp.milliseconds(now))
+    }
+}
+
+extension CollectorQuery {
+    /// The event names `source` has stored (its `limit` most frequent, or only `event`), their
+    /// properties and its people's traits, with counts, when each was last seen and the JSON
+    /// types of their values.
+    public func definitions(source: String, event: String? = nil, limit: Int = 1000) async throws -> Definitions {
+        try await storage.definitions(source: source, event: event, limit: limit)
+    }
+
+    /// The `limit` event names with the most events in `range` (by the events' own time), most first.
+    public func topEvents(source: String, range: TimeRange, limit: Int = 10) async throws
+        -> [(name: String, count: Int)]
+    {
+        try await storage.topEvents(source: source, range: range, limit: limit)
+    }
+
+    /// Events stored per minute of their arrival in `range` (not of their own time: a backfill of
+    /// old events counts when it arrives), oldest first; minutes without any are left out.
+    public func arrivalsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount] {
+        try await storage.arrivalsPerMinute(source: source, range: range)
     }
 }
 

@@ -74,8 +74,9 @@ extension SQLCollectorStorage {
                 statement.append("anonymous_id IN ")
                 statement.bindTuple(anonymousIds.map { .text($0) })
             }
-            // An event's row returns its shared context (`SharedContexts`), released below.
-            statement.append(table == "events" ? ") RETURNING context_id" : ") RETURNING source")
+            // An event's row returns its shared context (`SharedContexts`), released below, and what
+            // its definitions take off (`DefinitionCounts`).
+            statement.append(table == "events" ? ") RETURNING context_id, \(Self.definedColumns)" : ") RETURNING source")
             statements.append((statement, table))
         }
         // The ids' numbers (`PersonKeys`) and their merges (first, found through the numbers).
@@ -137,6 +138,7 @@ extension SQLCollectorStorage {
                 if table == "events" {
                     deleted.events += rows.count
                     try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+                    try await Self.forgetDefinitions(of: rows, at: 1, in: transaction, dialect: dialect)
                 } else if table == "sessions" {
                     deleted.sessions += rows.count
                 }
