@@ -4,9 +4,10 @@ import TouchpointCore
 /// The parameters of `GET /v1/query/trends` (and the dashboard's trends page, whose form fields
 /// are these parameters):
 ///
-/// - series `a` to `j`: `a.event`, `a.math` (`total`, `users`, `sum`, `avg`, `median`, `p90`),
-///   `a.property` (the numeric property of `sum` to `p90`); series A may drop its `a.` (`event`,
-///   `math`, `property`: one series as before);
+/// - series `a` to `j`: `a.event`, `a.math` (`total`, `users`, `dau`, `wau`, `mau`, `sum`, `avg`,
+///   `median`, `p90`), `a.property` (the numeric property of `sum` to `p90`); series A may drop
+///   its `a.` (`event`, `math`, `property`: one series as before); active people (`dau` …) need
+///   days and take no filters;
 /// - filters `where.1.property`, `where.1.op` (`eq`, `ne`, `contains`, `gt`, `lt`, `set`; `eq` when
 ///   absent), `where.1.value`, up to `where.10.…`, on every series; `b.where.1.…` on series B
 ///   only; a property `person.plan` is the person's trait `plan`;
@@ -39,11 +40,22 @@ extension AnalyticsParameters {
         let shared = try filters(prefix: "")
         var series: [TrendInsight.Series] = []
         for letter in Self.seriesLetters {
-            guard let (name, event) = try seriesValue(letter, "event") else { continue }
+            guard let (name, event) = try seriesValue(letter, "event") else {
+                // A series' other parameters without its event would be lost.
+                if let given = names.sorted().first(where: { $0.hasPrefix("\(letter).") }) {
+                    throw invalid("\(letter).event", "missing (\(given) is given)")
+                }
+                continue
+            }
             guard event.utf8.count <= 200 else { throw invalid(name, "longer than 200 bytes") }
             let query = TrendQuery(
-                event: event, interval: interval, range: range, breakdown: breakdown, math: try math(letter),
-                filters: shared + (try filters(prefix: "\(letter).")))
+                event: event, interval: interval, range: range, breakdown: breakdown,
+                measure: try math(letter, interval: interval), filters: shared + (try filters(prefix: "\(letter).")))
+            if query.math != nil, !query.filters.isEmpty {
+                throw invalid(
+                    try seriesValue(letter, "math")?.name ?? "math",
+                    "\(query.measure.name) counts every person who did the event: it takes no filters")
+            }
             series.append(TrendInsight.Series(label: letter.uppercased(), query: query))
         }
         guard !series.isEmpty else { throw invalid("event", "missing") }
@@ -97,22 +109,32 @@ extension AnalyticsParameters {
         if let preset {
             let ranges = preset.ranges(now: now, calendar: calendar)
             for range in [ranges.range, ranges.previous]
-            where (range.to - range.from) / interval.milliseconds >= Int64(Self.maximumIntervals) {
+            where (range.to - range.from) / interval.nominalMilliseconds >= Int64(Self.maximumIntervals) {
                 throw invalid(
-                    "interval", "\(preset.rawValue) holds more than \(Self.maximumIntervals) intervals of a \(interval.rawValue)")
+                    "interval",
+                    "\(preset.rawValue) holds more than \(Self.maximumIntervals) intervals of a \(interval.rawValue)")
             }
             return ranges
         }
-        // By default: the last 48 hours, 30 days or 12 weeks.
-        let span: Int64 = interval == .hour ? 48 * 3_600_000 : interval == .week ? 12 * 604_800_000 : 30 * 86_400_000
-        let range = try self.range(defaultSpan: span, interval: interval)
-        let length = range.to - range.from
-        return (range, AnalyticsRange(from: range.from - length, to: range.from))
+        // By default: the last 48 hours, 30 days, 12 weeks or 12 months.
+        let span: Int64 =
+            switch interval {
+            case .hour: 48 * interval.nominalMilliseconds
+            case .day: 30 * interval.nominalMilliseconds
+            case .week, .month: 12 * interval.nominalMilliseconds
+            }
+        var range = try self.range(defaultSpan: span, interval: interval)
+        // By days, weeks or months a trend counts whole local days, as its people do.
+        if interval != .hour { range = range.wholeDays }
+        var previous = AnalyticsRange(from: range.from - (range.to - range.from), to: range.from, calendar: calendar)
+        if interval != .hour { previous = previous.wholeDays }
+        return (range, previous)
     }
 
     /// Series `letter`'s `field`, and the name it was given by: `a.field`, or for series A `field`
     /// alone (both: a 400).
-    private func seriesValue(_ letter: String, _ field: String) throws(CollectorError) -> (name: String, value: String)? {
+    private func seriesValue(_ letter: String, _ field: String) throws(CollectorError) -> (name: String, value: String)?
+    {
         let prefixed = "\(letter).\(field)"
         if letter == "a", let bare = value(field) {
             guard value(prefixed) == nil else { throw invalid(prefixed, "give \(field) or \(prefixed), not both") }
@@ -121,8 +143,8 @@ extension AnalyticsParameters {
         return value(prefixed).map { (prefixed, $0) }
     }
 
-    /// Series `letter`'s math (`total` when absent).
-    private func math(_ letter: String) throws(CollectorError) -> TrendMath {
+    /// Series `letter`'s math (`total` when absent); active people need days.
+    private func math(_ letter: String, interval: AnalyticsInterval) throws(CollectorError) -> TrendMath {
         let math = try seriesValue(letter, "math")
         let property = try seriesValue(letter, "property")
         let name = math?.value ?? "total"
@@ -130,9 +152,16 @@ extension AnalyticsParameters {
             throw invalid(
                 math?.name ?? "math", "expected \(TrendMath.names.joined(separator: ", ")), got \"\(name)\"")
         }
+        if let people = ActivePeople(rawValue: name) {
+            guard interval != .hour else {
+                throw invalid(math?.name ?? "math", "\(name) needs interval day, week or month")
+            }
+            return .active(people)
+        }
         guard name != "total", name != "users" else { return name == "total" ? .total : .users }
         guard let property else {
-            throw invalid(letter == "a" ? "property" : "\(letter).property", "missing (math \(name) needs a numeric property)")
+            throw invalid(
+                letter == "a" ? "property" : "\(letter).property", "missing (math \(name) needs a numeric property)")
         }
         guard PropertyName.isValid(property.value) else {
             throw invalid(
@@ -212,7 +241,9 @@ extension AnalyticsParameters {
                 }
                 guard fields.contains(String(rest)) || isFilter(rest) else {
                     throw invalid(
-                        name, "unknown parameter; a series has \(letter).event, \(letter).math, \(letter).property and \(letter).where.N.…")
+                        name,
+                        "unknown parameter; a series has \(letter).event, \(letter).math, \(letter).property and \(letter).where.N.…"
+                    )
                 }
             }
         }

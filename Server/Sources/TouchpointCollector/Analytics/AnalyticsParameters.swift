@@ -11,12 +11,16 @@ struct AnalyticsParameters {
     /// Every parameter's name (for refusing unknown ones where a grammar has names of its own:
     /// the trends' series and filters).
     var names: [String] = []
-    /// Where the date presets' days begin (``DatePreset``).
-    var calendar = PresetCalendar.utc
+    /// Where the source's days begin: every range carries it, and the date presets' days
+    /// (``DatePreset``) are its days.
+    let calendar: SourceCalendar
 
-    init(now: Date, names: [String] = [], _ value: @escaping (String) -> String?) {
+    init(
+        now: Date, calendar: SourceCalendar = .utc, names: [String] = [], _ value: @escaping (String) -> String?
+    ) {
         self.value = { name in value(name).flatMap { $0.isEmpty ? nil : $0 } }
         self.now = Timestamp.milliseconds(now)
+        self.calendar = calendar
         self.names = names.filter { value($0).map { !$0.isEmpty } ?? false }
     }
 
@@ -54,7 +58,7 @@ struct AnalyticsParameters {
     }
 
     func retention() throws(CollectorError) -> RetentionQuery {
-        let interval = try self.interval(allowed: [.day, .week], default: .day)
+        let interval = try self.interval(allowed: [.day, .week, .month], default: .day)
         let start = try required("start")
         let returnEvent = value("return") ?? start
         var periods = interval == .day ? 14 : 12
@@ -65,9 +69,28 @@ struct AnalyticsParameters {
             periods = parsed
         }
         let range = try self.range(
-            defaultSpan: Int64(periods) * interval.milliseconds, interval: interval)
+            defaultSpan: Int64(periods) * interval.nominalMilliseconds, interval: interval)
         return RetentionQuery(
             interval: interval, startEvent: start, returnEvent: returnEvent, range: range, periods: periods)
+    }
+
+    /// `GET /v1/query/stickiness`: `event`, `interval` week (default) or month, `from`, `to`
+    /// (default: the last 12 weeks or months).
+    func stickiness() throws(CollectorError) -> StickinessQuery {
+        let event = try required("event")
+        let interval = try self.interval(allowed: [.week, .month], default: .week)
+        let range = try self.range(defaultSpan: 12 * interval.nominalMilliseconds, interval: interval)
+        return StickinessQuery(event: event, interval: interval, range: range)
+    }
+
+    /// `GET /v1/query/lifecycle`: `event`, `interval` day, week (default) or month, `from`, `to`
+    /// (default: the last 30 days, 12 weeks or 12 months).
+    func lifecycle() throws(CollectorError) -> LifecycleQuery {
+        let event = try required("event")
+        let interval = try self.interval(allowed: [.day, .week, .month], default: .week)
+        let span = (interval == .day ? 30 : 12) * interval.nominalMilliseconds
+        let range = try self.range(defaultSpan: span, interval: interval)
+        return LifecycleQuery(event: event, interval: interval, range: range)
     }
 
     /// `event` (optional) and `limit` (1 to 10,000 event names, 1,000 when absent) of
@@ -130,11 +153,11 @@ struct AnalyticsParameters {
         let to = try time("to") ?? now
         let from = try time("from") ?? max(0, to - defaultSpan)
         guard from < to else { throw invalid("from", "must be before to") }
-        if let interval, (to - from) / interval.milliseconds >= Int64(Self.maximumIntervals) {
+        if let interval, (to - from) / interval.nominalMilliseconds >= Int64(Self.maximumIntervals) {
             throw invalid(
                 "from", "the range holds more than \(Self.maximumIntervals) intervals of a \(interval.rawValue)")
         }
-        return AnalyticsRange(from: from, to: to)
+        return AnalyticsRange(from: from, to: to, calendar: calendar)
     }
 
     func invalid(_ name: String, _ message: String) -> CollectorError {

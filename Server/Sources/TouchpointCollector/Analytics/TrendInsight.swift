@@ -107,6 +107,8 @@ public struct TrendInsightResult: Sendable, Hashable {
         let first = results.first
         var members: [String: JSONValue] = first?.json.objectValue ?? [:]
         members["display"] = .string(insight.display.rawValue)
+        members["partial"] = .bool(
+            results.contains(where: \.partial) || (previousResults ?? []).contains(where: \.partial))
         members["formula"] = insight.formula.map { .string($0.text) } ?? .null
         members["intervals"] = .array(starts.map { .string(Timestamp.format($0)) })
         members["series"] = first?.json["series"] ?? .array([])
@@ -137,8 +139,8 @@ public struct TrendInsightResult: Sendable, Hashable {
     private static func describe(_ series: TrendInsight.Series) -> [String: JSONValue] {
         [
             "label": .string(series.label), "event": .string(series.query.event),
-            "math": .string(series.query.math.name),
-            "property": series.query.math.property.map(JSONValue.string) ?? .null,
+            "math": .string(series.query.measure.name),
+            "property": series.query.measure.property.map(JSONValue.string) ?? .null,
             "filters": .array(series.query.filters.map(\.json)),
         ]
     }
@@ -154,7 +156,7 @@ public struct TrendInsightResult: Sendable, Hashable {
         var byKey: [String: [BreakdownKey: Line]] = [:]
         var keys: [BreakdownKey] = []
         for (index, series) in insight.series.enumerated() {
-            let math = series.query.math
+            let math = series.query.measure
             let result = results[index]
             var line = Line(
                 label: series.label, values: result.totals.map(math.value(of:)),
@@ -171,8 +173,11 @@ public struct TrendInsightResult: Sendable, Hashable {
                     label: series.label, value: breakdown.value, isBreakdown: true, isOther: breakdown.isOther,
                     values: breakdown.points.map(math.value(of:)), aggregate: additive(math, breakdown.points))
                 if let previous {
-                    let before = previous[index].series.first { $0.value == breakdown.value && $0.isOther == breakdown.isOther }
-                    let points = before?.points ?? previous[index].totals.map { TrendPoint(start: $0.start, count: 0, users: 0) }
+                    let before = previous[index].series.first {
+                        $0.value == breakdown.value && $0.isOther == breakdown.isOther
+                    }
+                    let points =
+                        before?.points ?? previous[index].totals.map { TrendPoint(start: $0.start, count: 0, users: 0) }
                     valueLine.previousValues = points.map(math.value(of:))
                     valueLine.previousAggregate = additive(math, points)
                 }
@@ -193,7 +198,7 @@ public struct TrendInsightResult: Sendable, Hashable {
                         // A series without this breakdown value had no such events.
                         values[series.label] =
                             line.map { pick($0)?[position] ?? nil }
-                            ?? series.query.math.value(of: TrendPoint(start: Date(), count: 0, users: 0))
+                            ?? series.query.measure.value(of: TrendPoint(start: Date(), count: 0, users: 0))
                     }
                     return formula.evaluate(values)
                 }
@@ -218,7 +223,8 @@ public struct TrendInsightResult: Sendable, Hashable {
     /// The value of a series over its whole range from its aggregate (``CollectorQuery``'s pass
     /// over the range): events, people, or the aggregate (a sum of nothing is 0).
     private static func aggregate(_ math: TrendMath, _ counted: TrendCount) -> Double? {
-        math.value(of: TrendPoint(start: Date(), count: counted.count, users: counted.users, aggregate: counted.aggregate))
+        math.value(
+            of: TrendPoint(start: Date(), count: counted.count, users: counted.users, aggregate: counted.aggregate))
     }
 
     /// A breakdown line's value over the range where its points add up to it (events and sums).
@@ -226,7 +232,7 @@ public struct TrendInsightResult: Sendable, Hashable {
         switch math {
         case .total: Double(points.reduce(0) { $0 + $1.count })
         case .sum: points.reduce(0) { $0 + ($1.aggregate ?? 0) }
-        case .users, .average, .median, .p90: nil
+        case .users, .active, .average, .median, .p90: nil
         }
     }
 

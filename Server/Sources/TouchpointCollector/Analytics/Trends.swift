@@ -8,7 +8,7 @@ import TouchpointCore
 public struct TrendQuery: Sendable, Hashable {
     /// The event counted.
     public var event: String
-    /// Hours, days or weeks.
+    /// Hours, days, weeks or months.
     public var interval: AnalyticsInterval
     var range: AnalyticsRange
     /// The property to break down by, if any.
@@ -16,19 +16,62 @@ public struct TrendQuery: Sendable, Hashable {
     /// How many of the property's values get a series of their own (the rest are "other").
     public var topValues = 10
     /// What the series shows per interval.
-    public var math = TrendMath.total
+    public var measure = TrendMath.total
     /// Only the events that pass every one of these count.
     public var filters: [PropertyFilter] = []
+
+    /// Active people per point besides the counts: daily, weekly or monthly (`math=dau|wau|mau`).
+    public var math: ActivePeople? {
+        get {
+            guard case .active(let people) = measure else { return nil }
+            return people
+        }
+        set { measure = newValue.map(TrendMath.active) ?? .total }
+    }
+
+    /// Whether its people are counted from its events: by hours (the daily people are by days), or
+    /// when filters pick some of its events.
+    var peopleFromEvents: Bool { interval == .hour || !filters.isEmpty }
+
+    /// One series: `event`'s events per `interval` of `range`, showing `measure`.
+    init(
+        event: String, interval: AnalyticsInterval, range: AnalyticsRange, breakdown: String? = nil,
+        measure: TrendMath = .total, filters: [PropertyFilter] = []
+    ) {
+        self.event = event
+        self.interval = interval
+        self.range = range
+        self.breakdown = breakdown
+        self.measure = measure
+        self.filters = filters
+    }
 }
 
-/// What a trend's series shows per interval: its events, its people, or the sum, average, median
-/// or 90th percentile of a numeric property over its events (those whose property is a JSON
-/// number).
+/// Which active people a trend's points carry: those who did the event in the day, 7 days or 30
+/// days that end with the point's interval (or with the range).
+public enum ActivePeople: String, Sendable, Hashable, CaseIterable {
+    case dau, wau, mau
+
+    /// The days a point looks back over.
+    var days: Int64 {
+        switch self {
+        case .dau: 1
+        case .wau: 7
+        case .mau: 30
+        }
+    }
+}
+
+/// What a trend's series shows per interval: its events, its people, its active people
+/// (``ActivePeople``), or the sum, average, median or 90th percentile of a numeric property over
+/// its events (those whose property is a JSON number).
 public enum TrendMath: Sendable, Hashable, CustomStringConvertible {
     /// Events.
     case total
     /// Distinct people (``PersonKeys``).
     case users
+    /// The people active in the day, 7 or 30 days ending with each interval.
+    case active(ActivePeople)
     case sum(String)
     case average(String)
     case median(String)
@@ -36,7 +79,7 @@ public enum TrendMath: Sendable, Hashable, CustomStringConvertible {
     case p90(String)
 
     /// The names of the `math` parameter, in order.
-    static let names = ["total", "users", "sum", "avg", "median", "p90"]
+    static let names = ["total", "users", "dau", "wau", "mau", "sum", "avg", "median", "p90"]
 
     /// `math` named `name` of `property` (nil: an unknown name, or a property missing or given
     /// where it is not used).
@@ -48,6 +91,9 @@ public enum TrendMath: Sendable, Hashable, CustomStringConvertible {
         case ("avg", let property?): self = .average(property)
         case ("median", let property?): self = .median(property)
         case ("p90", let property?): self = .p90(property)
+        case (let name, nil):
+            guard let people = ActivePeople(rawValue: name) else { return nil }
+            self = .active(people)
         default: return nil
         }
     }
@@ -57,6 +103,7 @@ public enum TrendMath: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .total: "total"
         case .users: "users"
+        case .active(let people): people.rawValue
         case .sum: "sum"
         case .average: "avg"
         case .median: "median"
@@ -64,10 +111,10 @@ public enum TrendMath: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The numeric property it aggregates (nil for total and users).
+    /// The numeric property it aggregates (nil for total, users and active people).
     public var property: String? {
         switch self {
-        case .total, .users: nil
+        case .total, .users, .active: nil
         case .sum(let property), .average(let property), .median(let property), .p90(let property): property
         }
     }
@@ -75,11 +122,13 @@ public enum TrendMath: Sendable, Hashable, CustomStringConvertible {
     /// `total`, `sum of amount`.
     public var description: String { property.map { "\(name) of \($0)" } ?? name }
 
-    /// The value of a point: its events, its people, or its aggregate (a sum of nothing is 0).
+    /// The value of a point: its events, its people, its active people, or its aggregate (a sum
+    /// of nothing is 0).
     func value(of point: TrendPoint) -> Double? {
         switch self {
         case .total: Double(point.count)
         case .users: Double(point.users)
+        case .active: point.active.map(Double.init)
         case .sum: point.aggregate ?? 0
         case .average, .median, .p90: point.aggregate
         }
@@ -116,14 +165,17 @@ public struct TrendPoint: Sendable, Hashable {
     /// Distinct people (a user id, or an anonymous id not merged into one).
     public var users: Int
     /// The sum, average, median or 90th percentile of the series' numeric property over its
-    /// events (``TrendMath``); nil for total and users, or when none of them has a number.
+    /// events (``TrendMath``); nil for the other maths, or when none of them has a number.
     public var aggregate: Double?
+    /// With ``TrendQuery/math``: the people active in its window ending with this interval.
+    public var active: Int?
 
     var json: JSONValue {
         var members: [String: JSONValue] = [
             "start": .string(Timestamp.format(start)), "count": .int(count), "users": .int(users),
         ]
         if let aggregate { members["aggregate"] = .double(aggregate) }
+        if let active { members["active"] = .int(active) }
         return .object(members)
     }
 }
@@ -136,6 +188,8 @@ public struct TrendResult: Sendable, Hashable {
     public var totals: [TrendPoint]
     /// With a breakdown: a series per top value, absent values, and "other"; largest first.
     public var series: [TrendSeries]
+    /// Whether the daily people are still being built (``RetentionResult/partial``).
+    public var partial = false
 
     var json: JSONValue {
         .object([
@@ -143,6 +197,8 @@ public struct TrendResult: Sendable, Hashable {
             "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
             "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
             "breakdown": query.breakdown.map(JSONValue.string) ?? .null,
+            "math": query.math.map { .string($0.rawValue) } ?? .null,
+            "timeZone": .string(query.range.calendar.identifier), "partial": .bool(partial),
             "totals": .array(totals.map(\.json)), "series": .array(series.map(\.json)),
         ])
     }
@@ -152,13 +208,11 @@ public struct TrendResult: Sendable, Hashable {
     static func assemble(
         _ query: TrendQuery, totals: TrendTotals, rows: [TrendRow]
     ) -> TrendResult {
-        let first = query.interval.index(of: query.range.from)
-        let last = query.interval.index(of: query.range.to - 1)
-        let indexes = first <= last ? Array(first...last) : []
+        let indexes = Array(query.range.intervals(query.interval))
         func point(_ index: Int64, _ value: TrendCount?) -> TrendPoint {
             TrendPoint(
-                start: Timestamp.date(milliseconds: query.interval.start(of: index)), count: value?.count ?? 0,
-                users: value?.users ?? 0, aggregate: value?.aggregate)
+                start: Timestamp.date(milliseconds: query.range.calendar.start(of: index, query.interval)),
+                count: value?.count ?? 0, users: value?.users ?? 0, aggregate: value?.aggregate)
         }
         let totalPoints = indexes.map { point($0, totals[$0]) }
         guard query.breakdown != nil else {

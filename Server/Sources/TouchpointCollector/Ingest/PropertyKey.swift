@@ -62,7 +62,9 @@ enum PropertyKeyReader {
     static func keys(of cursor: inout JSONCursor, in bytes: UnsafeBufferPointer<UInt8>, depth: Int)
         throws(JSONParseError) -> [PropertyKey]
     {
-        guard cursor.take(UInt8(ascii: "{")) else { throw JSONParseError(offset: cursor.offset, reason: "not an object") }
+        guard cursor.take(UInt8(ascii: "{")) else {
+            throw JSONParseError(offset: cursor.offset, reason: "not an object")
+        }
         var keys: [PropertyKey] = []
         cursor.skipWhitespace()
         if cursor.take(UInt8(ascii: "}")) { return keys }

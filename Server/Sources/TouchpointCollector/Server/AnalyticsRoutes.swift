@@ -34,33 +34,45 @@ enum AnalyticsRoutes {
 
         routes.get("/v1/query/definitions", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let asked = try parameters(request, services).definitions()
+            let asked = try parameters(request, services, source).definitions()
             return Response.json(
                 try await query.definitions(source: source, event: asked.event, limit: asked.limit).json)
         }
 
         routes.get("/v1/query/trends", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let insight = try parameters(request, services).trends()
+            let insight = try parameters(request, services, source).trends()
             return Response.json(try await query.trends(source: source, insight).json)
         }
 
         routes.get("/v1/query/funnel", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let funnel = try parameters(request, services).funnel()
+            let funnel = try parameters(request, services, source).funnel()
             return Response.json(try await query.funnel(source: source, funnel).json)
         }
 
         routes.get("/v1/query/retention", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let retention = try parameters(request, services).retention()
+            let retention = try parameters(request, services, source).retention()
             return Response.json(
                 try await query.retention(source: source, retention, now: services.clock.now()).json)
         }
 
+        routes.get("/v1/query/stickiness", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let stickiness = try parameters(request, services, source).stickiness()
+            return Response.json(try await query.stickiness(source: source, stickiness).json)
+        }
+
+        routes.get("/v1/query/lifecycle", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let lifecycle = try parameters(request, services, source).lifecycle()
+            return Response.json(try await query.lifecycle(source: source, lifecycle).json)
+        }
+
         routes.get("/v1/query/export", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let range = try parameters(request, services).exportRange()
+            let range = try parameters(request, services, source).exportRange()
             // The first page is read before the answer starts, so a database that is down is a
             // 503, not a 200 that stops.
             let first = try await query.exportPage(source: source, range: range, page: PageRequest(limit: 1000))
@@ -80,9 +92,13 @@ enum AnalyticsRoutes {
         }
     }
 
-    static func parameters(_ request: Request, _ services: CollectorServices) -> AnalyticsParameters {
+    static func parameters(_ request: Request, _ services: CollectorServices, _ source: String)
+        -> AnalyticsParameters
+    {
         let parameters = request.uri.queryParameters
-        return AnalyticsParameters(now: services.clock.now(), names: parameters.map { String($0.key) }) { name in
+        return AnalyticsParameters(
+            now: services.clock.now(), calendar: services.calendar(of: source), names: parameters.map { String($0.key) }
+        ) { name in
             parameters.get(name)
         }
     }

@@ -127,8 +127,10 @@ struct DefinitionCounts {
         var rows: [Key: (events: Int64, lastSeen: Int64)] = [:]
         for (shape, counted) in shapes where counted.events != 0 {
             for key in shape.rowKeys {
-                rows[key, default: (0, 0)].events += counted.events
-                rows[key]?.lastSeen = max(rows[key]?.lastSeen ?? 0, counted.lastSeen)
+                var row = rows[key] ?? (0, 0)
+                row.events += counted.events
+                row.lastSeen = max(row.lastSeen, counted.lastSeen)
+                rows[key] = row
             }
         }
         return rows.filter { $0.value.events != 0 }

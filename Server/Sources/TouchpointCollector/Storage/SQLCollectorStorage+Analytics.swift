@@ -33,7 +33,8 @@ extension SQLCollectorStorage {
         let property = filter.property
         guard filter.scope == .person else {
             dialect.appendCondition(
-                filter, text: dialect.analyticsPropertyText(property), number: dialect.analyticsPropertyNumber(property),
+                filter, text: dialect.analyticsPropertyText(property),
+                number: dialect.analyticsPropertyNumber(property),
                 to: &statement)
             return
         }
@@ -49,7 +50,8 @@ extension SQLCollectorStorage {
             LEFT JOIN person_merges m ON m.anonymous_key = t.person_key AND t.person_key < 0 WHERE t.source = 
             """)
         statement.bind(.text(source))
-        statement.append(" AND t.type = 'identify' AND \(dialect.carriesTrait(property, of: "t"))) traits WHERE r = 1 AND ")
+        statement.append(
+            " AND t.type = 'identify' AND \(dialect.carriesTrait(property, of: "t"))) traits WHERE r = 1 AND ")
         dialect.appendCondition(condition, text: "v", number: "n", to: &statement)
         statement.append(")")
     }
@@ -72,24 +74,28 @@ extension SQLCollectorStorage {
     /// `person`, `val` (the breakdown's value, when `breakdown`) and `num` (the math's numeric
     /// property, when it has one).
     private func trendColumns(_ query: TrendQuery, index: String? = nil, breakdown: String? = nil) -> String {
-        var columns = "SELECT \(index ?? query.interval.sqlIndex) AS idx, \(PersonKeys.expression) AS person"
+        var columns =
+            "SELECT \(index ?? query.range.sqlIndex(query.interval)) AS idx, \(PersonKeys.expression) AS person"
         if let breakdown { columns += ", \(dialect.analyticsPropertyText(breakdown)) AS val" }
-        if let property = query.math.property { columns += ", \(dialect.analyticsPropertyNumber(property)) AS num" }
+        if let property = query.measure.property { columns += ", \(dialect.analyticsPropertyNumber(property)) AS num" }
         return columns
     }
 
     /// The aggregates of a trend's group: events, distinct people and the math's aggregate of `num`
     /// (NULL for total and users), three columns read back by ``trendCount(_:at:)``.
     private func trendAggregates(_ query: TrendQuery) -> String {
-        let aggregate: String
-        switch query.math {
-        case .total, .users: aggregate = "NULL"
-        case .sum: aggregate = dialect == .sqlite ? "TOTAL(num)" : "SUM(num)"
-        case .average: aggregate = "AVG(num)"
-        case .median: aggregate = dialect.percentile(0.5, of: "num")
-        case .p90: aggregate = dialect.percentile(0.9, of: "num")
+        "COUNT(*), COUNT(DISTINCT person), \(measureAggregate(query.measure))"
+    }
+
+    /// The math's aggregate of `num` (NULL for the maths without a property).
+    private func measureAggregate(_ measure: TrendMath) -> String {
+        switch measure {
+        case .total, .users, .active: "NULL"
+        case .sum: dialect == .sqlite ? "TOTAL(num)" : "SUM(num)"
+        case .average: "AVG(num)"
+        case .median: dialect.percentile(0.5, of: "num")
+        case .p90: dialect.percentile(0.9, of: "num")
         }
-        return "COUNT(*), COUNT(DISTINCT person), \(aggregate)"
     }
 
     /// The three columns of ``trendAggregates(_:)`` from column `offset` of `row`.
@@ -131,12 +137,30 @@ extension SQLCollectorStorage {
     /// people once however many intervals they did it in.
     func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount {
         let (sql, binds) = select(
-            "SELECT \(trendAggregates(query)) FROM (\(trendColumns(query, index: "0"))", trendEvents(query, source: source),
+            "SELECT \(trendAggregates(query)) FROM (\(trendColumns(query, index: "0"))",
+            trendEvents(query, source: source),
             suffix: ") q")
         guard let row = try await backend.query(sql, binds).first, let counted = trendCount(row, at: 0) else {
             throw StorageError(code: .corruptRow, message: "a trend's aggregate returned nothing")
         }
         return counted
+    }
+
+    /// Events (and the math's aggregate) per interval of the trend's events, from the
+    /// name-and-minute index alone when the math has no property (the people come from the daily
+    /// people).
+    func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
+        var columns = "SELECT \(query.range.sqlIndex(query.interval)) AS idx"
+        if let property = query.measure.property { columns += ", \(dialect.analyticsPropertyNumber(property)) AS num" }
+        let (sql, binds) = select(
+            "SELECT idx, COUNT(*), 0, \(measureAggregate(query.measure)) FROM (\(columns)",
+            trendEvents(query, source: source), suffix: ") q GROUP BY idx")
+        var totals: TrendTotals = [:]
+        for row in try await backend.query(sql, binds) {
+            guard let index = row[0].int, let counted = trendCount(row, at: 1) else { continue }
+            totals[index] = counted
+        }
+        return totals
     }
 
     /// Counts and distinct people per interval and value of `property` (nil: absent), and per
@@ -154,7 +178,7 @@ extension SQLCollectorStorage {
             return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
         }
         async let totals = trendTotals(source: source, query: query)
-        guard let middle = Self.middle(of: query.interval, from: query.range.from, to: query.range.to) else {
+        guard let middle = Self.middle(of: query.interval, in: query.range) else {
             let rows = try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
             return TrendPass(rows: rows, totals: try await totals)
         }
@@ -171,11 +195,10 @@ extension SQLCollectorStorage {
     }
 
     /// The start of the interval halfway through `from ..< to`; nil when that is one interval.
-    static func middle(of interval: AnalyticsInterval, from: Int64, to: Int64) -> Int64? {
-        let first = interval.index(of: from)
-        let last = interval.index(of: to - 1)
-        guard last > first else { return nil }
-        return interval.start(of: (first + last + 1) / 2)
+    static func middle(of interval: AnalyticsInterval, in range: AnalyticsRange) -> Int64? {
+        let intervals = range.intervals(interval)
+        guard intervals.upperBound > intervals.lowerBound else { return nil }
+        return range.calendar.start(of: (intervals.lowerBound + intervals.upperBound + 1) / 2, interval)
     }
 
     /// PostgreSQL's ``trendByValue(source:query:property:limit:)``: `GROUPING(val)` tells an
@@ -186,7 +209,7 @@ extension SQLCollectorStorage {
         async throws -> TrendPass
     {
         let interval = query.interval
-        let intervals = Int(interval.index(of: query.range.to - 1) - interval.index(of: query.range.from) + 1)
+        let intervals = query.range.intervals(interval).count
         let (sql, binds) = select(
             "SELECT idx, val, GROUPING(val), \(trendAggregates(query)) FROM (\(trendColumns(query, breakdown: property))",
             trendEvents(query, source: source),
@@ -255,7 +278,7 @@ extension SQLCollectorStorage {
         }
     }
 
-    // MARK: Funnels and retention
+    // MARK: Funnels
 
     /// Every event of the funnel's step names from its start to `window` after its end, with the
     /// person and the filter properties' values.
@@ -274,47 +297,6 @@ extension SQLCollectorStorage {
                 if let value = row[3 + offset].text { found[property] = value }
             }
             return FunnelRow(person: person, event: event, timestamp: timestamp, values: found)
-        }
-    }
-
-    /// Each person's first `event` in `from ..< to`.
-    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [Int64: Int64] {
-        let rest = eventsNamed([event], source: source, from: from, to: to)
-        let (sql, binds) = select(
-            "SELECT person, MIN(timestamp) FROM (SELECT \(PersonKeys.expression) AS person, timestamp", rest,
-            suffix: ") q GROUP BY person")
-        var first: [Int64: Int64] = [:]
-        for row in try await backend.query(sql, binds) {
-            if let person = row[0].int, let time = row[1].int { first[person] = time }
-        }
-        return first
-    }
-
-    /// The intervals in which each person did `event` in `from ..< to`.
-    ///
-    /// On SQLite the two halves of the range (split where an interval starts, so each pair is in
-    /// one of them) are read at once on two reader connections, as ``trendByValue(source:query:property:limit:)``.
-    func activeIntervals(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
-    ) async throws -> [(person: Int64, index: Int64)] {
-        guard dialect.queriesRunOnOneCore, let middle = Self.middle(of: interval, from: from, to: to) else {
-            return try await activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: to)
-        }
-        async let early = activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: middle)
-        let late = try await activeIntervalsOnce(source: source, event: event, interval: interval, from: middle, to: to)
-        return try await early + late
-    }
-
-    private func activeIntervalsOnce(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
-    ) async throws -> [(person: Int64, index: Int64)] {
-        let rest = eventsNamed([event], source: source, from: from, to: to)
-        let (sql, binds) = select(
-            "SELECT DISTINCT person, idx FROM (SELECT \(PersonKeys.expression) AS person, \(interval.sqlIndex) AS idx",
-            rest, suffix: ") q")
-        return try await backend.query(sql, binds).compactMap { row in
-            guard let person = row[0].int, let index = row[1].int else { return nil }
-            return (person, index)
         }
     }
 }

@@ -139,7 +139,9 @@ extension SQLCollectorStorage {
     /// are what the delete returned, ``definedColumns`` from column `offset` on. An event stored
     /// before schema 21 that the backfill has not counted yet is not taken off (the backfill,
     /// which takes turns with this through its row, no longer finds it).
-    static func forgetDefinitions(of rows: [SQLRow], at offset: Int, in transaction: any SQLTransaction, dialect: SQLDialect)
+    static func forgetDefinitions(
+        of rows: [SQLRow], at offset: Int, in transaction: any SQLTransaction, dialect: SQLDialect
+    )
         async throws
     {
         guard !rows.isEmpty else { return }

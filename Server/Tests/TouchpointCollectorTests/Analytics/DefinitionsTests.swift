@@ -49,7 +49,9 @@ struct DefinitionsTests {
                 guard let message = entry["message"], let type = message["type"]?.stringValue,
                     let received = entry["receivedAt"]?.stringValue.flatMap(Timestamp.parse).map(Timestamp.milliseconds)
                 else { continue }
-                func count(_ members: JSONValue?, into counts: inout [String: [String: Int]], seen: inout [String: Int64]) {
+                func count(
+                    _ members: JSONValue?, into counts: inout [String: [String: Int]], seen: inout [String: Int64]
+                ) {
                     guard case .object(let keys)? = members else { return }
                     for (key, value) in keys {
                         counts[key, default: [:]][typeName(value), default: 0] += 1
@@ -109,7 +111,8 @@ struct DefinitionsTests {
         for source in sources {
             let counted = try await counted(storage, source: source)
             let kept = try await kept(storage, source: source)
-            #expect(times ? kept == counted : kept.counts == counted.counts, "\(source)", sourceLocation: sourceLocation)
+            #expect(
+                times ? kept == counted : kept.counts == counted.counts, "\(source)", sourceLocation: sourceLocation)
         }
     }
 
@@ -125,7 +128,9 @@ struct DefinitionsTests {
             var messages: [String] = []
             for index in 0..<30 {
                 let id = "\"messageId\":\"m-\(seed)-\(batch)-\(index)\""
-                let who = "\"anonymousId\":\"a\(random.next() % 8)\"" + (random.next() % 3 == 0 ? ",\"userId\":\"u\(random.next() % 4)\"" : "")
+                let who =
+                    "\"anonymousId\":\"a\(random.next() % 8)\""
+                    + (random.next() % 3 == 0 ? ",\"userId\":\"u\(random.next() % 4)\"" : "")
                 var members: [String] = []
                 for _ in 0..<(random.next() % 5) {
                     let key = keys[Int(random.next() % UInt64(keys.count))]
@@ -144,11 +149,13 @@ struct DefinitionsTests {
                 case 4:
                     // `properties` twice: the last counts.
                     messages.append(
-                        "{\"type\":\"track\",\(id),\(who),\"event\":\"twice\",\"properties\":{\"first\":1},\"properties\":\(object)}")
+                        "{\"type\":\"track\",\(id),\(who),\"event\":\"twice\",\"properties\":{\"first\":1},\"properties\":\(object)}"
+                    )
                 default:
                     let name = names[Int(random.next() % UInt64(names.count))]
                     messages.append(
-                        "{\"type\":\"track\",\(id),\(who),\"event\":\"\(name)\",\"context\":{\"sessionId\":\"s\(index % 3)\"},\"properties\":\(object)}")
+                        "{\"type\":\"track\",\(id),\(who),\"event\":\"\(name)\",\"context\":{\"sessionId\":\"s\(index % 3)\"},\"properties\":\(object)}"
+                    )
                 }
             }
             bodies.append("{\"batch\":[\(messages.joined(separator: ","))]}")
@@ -173,16 +180,19 @@ struct DefinitionsTests {
             let base = Timestamp.milliseconds(TestMessages.base)
             var all: [IngestMessage] = []
             for (index, body) in Self.bodies(seed: 7).enumerated() {
-                let messages = try Self.decoded(body, receivedAt: base + Int64(index) * 61_000, streaming: index % 2 == 0)
+                let messages = try Self.decoded(
+                    body, receivedAt: base + Int64(index) * 61_000, streaming: index % 2 == 0)
                 #expect(messages.allSatisfy { $0.propertyKeys != nil })
                 all += messages
                 #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
             }
             // Messages made in Swift carry no keys: the storage reads them from the payload.
-            var made = (0..<20).map { index in
-                TestMessages.ingest(
-                    index % 2 == 0 ? "open" : "made", id: "made-\(index)", user: index % 3 == 0 ? "u9" : nil,
-                    at: Double(index), properties: ["plan": index % 4 == 0 ? "pro" : 3, "made": true])
+            var made = (0..<20).map { index -> IngestMessage in
+                let plan: JSONValue = index % 4 == 0 ? "pro" : 3
+                let name = index % 2 == 0 ? "open" : "made"
+                let user: String? = index % 3 == 0 ? "u9" : nil
+                return TestMessages.ingest(
+                    name, id: "made-\(index)", user: user, at: Double(index), properties: ["plan": plan, "made": true])
             }
             made[1].receivedAt = base + 900_000
             #expect(try await storage.insert(made, source: "default").allSatisfy { $0 })
@@ -191,13 +201,15 @@ struct DefinitionsTests {
             #expect(try await storage.insert(all.shuffled(), source: "default").allSatisfy { !$0 })
             try await Self.expectKept(storage, sources: ["default", "web"])
             let counted = try await Self.counted(storage, source: "default")
-            #expect(counted.events["twice"] != nil && counted.traits["plan"] != nil && counted.properties["Home"] != nil)
+            #expect(
+                counted.events["twice"] != nil && counted.traits["plan"] != nil && counted.properties["Home"] != nil)
             #expect(counted.properties["open"]?["größe"] != nil && counted.properties["open"]?[""] != nil)
 
             // A user's data deleted, then retention.
             let deletion = StoredDeletion(
                 id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
-            let deleted = try await storage.deleteUserData(deletion, userIds: ["u1", "u9"], anonymousIds: ["a3"], suppress: [])
+            let deleted = try await storage.deleteUserData(
+                deletion, userIds: ["u1", "u9"], anonymousIds: ["a3"], suppress: [])
             #expect(deleted.events > 0)
             try await Self.expectKept(storage, sources: ["default", "web"], times: false)
             let minute = (base + 2 * 61_000) / 60_000
@@ -261,7 +273,8 @@ struct DefinitionsTests {
                 #expect(PropertyKeyReader.definedKeys(of: bare) == message.propertyKeys)
             }
         }
-        let body = #"{"batch":[{"type":"track","event":"e","anonymousId":"a","properties":{"b":1,"a":"x","b":null,"pl\u0061n":[]}}]}"#
+        let body =
+            #"{"batch":[{"type":"track","event":"e","anonymousId":"a","properties":{"b":1,"a":"x","b":null,"pl\u0061n":[]}}]}"#
         let keys = try Self.decoded(body, receivedAt: 0, streaming: true).first?.propertyKeys
         #expect(
             keys == [

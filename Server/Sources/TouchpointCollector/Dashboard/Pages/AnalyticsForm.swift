@@ -12,7 +12,9 @@ enum AnalyticsForm {
         for name in ["from", "to"] where !without.contains(name) {
             if let date = try context.time(name) { values[name] = Timestamp.format(date) }
         }
-        return AnalyticsParameters(now: context.now, names: Array(values.keys)) { values[$0] }
+        return AnalyticsParameters(now: context.now, calendar: context.calendar, names: Array(values.keys)) {
+            values[$0]
+        }
     }
 
     /// Runs `read`, turning a refused parameter into the page's input error.
@@ -54,12 +56,23 @@ enum AnalyticsForm {
             "<p><label for=\"\(name)\">\(label)</label><select id=\"\(name)\" name=\"\(name)\">\(choices)</select></p>"
     }
 
-    /// The range fields.
+    /// The range fields, in the source's time zone (which they name).
     static func range(_ context: DashboardPageContext) -> HTML {
-        """
-        <p><label for="from">From (UTC)</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
-        <p><label for="to">Until (UTC)</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
-        """
+        let zone = HTML.escape(context.calendar.identifier)
+        return """
+            <p><label for="from">From (\(zone))</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
+            <p><label for="to">Until (\(zone))</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
+            <p class="zone">Days, weeks and months begin in \(zone).</p>
+            """
+    }
+
+    /// What a page says while the daily people are still being built from stored events.
+    static func partialNotice(_ partial: Bool) -> HTML {
+        guard partial else { return .empty }
+        return """
+            <p class="notice" role="status">People are still being counted from the events stored before this \
+            version or time zone: these figures are partial until that is done.</p>
+            """
     }
 
     /// A GET form to `path` around `fields`.

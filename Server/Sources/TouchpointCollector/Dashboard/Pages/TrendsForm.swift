@@ -45,7 +45,8 @@ enum TrendsForm {
         let sourceField: HTML =
             context.source == CollectorSource.defaultID
             ? "" : "<input type=\"hidden\" name=\"source\" value=\"\(context.source)\">"
-        let preset = context.parameter("date") ?? (context.parameter("from") == nil ? DatePreset.last30Days.rawValue : "")
+        let preset =
+            context.parameter("date") ?? (context.parameter("from") == nil ? DatePreset.last30Days.rawValue : "")
         let presets =
             [("", "Custom: from and until")] + DatePreset.allCases.map { ($0.rawValue, $0.label) }
         let compared: HTML = context.parameter("compare") == "previous" ? " checked" : ""
@@ -77,7 +78,8 @@ enum TrendsForm {
         let label = letter.uppercased()
         let math = seriesValue(context, letter, "math") ?? "total"
         let maths = [
-            ("total", "Total events"), ("users", "Unique people"), ("sum", "Sum of a property"),
+            ("total", "Total events"), ("users", "Unique people"), ("dau", "Daily active people"),
+            ("wau", "Weekly active people"), ("mau", "Monthly active people"), ("sum", "Sum of a property"),
             ("avg", "Average of a property"), ("median", "Median of a property"),
             ("p90", "90th percentile of a property"),
         ]
@@ -98,7 +100,8 @@ enum TrendsForm {
     private static func filter(_ context: DashboardPageContext, prefix: String, number: Int) -> HTML {
         let name = "\(prefix)where.\(number)"
         let ops = PropertyFilter.Operator.allCases.map { ($0.rawValue, $0.symbol) }
-        let described = prefix.isEmpty ? "Filter \(number)" : "Series \(prefix.dropLast().uppercased()) filter \(number)"
+        let described =
+            prefix.isEmpty ? "Filter \(number)" : "Series \(prefix.dropLast().uppercased()) filter \(number)"
         return """
             <div class="filter" id="\(name)" role="group" aria-label="\(described)">\
             <p><label for="\(name).property">Property</label><input id="\(name).property" name="\(name).property" list="filter-properties" value="\(context.parameter("\(name).property") ?? "")" autocomplete="off"></p>\
@@ -115,7 +118,8 @@ enum TrendsForm {
             let selected: HTML = option.0 == current ? " selected" : ""
             return "<option value=\"\(option.0)\"\(selected)>\(option.1)</option>"
         }
-        return "<p><label for=\"\(name)\">\(label)</label><select id=\"\(name)\" name=\"\(name)\">\(choices)</select></p>"
+        return
+            "<p><label for=\"\(name)\">\(label)</label><select id=\"\(name)\" name=\"\(name)\">\(choices)</select></p>"
     }
 
     /// The definitions as the fields' lists: event names; properties (for the breakdown); those

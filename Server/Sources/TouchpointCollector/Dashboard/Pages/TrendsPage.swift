@@ -20,7 +20,7 @@ enum TrendsPage {
         let insight = try AnalyticsForm.read { () throws(CollectorError) in try parameters.trends() }
         let result = try await context.services.query.trends(source: context.source, insight)
         let interval = insight.series[0].query.interval
-        let labels = result.starts.map { label($0, interval) }
+        let labels = result.starts.map { label($0, insight.series[0].query) }
         // With a formula the chart shows its lines, with a breakdown the values' lines (the others
         // are in the table).
         let charted = result.lines.filter { line in
@@ -37,7 +37,8 @@ enum TrendsPage {
                         colour: offset, isDashed: true))
             }
         }
-        let title = "\(insight.series.map { "\($0.label): \($0.query.event)" }.joined(separator: ", ")) per \(interval.rawValue)"
+        let title =
+            "\(insight.series.map { "\($0.label): \($0.query.event)" }.joined(separator: ", ")) per \(interval.rawValue)"
         let description = charted.map { "\(name($0, insight)): \(DashboardFormat.number($0.aggregate))" }
             .joined(separator: "; ")
         let chart: HTML
@@ -54,6 +55,7 @@ enum TrendsPage {
             \(form)
             <section aria-labelledby="trend-heading">
             <h2 id="trend-heading">\(title)</h2>
+            \(AnalyticsForm.partialNotice(result.results.contains(where: \.partial)))
             \(chart)
             \(SVGChart.legend(series, id: "trend-legend"))
             \(table(result, insight, labels: labels))
@@ -66,10 +68,12 @@ enum TrendsPage {
     /// `A · page_view`, `A · plan = pro`, `formula · pro`.
     static func name(_ line: TrendInsightResult.Line, _ insight: TrendInsight) -> String {
         guard line.label != "formula" else {
-            return line.isBreakdown ? "\(insight.formula?.text ?? "") · \(valueName(line))" : insight.formula?.text ?? ""
+            return line.isBreakdown
+                ? "\(insight.formula?.text ?? "") · \(valueName(line))" : insight.formula?.text ?? ""
         }
         let query = insight.series.first { $0.label == line.label }?.query
-        let base = "\(line.label) · \(query?.event ?? "")\(query.map { $0.math == .total ? "" : " (\($0.math))" } ?? "")"
+        let base =
+            "\(line.label) · \(query?.event ?? "")\(query.map { $0.measure == .total ? "" : " (\($0.measure))" } ?? "")"
         return line.isBreakdown ? "\(base) · \(valueName(line))" : base
     }
 
@@ -88,17 +92,19 @@ enum TrendsPage {
         let figures = lines.map { line -> HTML in
             let before: HTML =
                 line.previousValues == nil
-                ? "" : " <small class=\"previous\">(\(DashboardFormat.number(line.previousAggregate)) the period before)</small>"
+                ? ""
+                : " <small class=\"previous\">(\(DashboardFormat.number(line.previousAggregate)) the period before)</small>"
             return """
                 <p class="figure" data-series="\(name(line, insight))"><span class="number">\(DashboardFormat.number(line.aggregate))</span> \(name(line, insight))\(before)</p>
                 """
         }
-        return "<section class=\"figures\" id=\"trend-numbers\" aria-label=\"Over the whole range\">\(figures)</section>"
+        return
+            "<section class=\"figures\" id=\"trend-numbers\" aria-label=\"Over the whole range\">\(figures)</section>"
     }
 
     /// A row per interval, a column per line (and one per line's period before).
     private static func table(_ result: TrendInsightResult, _ insight: TrendInsight, labels: [String]) -> HTML {
-        var head = ["Interval (UTC)"]
+        var head = ["Interval (\(insight.series[0].query.range.calendar.identifier))"]
         for line in result.lines {
             head.append(name(line, insight))
             if line.previousValues != nil { head.append("\(name(line, insight)) (period before)") }
@@ -108,7 +114,8 @@ enum TrendsPage {
             for (offset, line) in result.lines.enumerated() {
                 cells += "<td data-line=\"\(offset)\">\(DashboardFormat.number(line.values[index]))</td>"
                 if let before = line.previousValues {
-                    cells += "<td class=\"previous\">\(DashboardFormat.number(index < before.count ? before[index] : nil))</td>"
+                    cells +=
+                        "<td class=\"previous\">\(DashboardFormat.number(index < before.count ? before[index] : nil))</td>"
                 }
             }
             return "<tr><th scope=\"row\">\(labels[index])</th>\(cells)</tr>"
@@ -116,11 +123,14 @@ enum TrendsPage {
         var totals = HTML.empty
         for line in result.lines {
             totals += "<td>\(DashboardFormat.number(line.aggregate))</td>"
-            if line.previousValues != nil { totals += "<td class=\"previous\">\(DashboardFormat.number(line.previousAggregate))</td>" }
+            if line.previousValues != nil {
+                totals += "<td class=\"previous\">\(DashboardFormat.number(line.previousAggregate))</td>"
+            }
         }
         let caption = "Per \(insight.series[0].query.interval.rawValue); the last row is the whole range"
         return DashboardLayout.table(
-            caption: caption, head: head, rows: rows + ["<tr class=\"total\"><th scope=\"row\">Whole range</th>\(totals)</tr>"],
+            caption: caption, head: head,
+            rows: rows + ["<tr class=\"total\"><th scope=\"row\">Whole range</th>\(totals)</tr>"],
             id: "trend", empty: "")
     }
 
@@ -145,9 +155,10 @@ enum TrendsPage {
         return DashboardCSV(name: "trend-\(insight.series[0].query.event)", header: header, rows: rows)
     }
 
-    static func label(_ date: Date, _ interval: AnalyticsInterval) -> String {
-        interval == .hour
-            ? DashboardFormat.time(date).prefix(16).description : String(Timestamp.format(date).prefix(10))
+    /// A point's label: its local date, with the time by hours.
+    static func label(_ date: Date, _ query: TrendQuery) -> String {
+        let time = Timestamp.milliseconds(date)
+        return query.interval == .hour ? query.range.calendar.minute(of: time) : query.range.calendar.date(of: time)
     }
 }
 
@@ -207,15 +218,16 @@ enum FunnelsPage {
 enum RetentionPage {
     static func render(_ context: DashboardPageContext) async throws -> DashboardPage {
         let definitions = try await context.services.query.definitions(source: context.source, limit: 1000)
-        let form = AnalyticsForm.form(
-            context, path: "/dashboard/retention", label: "Retention",
-            fields: """
-                \(AnalyticsForm.field(context, "start", "Cohort event", hint: "Such as signup", list: "event-names"))
-                \(AnalyticsForm.field(context, "return", "Return event", hint: "The same as the cohort event when empty", list: "event-names"))
-                \(AnalyticsForm.select(context, "interval", "Per", ["day", "week"], default: "day"))
-                \(AnalyticsForm.field(context, "periods", "Periods", hint: "1 to 60; 14 days or 12 weeks when empty"))
-                \(AnalyticsForm.range(context))
-                """, submit: "Show") + TrendsForm.datalists(definitions)
+        let form =
+            AnalyticsForm.form(
+                context, path: "/dashboard/retention", label: "Retention",
+                fields: """
+                    \(AnalyticsForm.field(context, "start", "Cohort event", hint: "Such as signup", list: "event-names"))
+                    \(AnalyticsForm.field(context, "return", "Return event", hint: "The same as the cohort event when empty", list: "event-names"))
+                    \(AnalyticsForm.select(context, "interval", "Per", ["day", "week", "month"], default: "day"))
+                    \(AnalyticsForm.field(context, "periods", "Periods", hint: "1 to 60; 14 days or 12 weeks when empty"))
+                    \(AnalyticsForm.range(context))
+                    """, submit: "Show") + TrendsForm.datalists(definitions)
         guard context.parameter("start") != nil else {
             return DashboardPage(
                 title: "Retention", section: "/dashboard/retention",
@@ -235,12 +247,13 @@ enum RetentionPage {
                     "<td class=\"share\(shade)\" title=\"\(cohort.returned[period]) of \(cohort.size)\">\(DashboardFormat.percent(share))</td>"
             }
             return
-                "<tr><th scope=\"row\">\(String(Timestamp.format(cohort.start).prefix(10)))</th><td>\(DashboardFormat.number(cohort.size))</td>\(cells)</tr>"
+                "<tr><th scope=\"row\">\(query.range.calendar.date(of: Timestamp.milliseconds(cohort.start)))</th><td>\(DashboardFormat.number(cohort.size))</td>\(cells)</tr>"
         }
         let table = DashboardLayout.table(
             caption:
                 "Share of each cohort doing \(query.returnEvent), per \(query.interval.rawValue) after their first \(query.startEvent)",
-            head: ["Cohort (UTC)", "People"] + periods.map { "\(query.interval.rawValue) \($0)" }, rows: rows,
+            head: ["Cohort (\(query.range.calendar.identifier))", "People"]
+                + periods.map { "\(query.interval.rawValue) \($0)" }, rows: rows,
             id: "retention", empty: "")
         let csv = DashboardCSV(
             name: "retention", header: ["cohort", "people"] + periods.map { "\(query.interval.rawValue)\($0)" },
@@ -251,6 +264,7 @@ enum RetentionPage {
         let body: HTML = """
             \(form)
             <p class="heat-scale" aria-hidden="true">0 %\(scale)100 %</p>
+            \(AnalyticsForm.partialNotice(result.partial))
             \(table)
             \(DashboardLayout.csvLink(context, path: "/dashboard/retention"))
             """

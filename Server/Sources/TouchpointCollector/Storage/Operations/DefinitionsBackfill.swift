@@ -94,7 +94,8 @@ struct DefinitionsBackfillRunner: Service {
                     }
                     await Task.yield()
                 } catch {
-                    logger.warning("the definitions' backfill failed; retrying in a minute", metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "the definitions' backfill failed; retrying in a minute", metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .seconds(60))
                 }
             }

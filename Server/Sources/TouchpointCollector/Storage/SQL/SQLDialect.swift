@@ -35,7 +35,8 @@ enum SQLDialect: String, Sendable {
     /// PostgreSQL: a JSON text column as `json` can read it (see ``jsonText(_:_:)``).
     static func readableJSON(_ column: String) -> String {
         let nul = "chr(92) || 'u0000'"
-        return "CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(\(column), \(nul), chr(92) || 'ufffd') ELSE \(column) END"
+        return
+            "CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(\(column), \(nul), chr(92) || 'ufffd') ELSE \(column) END"
     }
 
     /// The JSON path of `property` of an `events` row's `properties`, as an SQL expression of the

@@ -55,7 +55,7 @@ enum SQLitePercentile {
                     return
                 }
                 let values = Unmanaged<Values>.fromOpaque(kept).takeRetainedValue()
-                if let result = percentile(values.fraction, of: values.numbers) {
+                if let result = SQLitePercentile.percentile(values.fraction, of: values.numbers) {
                     sqlite_nio_sqlite3_result_double(context, result)
                 } else {
                     sqlite_nio_sqlite3_result_null(context)
