@@ -85,14 +85,7 @@ extension SVGChart {
                     """
             }
         }
-        var axis = HTML.empty
-        if let first = labels.first, let last = labels.last {
-            let middle = labels[labels.count / 2]
-            axis += "<text x=\"\(left)\" y=\"\(height - 6)\" class=\"axis\">\(first)</text>"
-            axis +=
-                "<text x=\"\(left + (width - left) / 2)\" y=\"\(height - 6)\" class=\"axis\" text-anchor=\"middle\">\(middle)</text>"
-            axis += "<text x=\"\(width)\" y=\"\(height - 6)\" class=\"axis\" text-anchor=\"end\">\(last)</text>"
-        }
+        let axis = axisLabels(labels, left: left, width: width, height: height)
         return """
             <svg class="chart" id="\(id)" viewBox="0 0 \(width) \(height)" role="img" aria-labelledby="\(id)-title \(id)-desc" \
             preserveAspectRatio="none" data-maximum="\(DashboardFormat.number(maximum))">
