@@ -8,47 +8,27 @@ struct AnalyticsParameters {
     let value: (String) -> String?
     /// The current time, in ms since 1970.
     let now: Int64
-    /// Where the source's days begin: every range carries it.
+    /// Every parameter's name (for refusing unknown ones where a grammar has names of its own:
+    /// the trends' series and filters).
+    var names: [String] = []
+    /// Where the source's days begin: every range carries it, and the date presets' days
+    /// (``DatePreset``) are its days.
     let calendar: SourceCalendar
 
-    init(now: Date, calendar: SourceCalendar = .utc, _ value: @escaping (String) -> String?) {
+    init(
+        now: Date, calendar: SourceCalendar = .utc, names: [String] = [], _ value: @escaping (String) -> String?
+    ) {
         self.value = { name in value(name).flatMap { $0.isEmpty ? nil : $0 } }
         self.now = Timestamp.milliseconds(now)
         self.calendar = calendar
+        self.names = names.filter { value($0).map { !$0.isEmpty } ?? false }
     }
 
     static let maximumIntervals = 1000
 
+    /// The first series of ``trends()``.
     func trend() throws(CollectorError) -> TrendQuery {
-        let event = try required("event")
-        let interval = try self.interval(allowed: AnalyticsInterval.allCases, default: .day)
-        // By default: the last 48 hours, 30 days, 12 weeks or 12 months.
-        let span: Int64 =
-            switch interval {
-            case .hour: 48 * interval.nominalMilliseconds
-            case .day: 30 * interval.nominalMilliseconds
-            case .week, .month: 12 * interval.nominalMilliseconds
-            }
-        var range = try self.range(defaultSpan: span, interval: interval)
-        // By days, weeks or months a trend counts whole local days, as its people do.
-        if interval != .hour { range = range.wholeDays }
-        var math: ActivePeople?
-        if let text = value("math") {
-            guard let parsed = ActivePeople(rawValue: text) else {
-                throw invalid("math", "expected dau, wau or mau, got \"\(text)\"")
-            }
-            guard interval != .hour else { throw invalid("math", "\(text) needs interval day, week or month") }
-            math = parsed
-        }
-        var breakdown: String?
-        if let property = value("breakdown") {
-            guard PropertyName.isValid(property) else {
-                throw invalid(
-                    "breakdown", "expected a property name (letters, digits and _, at most 64), got \"\(property)\"")
-            }
-            breakdown = property
-        }
-        return TrendQuery(event: event, interval: interval, range: range, breakdown: breakdown, math: math)
+        try trends().series[0].query
     }
 
     func funnel() throws(CollectorError) -> FunnelQuery {
@@ -111,6 +91,20 @@ struct AnalyticsParameters {
         let span = (interval == .day ? 30 : 12) * interval.nominalMilliseconds
         let range = try self.range(defaultSpan: span, interval: interval)
         return LifecycleQuery(event: event, interval: interval, range: range)
+    }
+
+    /// `event` (optional) and `limit` (1 to 10,000 event names, 1,000 when absent) of
+    /// `GET /v1/query/definitions`.
+    func definitions() throws(CollectorError) -> (event: String?, limit: Int) {
+        let event = value("event") == nil ? nil : try required("event")
+        var limit = 1000
+        if let text = value("limit") {
+            guard let parsed = Int(text), (1...10_000).contains(parsed) else {
+                throw invalid("limit", "expected 1 to 10000, got \"\(text)\"")
+            }
+            limit = parsed
+        }
+        return (event, limit)
     }
 
     /// An optional range for the export: both ends optional.

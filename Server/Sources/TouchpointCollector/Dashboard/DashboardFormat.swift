@@ -14,6 +14,31 @@ enum DashboardFormat {
         String(Timestamp.format(date).dropFirst(11).prefix(5))
     }
 
+    /// `300,000`: a count with thousands separators.
+    static func number(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var grouped = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return value < 0 ? "-" + grouped : grouped
+    }
+
+    /// `1,234.57`: a value with thousands separators and at most two decimals; `–` when there is
+    /// none.
+    static func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "–" }
+        let hundredths = (value * 100).rounded()
+        guard abs(hundredths) < 9e17 else { return String(value) }
+        let whole = Int(hundredths / 100)
+        let fraction = Int(abs(hundredths).truncatingRemainder(dividingBy: 100))
+        let sign = hundredths < 0 && whole == 0 ? "-" : ""
+        guard fraction != 0 else { return sign + number(whole) }
+        let decimals = fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0\(fraction)" : String(fraction))
+        return sign + number(whole) + "." + decimals
+    }
+
     /// `42.9 %`, or `–` when there is no rate.
     static func percent(_ rate: Double?) -> String {
         guard let rate, rate.isFinite else { return "–" }

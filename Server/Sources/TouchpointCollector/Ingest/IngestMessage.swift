@@ -31,12 +31,17 @@ public struct IngestMessage: Sendable, Hashable {
     public var receivedAt: Int64
     /// The message as received, compact JSON (without any `writeKey` member).
     public var payload: String
+    /// The keys the collector's definitions count (``PropertyKeyReader/definedKeys(of:)``): the
+    /// top-level keys of `properties` for a named `track`, `page` or `screen` call, of `traits`
+    /// for an `identify` call, with their JSON types. Nil when not read yet: the storage then
+    /// reads them from ``payload``.
+    public var propertyKeys: [PropertyKey]?
 
     /// Creates a message.
     public init(
         messageId: String, type: MessageType, name: String?, userId: String?, anonymousId: String?,
         sessionId: String?, timestamp: Int64, originalTimestamp: String?, sentAt: Int64?, receivedAt: Int64,
-        payload: String, isMessageIdGenerated: Bool = false
+        payload: String, isMessageIdGenerated: Bool = false, propertyKeys: [PropertyKey]? = nil
     ) {
         self.messageId = messageId
         self.isMessageIdGenerated = isMessageIdGenerated
@@ -50,5 +55,6 @@ public struct IngestMessage: Sendable, Hashable {
         self.sentAt = sentAt
         self.receivedAt = receivedAt
         self.payload = payload
+        self.propertyKeys = propertyKeys
     }
 }

@@ -165,7 +165,16 @@ struct MessageReader {
             sessionId: sessionId,
             timestamp: TimestampCorrection.corrected(timestamp: eventTime, sentAt: sent, receivedAt: receivedAt),
             originalTimestamp: originalTimestamp, sentAt: sent, receivedAt: receivedAt, payload: "",
-            isMessageIdGenerated: sentMessageId == nil)
+            isMessageIdGenerated: sentMessageId == nil, propertyKeys: Self.definedKeys(members, type: type, name: name))
+    }
+
+    /// The keys the definitions count (``PropertyKeyReader/definedKeys(of:)``), from the fields.
+    private static func definedKeys(_ fields: MessageFields, type: MessageType, name: String?) -> [PropertyKey] {
+        switch PropertyKeyReader.member(of: type, named: name != nil)?.description {
+        case "properties"?: fields.propertyKeys ?? []
+        case "traits"?: fields.traitKeys ?? []
+        default: []
+        }
     }
 
     /// Whether the JSON text `raw` has the escape `\u0000` in a string (a raw NUL byte is not valid
@@ -289,6 +298,9 @@ struct MessageFields {
     // neither an object nor null.
     var propertiesTypeProblem: String?
     var traitsTypeProblem: String?
+    /// The keys of `properties` and `traits` when they are objects (``PropertyKey``).
+    var propertyKeys: [PropertyKey]?
+    var traitKeys: [PropertyKey]?
     var contextTypeProblem: String?
     var integrationsTypeProblem: String?
 
@@ -316,8 +328,16 @@ struct MessageFields {
         contextSessionId = members["context"]?["sessionId"]
         propertiesTypeProblem = Self.objectTypeProblem(members["properties"])
         traitsTypeProblem = Self.objectTypeProblem(members["traits"])
+        propertyKeys = Self.keys(members["properties"])
+        traitKeys = Self.keys(members["traits"])
         contextTypeProblem = Self.objectTypeProblem(members["context"])
         integrationsTypeProblem = Self.objectTypeProblem(members["integrations"])
+    }
+
+    /// The keys of `value` when it is an object.
+    static func keys(_ value: JSONValue?) -> [PropertyKey]? {
+        guard case .object(let members)? = value else { return nil }
+        return PropertyKeyReader.sorted(members.map { PropertyKey(name: $0.key, type: PropertyType($0.value)) })
     }
 
     /// The type name of `value` when it is present and neither an object nor null.

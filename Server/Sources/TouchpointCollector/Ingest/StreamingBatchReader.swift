@@ -32,13 +32,15 @@ struct StreamingBatchReader {
     func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Body? {
         var cursor = JSONCursor(bytes)
         do {
-            return try readBody(&cursor)
+            return try readBody(&cursor, bytes)
         } catch {
             return nil
         }
     }
 
-    private func readBody(_ cursor: inout JSONCursor) throws(JSONParseError) -> Body? {
+    private func readBody(_ cursor: inout JSONCursor, _ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError)
+        -> Body?
+    {
         var writeKey: JSONValue?
         var sentAt: JSONValue?
         var context: JSONValue?
@@ -50,7 +52,7 @@ struct StreamingBatchReader {
             repeat {
                 guard let key = try cursor.readKey() else { return nil }
                 if JSONCursor.key(key, is: "batch") {
-                    guard elements == nil, let read = try readElements(&cursor) else { return nil }
+                    guard elements == nil, let read = try readElements(&cursor, bytes) else { return nil }
                     elements = read
                 } else if JSONCursor.key(key, is: "writeKey") {
                     writeKey = try cursor.readValue(depth: 1)
@@ -69,7 +71,9 @@ struct StreamingBatchReader {
     }
 
     /// The elements of the `batch` array at the cursor (depth 2; each message is at depth 3).
-    private func readElements(_ cursor: inout JSONCursor) throws(JSONParseError) -> [Element]? {
+    private func readElements(_ cursor: inout JSONCursor, _ bytes: UnsafeBufferPointer<UInt8>)
+        throws(JSONParseError) -> [Element]?
+    {
         guard cursor.take(UInt8(ascii: "[")) else { return nil }
         var elements: [Element] = []
         cursor.skipWhitespace()
@@ -78,7 +82,7 @@ struct StreamingBatchReader {
             cursor.skipWhitespace()
             let start = cursor.offset
             guard elements.count < maximumElements, cursor.take(UInt8(ascii: "{")),
-                let fields = try readMessage(&cursor)
+                let fields = try readMessage(&cursor, bytes)
             else { return nil }
             elements.append(Element(fields: fields, range: start..<cursor.offset))
         } while try cursor.endOfMember(close: UInt8(ascii: "]"))
@@ -86,7 +90,9 @@ struct StreamingBatchReader {
     }
 
     /// The members of the message whose `{` was just read.
-    private func readMessage(_ cursor: inout JSONCursor) throws(JSONParseError) -> MessageFields? {
+    private func readMessage(_ cursor: inout JSONCursor, _ bytes: UnsafeBufferPointer<UInt8>)
+        throws(JSONParseError) -> MessageFields?
+    {
         let depth = 3
         var fields = MessageFields()
         cursor.skipWhitespace()
@@ -100,7 +106,7 @@ struct StreamingBatchReader {
             case 6 where JSONCursor.key(key, is: "userId"): fields.userId = try cursor.readValue(depth: depth)
             case 6 where JSONCursor.key(key, is: "sentAt"): fields.sentAt = try cursor.readValue(depth: depth)
             case 6 where JSONCursor.key(key, is: "traits"):
-                fields.traitsTypeProblem = try objectTypeProblem(&cursor, depth: depth)
+                (fields.traitKeys, fields.traitsTypeProblem) = try objectKeys(&cursor, bytes, depth: depth)
             case 7 where JSONCursor.key(key, is: "context"):
                 guard try readContext(&cursor, into: &fields, depth: depth) else { return nil }
             case 8 where JSONCursor.key(key, is: "writeKey"):
@@ -108,7 +114,7 @@ struct StreamingBatchReader {
             case 9 where JSONCursor.key(key, is: "messageId"): fields.messageId = try cursor.readValue(depth: depth)
             case 9 where JSONCursor.key(key, is: "timestamp"): fields.timestamp = try cursor.readValue(depth: depth)
             case 10 where JSONCursor.key(key, is: "properties"):
-                fields.propertiesTypeProblem = try objectTypeProblem(&cursor, depth: depth)
+                (fields.propertyKeys, fields.propertiesTypeProblem) = try objectKeys(&cursor, bytes, depth: depth)
             case 11 where JSONCursor.key(key, is: "anonymousId"):
                 fields.anonymousId = try cursor.readValue(depth: depth)
             case 17 where JSONCursor.key(key, is: "originalTimestamp"):
@@ -120,6 +126,16 @@ struct StreamingBatchReader {
             }
         } while try cursor.endOfMember(close: UInt8(ascii: "}"))
         return fields
+    }
+
+    /// Moves past a member that must be an object or null: the keys of an object
+    /// (``PropertyKeyReader``), or the type of anything but null.
+    private func objectKeys(_ cursor: inout JSONCursor, _ bytes: UnsafeBufferPointer<UInt8>, depth: Int)
+        throws(JSONParseError)
+        -> ([PropertyKey]?, String?)
+    {
+        guard cursor.next == UInt8(ascii: "{") else { return (nil, try objectTypeProblem(&cursor, depth: depth)) }
+        return (try PropertyKeyReader.keys(of: &cursor, in: bytes, depth: depth), nil)
     }
 
     /// Moves past a member that must be an object or null, answering the type of anything else.

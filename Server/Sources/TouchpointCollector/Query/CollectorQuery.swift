@@ -185,7 +185,7 @@ extension CollectorQuery {
     /// read for counts only, and people cost no more with more events. By hours, both come from
     /// the events.
     func trend(source: String, _ query: TrendQuery, groupLimit: Int) async throws -> TrendResult {
-        guard query.interval != .hour else { return try await trendFromEvents(source: source, query, groupLimit) }
+        guard !query.peopleFromEvents else { return try await trendFromEvents(source: source, query, groupLimit) }
         let window = query.math?.days ?? 1
         let days = query.range.days
         let storage = self.storage
@@ -207,12 +207,12 @@ extension CollectorQuery {
         return result
     }
 
-    /// A trend's counts (and, by hours, its people) from the events.
+    /// A trend's counts (and, by hours or with filters, its people) from the events.
     private func trendFromEvents(source: String, _ query: TrendQuery, _ groupLimit: Int) async throws -> TrendResult {
         let storage = self.storage
         guard let property = query.breakdown else {
             let totals =
-                query.interval == .hour
+                query.peopleFromEvents
                 ? try await storage.trendTotals(source: source, query: query)
                 : try await storage.trendCounts(source: source, query: query)
             return TrendResult.assemble(query, totals: totals, rows: [])
@@ -242,6 +242,70 @@ extension CollectorQuery {
         let other = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
         rows += other.filter(\.isOther)
         return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
+    }
+
+    /// A trend of one or more series (and the period before, when compared): each series as
+    /// ``trend(source:_:)`` answers it, its value over the whole range, and the formula's lines.
+    ///
+    /// The period before is broken down by the values on top in the range, so that each line has
+    /// its own before it.
+    public func trends(source: String, _ insight: TrendInsight) async throws -> TrendInsightResult {
+        var results: [TrendResult] = []
+        var aggregates: [TrendCount] = []
+        var previousResults: [TrendResult] = []
+        var previousAggregates: [TrendCount] = []
+        for series in insight.series {
+            let result = try await trend(source: source, series.query)
+            results.append(result)
+            aggregates.append(try await aggregate(source: source, series.query, result))
+            guard let previous = insight.previous else { continue }
+            let before = try await previousTrend(source: source, series.query, range: previous, current: result)
+            previousResults.append(before)
+            previousAggregates.append(try await aggregate(source: source, before.query, before))
+        }
+        let compared = insight.previous == nil ? nil : previousResults
+        return TrendInsightResult(
+            insight: insight, results: results, previousResults: compared,
+            starts: results.first?.totals.map(\.start) ?? [],
+            previousStarts: compared?.first?.totals.map(\.start),
+            lines: TrendInsightResult.lines(
+                insight, results: results, aggregates: aggregates, previous: compared,
+                previousAggregates: insight.previous == nil ? nil : previousAggregates))
+    }
+
+    /// A series over `range` (the period before), counted as ``trend(source:_:)`` counts it, broken
+    /// down by the values on top in `current` (the range's answer).
+    private func previousTrend(source: String, _ query: TrendQuery, range: AnalyticsRange, current: TrendResult)
+        async throws -> TrendResult
+    {
+        var query = query
+        query.range = range
+        var whole = query
+        whole.breakdown = nil
+        let totals = try await trend(source: source, whole)
+        guard let property = query.breakdown else { return totals }
+        let top = current.series.filter { !$0.isOther }.compactMap(\.value)
+        let rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
+        var result = TrendResult.assemble(query, totals: [:], rows: rows)
+        result.totals = totals.totals
+        result.partial = totals.partial
+        return result
+    }
+
+    /// A series' events, people and aggregate over its whole range: added up from its intervals
+    /// where they add up (events, sums), counted again where they do not (people, averages,
+    /// percentiles).
+    private func aggregate(source: String, _ query: TrendQuery, _ result: TrendResult) async throws -> TrendCount {
+        switch query.measure {
+        case .total, .active:
+            return TrendCount(count: result.totals.reduce(0) { $0 + $1.count }, users: 0)
+        case .sum:
+            return TrendCount(
+                count: result.totals.reduce(0) { $0 + $1.count }, users: 0,
+                aggregate: result.totals.reduce(0) { $0 + ($1.aggregate ?? 0) })
+        case .users, .average, .median, .p90:
+            return try await storage.trendAggregate(source: source, query: query)
+        }
     }
 
     /// The most (interval, value) pairs a trend's breakdown groups in one pass.
@@ -290,6 +354,28 @@ extension CollectorQuery {
             partial: start.partial || returned.partial)
     }
 
+}
+
+extension CollectorQuery {
+    /// The event names `source` has stored (its `limit` most frequent, or only `event`), their
+    /// properties and its people's traits, with counts, when each was last seen and the JSON
+    /// types of their values.
+    public func definitions(source: String, event: String? = nil, limit: Int = 1000) async throws -> Definitions {
+        try await storage.definitions(source: source, event: event, limit: limit)
+    }
+
+    /// The `limit` event names with the most events in `range` (by the events' own time), most first.
+    public func topEvents(source: String, range: TimeRange, limit: Int = 10) async throws
+        -> [(name: String, count: Int)]
+    {
+        try await storage.topEvents(source: source, range: range, limit: limit)
+    }
+
+    /// Events stored per minute of their arrival in `range` (not of their own time: a backfill of
+    /// old events counts when it arrives), oldest first; minutes without any are left out.
+    public func arrivalsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount] {
+        try await storage.arrivalsPerMinute(source: source, range: range)
+    }
 }
 
 extension CollectorQuery {

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import TouchpointCore
 
-/// People, trends, funnels, retention and the export under `/v1/query` (admin token).
+/// People, definitions, trends, funnels, retention and the export under `/v1/query` (admin token).
 enum AnalyticsRoutes {
     static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let query = services.query
@@ -32,10 +32,17 @@ enum AnalyticsRoutes {
             return Response.json(.object(members))
         }
 
+        routes.get("/v1/query/definitions", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let asked = try parameters(request, services, source).definitions()
+            return Response.json(
+                try await query.definitions(source: source, event: asked.event, limit: asked.limit).json)
+        }
+
         routes.get("/v1/query/trends", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let trend = try parameters(request, services, source).trend()
-            return Response.json(try await query.trend(source: source, trend).json)
+            let insight = try parameters(request, services, source).trends()
+            return Response.json(try await query.trends(source: source, insight).json)
         }
 
         routes.get("/v1/query/funnel", access: .admin) { request, _ in
@@ -89,7 +96,9 @@ enum AnalyticsRoutes {
         -> AnalyticsParameters
     {
         let parameters = request.uri.queryParameters
-        return AnalyticsParameters(now: services.clock.now(), calendar: services.calendar(of: source)) { name in
+        return AnalyticsParameters(
+            now: services.clock.now(), calendar: services.calendar(of: source), names: parameters.map { String($0.key) }
+        ) { name in
             parameters.get(name)
         }
     }

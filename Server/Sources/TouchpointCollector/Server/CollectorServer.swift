@@ -168,6 +168,7 @@ public struct CollectorServer: Sendable {
                     RetentionRunner(
                         retention: services.retention, interval: configuration.retentionInterval, logger: logger),
                     SuppressionRefresher(deletions: services.deletions, interval: .seconds(30), logger: logger),
+                    DefinitionsBackfillRunner(storage: storage, logger: logger),
                     application,
                 ], gracefulShutdownSignals: signals,
                 logger: logger))

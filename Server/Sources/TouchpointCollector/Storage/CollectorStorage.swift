@@ -109,10 +109,22 @@ protocol CollectorStorage: Sendable {
     // Analytics (SQLCollectorStorage+Analytics.swift)
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String]
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals
+    func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount
     func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
+
+    // Definitions and arrivals (SQLCollectorStorage+Definitions.swift)
+    /// The event names (the `limit` most frequent, or only `event`), their properties and the
+    /// traits `source` has stored.
+    func definitions(source: String, event: String?, limit: Int) async throws -> Definitions
+    /// Counts the next `limit` events stored before the definitions were kept (``DefinitionsBackfill``).
+    func backfillDefinitions(limit: Int) async throws -> DefinitionsBackfill.Progress
+    /// The `limit` event names with the most events in `range`, most first.
+    func topEvents(source: String, range: TimeRange, limit: Int) async throws -> [(name: String, count: Int)]
+    /// Events stored per minute of their arrival in `range`, minutes without any left out, oldest first.
+    func arrivalsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount]
 
     /// One page of `GET /v1/query/export`: NDJSON lines, in the events list's order.
     func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String>

@@ -2,9 +2,12 @@ import Foundation
 import TouchpointCore
 
 extension SQLCollectorStorage {
-    /// `FROM … WHERE` for some event names of `source` in `from ..< to`, through the
-    /// name-and-minute index, with each event's merge joined (for ``PersonKeys/expression``).
-    func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
+    /// `FROM … WHERE` for some event names of `source` in `from ..< to` that pass `filters`,
+    /// through the name-and-minute index, with each event's merge joined (for
+    /// ``PersonKeys/expression``).
+    func eventsNamed(
+        _ names: [String], source: String, from: Int64, to: Int64, filters: [PropertyFilter] = []
+    ) -> SQLStatement {
         var statement = SQLStatement(dialect, " FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
         statement.bind(.text(source))
         if names.count == 1 {
@@ -16,7 +19,41 @@ extension SQLCollectorStorage {
         }
         appendRange(
             TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to)), to: &statement)
+        for filter in filters {
+            statement.append(" AND ")
+            appendFilter(filter, source: source, to: &statement)
+        }
         return statement
+    }
+
+    /// Appends the condition of `filter` on an `events` row: on its property, or on its person's
+    /// newest value of the trait (of the `identify` calls of the person's ids, their merges
+    /// followed as ``PersonKeys`` follows them, found through the small index of identify calls).
+    func appendFilter(_ filter: PropertyFilter, source: String, to statement: inout SQLStatement) {
+        let property = filter.property
+        guard filter.scope == .person else {
+            dialect.appendCondition(
+                filter, text: dialect.analyticsPropertyText(property),
+                number: dialect.analyticsPropertyNumber(property),
+                to: &statement)
+            return
+        }
+        // "≠" is every person but those "=" finds, those without the trait included.
+        var condition = filter
+        if filter.op == .notEquals { condition.op = .equals }
+        let person = "COALESCE(m.user_key, ABS(t.person_key))"
+        statement.append(
+            """
+            \(PersonKeys.expression) \(filter.op == .notEquals ? "NOT IN" : "IN") (SELECT p FROM (SELECT \(person) AS p, \
+            \(dialect.traitText(property, of: "t")) AS v, \(dialect.traitNumber(property, of: "t")) AS n, \
+            ROW_NUMBER() OVER (PARTITION BY \(person) ORDER BY t.seq DESC) AS r FROM events t \
+            LEFT JOIN person_merges m ON m.anonymous_key = t.person_key AND t.person_key < 0 WHERE t.source = 
+            """)
+        statement.bind(.text(source))
+        statement.append(
+            " AND t.type = 'identify' AND \(dialect.carriesTrait(property, of: "t"))) traits WHERE r = 1 AND ")
+        dialect.appendCondition(condition, text: "v", number: "n", to: &statement)
+        statement.append(")")
     }
 
     /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
@@ -27,41 +64,101 @@ extension SQLCollectorStorage {
 
     // MARK: Trends
 
+    /// The trend's events in `from ..< to` (its range when nil).
+    private func trendEvents(_ query: TrendQuery, source: String) -> SQLStatement {
+        eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, filters: query.filters)
+    }
+
+    /// The columns a trend's subquery gives its groups: `idx` (`index`, the interval by default),
+    /// `person`, `val` (the breakdown's value, when `breakdown`) and `num` (the math's numeric
+    /// property, when it has one).
+    private func trendColumns(_ query: TrendQuery, index: String? = nil, breakdown: String? = nil) -> String {
+        var columns =
+            "SELECT \(index ?? query.range.sqlIndex(query.interval)) AS idx, \(PersonKeys.expression) AS person"
+        if let breakdown { columns += ", \(dialect.analyticsPropertyText(breakdown)) AS val" }
+        if let property = query.measure.property { columns += ", \(dialect.analyticsPropertyNumber(property)) AS num" }
+        return columns
+    }
+
+    /// The aggregates of a trend's group: events, distinct people and the math's aggregate of `num`
+    /// (NULL for total and users), three columns read back by ``trendCount(_:at:)``.
+    private func trendAggregates(_ query: TrendQuery) -> String {
+        "COUNT(*), COUNT(DISTINCT person), \(measureAggregate(query.measure))"
+    }
+
+    /// The math's aggregate of `num` (NULL for the maths without a property).
+    private func measureAggregate(_ measure: TrendMath) -> String {
+        switch measure {
+        case .total, .users, .active: "NULL"
+        case .sum: dialect == .sqlite ? "TOTAL(num)" : "SUM(num)"
+        case .average: "AVG(num)"
+        case .median: dialect.percentile(0.5, of: "num")
+        case .p90: dialect.percentile(0.9, of: "num")
+        }
+    }
+
+    /// The three columns of ``trendAggregates(_:)`` from column `offset` of `row`.
+    private func trendCount(_ row: SQLRow, at offset: Int) -> TrendCount? {
+        guard let count = row[offset].int, let users = row[offset + 1].int else { return nil }
+        let aggregate: Double?
+        switch row[offset + 2] {
+        case .double(let value): aggregate = value
+        case .int(let value): aggregate = Double(value)
+        default: aggregate = nil
+        }
+        return TrendCount(count: Int(count), users: Int(users), aggregate: aggregate)
+    }
+
     /// The `limit` most frequent values of `property` among the trend's events (absent ones
     /// left out: they always have a series of their own).
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val", rest,
+            "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val",
+            trendEvents(query, source: source),
             suffix: ") q WHERE val IS NOT NULL GROUP BY val ORDER BY 2 DESC, val LIMIT \(limit)")
         return try await backend.query(sql, binds).compactMap { $0[0].text }
     }
 
-    /// Counts and distinct people per interval of the trend's events.
+    /// Counts and distinct people (and the math's aggregate) per interval of the trend's events.
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(PersonKeys.expression) AS person",
-            rest, suffix: ") q GROUP BY idx")
+            "SELECT idx, \(trendAggregates(query)) FROM (\(trendColumns(query))", trendEvents(query, source: source),
+            suffix: ") q GROUP BY idx")
         var totals: TrendTotals = [:]
         for row in try await backend.query(sql, binds) {
-            guard let index = row[0].int, let count = row[1].int, let users = row[2].int else { continue }
-            totals[index] = (Int(count), Int(users))
+            guard let index = row[0].int, let counted = trendCount(row, at: 1) else { continue }
+            totals[index] = counted
         }
         return totals
     }
 
-    /// Events per interval of the trend's events, from the name-and-minute index alone (the
-    /// people come from the daily people).
-    func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+    /// Counts and distinct people (and the math's aggregate) over the trend's whole range: its
+    /// people once however many intervals they did it in.
+    func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount {
         let (sql, binds) = select(
-            "SELECT idx, COUNT(*) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx", rest,
-            suffix: ") q GROUP BY idx")
+            "SELECT \(trendAggregates(query)) FROM (\(trendColumns(query, index: "0"))",
+            trendEvents(query, source: source),
+            suffix: ") q")
+        guard let row = try await backend.query(sql, binds).first, let counted = trendCount(row, at: 0) else {
+            throw StorageError(code: .corruptRow, message: "a trend's aggregate returned nothing")
+        }
+        return counted
+    }
+
+    /// Events (and the math's aggregate) per interval of the trend's events, from the
+    /// name-and-minute index alone when the math has no property (the people come from the daily
+    /// people).
+    func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
+        var columns = "SELECT \(query.range.sqlIndex(query.interval)) AS idx"
+        if let property = query.measure.property { columns += ", \(dialect.analyticsPropertyNumber(property)) AS num" }
+        let (sql, binds) = select(
+            "SELECT idx, COUNT(*), 0, \(measureAggregate(query.measure)) FROM (\(columns)",
+            trendEvents(query, source: source), suffix: ") q GROUP BY idx")
         var totals: TrendTotals = [:]
         for row in try await backend.query(sql, binds) {
-            guard let index = row[0].int, let count = row[1].int else { continue }
-            totals[index] = (Int(count), 0)
+            guard let index = row[0].int, let counted = trendCount(row, at: 1) else { continue }
+            totals[index] = counted
         }
         return totals
     }
@@ -113,20 +210,20 @@ extension SQLCollectorStorage {
     {
         let interval = query.interval
         let intervals = query.range.intervals(interval).count
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
-            rest, suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
+            "SELECT idx, val, GROUPING(val), \(trendAggregates(query)) FROM (\(trendColumns(query, breakdown: property))",
+            trendEvents(query, source: source),
+            suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
         var rows: [TrendRow] = []
         var totals: TrendTotals = [:]
         for row in try await backend.query(sql, binds) {
-            guard let index = row[0].int, let isTotal = row[2].int, let count = row[3].int, let users = row[4].int
-            else { continue }
+            guard let index = row[0].int, let isTotal = row[2].int, let counted = trendCount(row, at: 3) else {
+                continue
+            }
             if isTotal == 1 {
-                totals[index] = (Int(count), Int(users))
+                totals[index] = counted
             } else {
-                rows.append(
-                    TrendRow(index: index, value: row[1].text, isOther: false, count: Int(count), users: Int(users)))
+                rows.append(TrendRow(index: index, value: row[1].text, isOther: false, counted))
             }
         }
         guard rows.count <= limit else { return TrendPass(rows: nil, totals: nil) }
@@ -136,15 +233,14 @@ extension SQLCollectorStorage {
     private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws
         -> [TrendRow]?
     {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
         let (sql, binds) = select(
-            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
-            rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
+            "SELECT idx, val, \(trendAggregates(query)) FROM (\(trendColumns(query, breakdown: property))",
+            trendEvents(query, source: source), suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
         let rows = try await backend.query(sql, binds)
         guard rows.count <= limit else { return nil }
         return rows.compactMap { row in
-            guard let index = row[0].int, let count = row[2].int, let users = row[3].int else { return nil }
-            return TrendRow(index: index, value: row[1].text, isOther: false, count: Int(count), users: Int(users))
+            guard let index = row[0].int, let counted = trendCount(row, at: 2) else { return nil }
+            return TrendRow(index: index, value: row[1].text, isOther: false, counted)
         }
     }
 
@@ -156,9 +252,9 @@ extension SQLCollectorStorage {
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
             dialect,
-            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person"
+            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, \(trendAggregates(query)) FROM (\(trendColumns(query, breakdown: property))"
         )
-        let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let events = trendEvents(query, source: source)
         statement.append(events.sql)
         // The top values are bound (they are what clients sent), in a list joined after the
         // events' subquery, so the placeholders appear in the order they are bound.
@@ -175,10 +271,10 @@ extension SQLCollectorStorage {
         }
         statement.append(") tops ON q.val = tops.v GROUP BY 1, 2, 3")
         return try await backend.query(statement.sql, binds).compactMap { row in
-            guard let index = row[0].int, let kind = row[1].int, let count = row[3].int, let users = row[4].int else {
+            guard let index = row[0].int, let kind = row[1].int, let counted = trendCount(row, at: 3) else {
                 return nil
             }
-            return TrendRow(index: index, value: row[2].text, isOther: kind == 2, count: Int(count), users: Int(users))
+            return TrendRow(index: index, value: row[2].text, isOther: kind == 2, counted)
         }
     }
 

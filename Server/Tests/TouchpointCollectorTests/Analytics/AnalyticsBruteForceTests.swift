@@ -182,7 +182,7 @@ struct AnalyticsBruteForceTests {
                 TrendRow(index: index, value: nil, isOther: true, count: point.count, users: point.people.count))
         }
         var result = TrendResult.assemble(
-            query, totals: totals.mapValues { ($0.count, $0.people.count) }, rows: rows)
+            query, totals: totals.mapValues { TrendCount(count: $0.count, users: $0.people.count) }, rows: rows)
         if let math = query.math {
             for (offset, entry) in query.range.dayRanges(query.interval).enumerated() {
                 let end = entry.days.upperBound

@@ -118,6 +118,32 @@ struct AnalyticsRouteTests {
         }
     }
 
+    @Test func definitionsAndSeveralSeriesOverHTTP() async throws {
+        try await RouterHarness.run { client, _ async throws in
+            try await Self.seed(client)
+            let definitions = try await Self.get(client, "/v1/query/definitions").json
+            let events = definitions["events"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            #expect(Set(events) == ["open", "buy"])
+            let traits = definitions["traits"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            #expect(Set(traits) == ["email", "plan"])
+            // Buys by people whose plan trait is pro, and opens; buys per open.
+            let trend = try await Self.get(
+                client,
+                "/v1/query/trends?a.event=buy&a.where.1.property=person.plan&a.where.1.value=pro&b.event=open&formula=A%20/%20B&interval=day&\(Self.range)"
+            )
+            #expect(trend.status == .ok)
+            let results = try trend.json["results"]?.arrayValue ?? []
+            #expect(results.map { $0["label"] } == ["A", "B", "formula"])
+            #expect(results.map { $0["lines"]?[0]?["values"] } == [[1], [1], [1]])
+            // No buyer has the plan team: no buys, and 0 / 1 for the formula.
+            let none = try await Self.get(
+                client,
+                "/v1/query/trends?a.event=buy&a.where.1.property=person.plan&a.where.1.value=team&b.event=open&formula=A%20/%20B&interval=day&\(Self.range)"
+            )
+            #expect(try none.json["results"]?[2]?["lines"]?[0]?["values"] == [0])
+        }
+    }
+
     @Test(arguments: [
         ("/v1/query/stickiness?event=open&interval=day", "interval"),
         ("/v1/query/stickiness?interval=week", "event"),
@@ -138,6 +164,22 @@ struct AnalyticsRouteTests {
         ("/v1/query/trends?interval=day", "event"),
         ("/v1/query/trends?event=buy&interval=fortnight", "interval"),
         ("/v1/query/trends?event=buy&breakdown=plan%27--", "breakdown"),
+        ("/v1/query/trends?event=buy&date=yesterday", "date"),
+        ("/v1/query/trends?event=buy&date=7d&from=2026-01-01T00:00:00Z", "date"),
+        ("/v1/query/trends?event=buy&math=sum", "property"),
+        ("/v1/query/trends?event=buy&b.math=users", "b.event"),
+        ("/v1/query/trends?event=buy&b.event=open&b.math=avg&b.property=1x", "b.property"),
+        ("/v1/query/trends?event=buy&where.1.property=amount&where.1.op=gt&where.1.value=many", "where.1.value"),
+        ("/v1/query/trends?event=buy&where.1.property=plan&where.1.op=like&where.1.value=pro", "where.1.op"),
+        ("/v1/query/trends?event=buy&where.11.property=plan&where.11.value=pro", "where.11.property"),
+        ("/v1/query/trends?event=buy&where.1.value=pro", "where.1.property"),
+        ("/v1/query/trends?event=buy&k.event=open", "k.event"),
+        ("/v1/query/trends?event=buy&formula=A%20/%20C", "formula"),
+        ("/v1/query/trends?event=buy&formula=A%20/", "formula"),
+        ("/v1/query/trends?event=buy&compare=last_year", "compare"),
+        ("/v1/query/trends?event=buy&display=pie", "display"),
+        ("/v1/query/trends?event=buy&math=wau&where.1.property=plan&where.1.value=pro", "math"),
+        ("/v1/query/definitions?limit=0", "limit"),
         ("/v1/query/funnel?steps=open", "steps"),
         ("/v1/query/funnel?steps=open,buy&window=soon", "window"),
         ("/v1/query/retention?start=open&interval=hour", "interval"),

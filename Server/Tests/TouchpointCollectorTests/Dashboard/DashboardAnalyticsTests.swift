@@ -55,12 +55,13 @@ struct DashboardAnalyticsTests {
             try await Self.seed(client)
             let cookie = try await DashboardClient.signIn(client)
             let empty = try await DashboardClient.page(client, "/dashboard/trends", cookie: cookie)
-            #expect(empty.contains("Name an event"))
+            #expect(empty.contains("Pick an event"))
             let trend = try await DashboardClient.page(
                 client, "/dashboard/trends?event=buy&breakdown=plan&from=2026-01-01T00%3A00&to=2026-01-03T00%3A00",
                 cookie: cookie)
             #expect(trend.contains("id=\"trend-chart\""))
-            #expect(trend.contains("<th scope=\"row\">2026-01-01</th><td>1</td><td>1</td><td>1</td></tr>"))
+            #expect(
+                trend.contains("<th scope=\"row\">2026-01-01</th><td data-line=\"0\">1</td><td data-line=\"1\">1</td>"))
             #expect(trend.contains("format=csv"))
             let funnel = try await DashboardClient.page(
                 client, "/dashboard/funnels?steps=open%2Cbuy&window=1h&from=2026-01-01T00%3A00", cookie: cookie)
@@ -70,6 +71,36 @@ struct DashboardAnalyticsTests {
                 client, "/dashboard/retention?start=open&return=buy&from=2026-01-01T00%3A00&to=2026-01-02T00%3A00",
                 cookie: cookie)
             #expect(retention.contains("<th scope=\"row\">2026-01-01</th><td>1</td>"))
+        }
+    }
+
+    @Test func theTrendsPageShowsSeveralSeriesAsTheAPIAnswersThem() async throws {
+        try await RouterHarness.run(configure: Self.configure) { client, _ async throws in
+            try await Self.seed(client)
+            let cookie = try await DashboardClient.signIn(client)
+            let query =
+                "event=buy&b.event=open&b.math=users&where.1.property=plan&where.1.op=set&formula=A%20%2B%20B&interval=day"
+            let page = try await DashboardClient.page(
+                client, "/dashboard/trends?\(query)&from=2026-01-01T00%3A00&to=2026-01-03T00%3A00&display=number",
+                cookie: cookie)
+            // The form offers what the source has seen, and shows the series and the filter asked for.
+            #expect(page.contains("<datalist id=\"event-names\">"))
+            #expect(page.contains("<option value=\"buy\" label="))
+            #expect(page.contains("id=\"series-b\""))
+            #expect(page.contains("name=\"where.1.property\""))
+            let answer = try await AnalyticsRouteTests.get(
+                client, "/v1/query/trends?\(query)&from=2026-01-01T00:00:00Z&to=2026-01-03T00:00:00Z"
+            ).json
+            let results = answer["results"]?.arrayValue ?? []
+            #expect(results.count == 3)
+            for result in results {
+                let aggregate = result["lines"]?[0]?["aggregate"]?.intValue ?? -1
+                #expect(aggregate >= 0)
+                // One figure per line charted: the formula's, with its value over the range.
+                if result["label"] == "formula" {
+                    #expect(page.contains("<span class=\"number\">\(aggregate)</span> A + B"), "\(page)")
+                }
+            }
         }
     }
 
@@ -107,7 +138,7 @@ struct DashboardAnalyticsTests {
                 method: .get, headers: DashboardClient.cookie(cookie))
             #expect(
                 String(buffer: trend.body)
-                    == "start,events,people\r\n2026-01-01T00:00:00.000Z,1,1\r\n2026-01-02T00:00:00.000Z,0,0\r\n")
+                    == "start,A · buy\r\n2026-01-01T00:00:00.000Z,1\r\n2026-01-02T00:00:00.000Z,0\r\n")
             let noTable = try await client.execute(
                 uri: "/dashboard/trends?format=csv", method: .get, headers: DashboardClient.cookie(cookie))
             #expect(noTable.status == .notFound)
@@ -131,7 +162,7 @@ struct DashboardAnalyticsTests {
                 ("/dashboard/promotion?", "promotedApp,promotingApp,impressions,taps,clickThrough"),
                 ("/dashboard/people?", "userId,name,email,firstSeen,lastSeen,events,traits"),
                 ("/dashboard/people/u1?", "trait,value"),
-                ("/dashboard/trends?event=buy&", "start,events,people"),
+                ("/dashboard/trends?event=buy&", "start,A · buy"),
                 ("/dashboard/funnels?steps=open,buy&", "step,people,conversionFromFirst"),
                 ("/dashboard/retention?start=open&", "cohort,people,day0"),
             ]

@@ -216,10 +216,15 @@ struct DashboardRouteTests {
             #expect(html.between("id=\"active-sessions\">", "<") == "4")
             #expect(html.between("id=\"total-events\">", "<") == "40")
             let chart = try #require(html.between("<svg class=\"chart\" id=\"activity-chart\"", "</svg>"))
-            // Events at seconds 0…8 fall in minute 0, 60…84 in minute 1, 100 and 200 in minutes 1 and 3.
-            #expect(chart.occurrences(of: "<rect class=\"bar\"") == 3)
-            #expect(chart.contains("<title>2026-01-01 00:00:00: 13</title>"))
-            #expect(chart.contains("<title>2026-01-01 00:01:00: 26</title>"))
+            // By arrival: the events' own times are seconds 0…200, but every one arrived at the
+            // clock's minute 10.
+            #expect(chart.occurrences(of: "<rect class=\"bar\"") == 1)
+            #expect(chart.contains("<title>2026-01-01 00:10:00: 40</title>"))
+            // The events most seen this week, by their own time, most first.
+            #expect(html.contains("id=\"top-events\""))
+            let top = try #require(html.between("<tr data-event=\"survey_response\">", "</tr>"))
+            // 25 here and 2 of QueryRouteTests.seed.
+            #expect(top.contains("<td class=\"count\">27</td>"))
             #expect(html.contains("<th scope=\"row\"><a href=\"/dashboard?source=web\">web</a></th><td>0</td>"))
 
             let bad = try await DashboardClient.page(client, "/dashboard?hours=99", cookie: cookie, status: .badRequest)

@@ -67,6 +67,42 @@ enum DashboardStylesheet {
         pre.config { overflow: auto; max-height: 28rem; padding: .75rem; border: 1px solid var(--line); \
         border-radius: .4rem; font-size: .85rem; }
         .pager a { font-weight: 600; }
+        fieldset { border: 1px solid var(--line); border-radius: .4rem; margin: 0 0 .75rem; padding: .5rem .75rem; }
+        legend { font-weight: 600; padding: 0 .25rem; }
+        .insight fieldset.series, .insight .filter { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); \
+        gap: .5rem 1rem; align-items: end; }
+        .insight .filter { grid-column: 1 / -1; }
+        .insight p { margin: 0; }
+        .insight label { display: block; font-size: .9rem; color: var(--muted); }
+        .insight input:not([type=checkbox]), .insight select { width: 100%; }
+        .insight .check label { display: inline; margin-left: .35rem; }
+        .insight .add { margin: 0 0 .75rem; }
+        .insight .actions { margin: .75rem 0 1rem; }
+        .insight small { display: block; font-size: .8rem; color: var(--muted); }
+        button.secondary { background: transparent; color: var(--accent); }
+        .series-0 { --series: #2458d3; } .series-1 { --series: #d9731b; } .series-2 { --series: #1f9d55; } \
+        .series-3 { --series: #c0392b; } .series-4 { --series: #8e44ad; } .series-5 { --series: #16a3a3; } \
+        .series-6 { --series: #b8860b; } .series-7 { --series: #d6337a; } .series-8 { --series: #5d6d7e; } \
+        .series-9 { --series: #7a5c3e; }
+        .chart .line { fill: none; stroke: var(--series); stroke-width: 2; vector-effect: non-scaling-stroke; }
+        .chart .line.dashed { stroke-dasharray: 5 4; opacity: .75; }
+        .chart .point { fill: var(--series); }
+        .chart .bar[class*="series-"] { fill: var(--series); }
+        .legend { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; list-style: none; padding: 0; margin: .5rem 0; }
+        .legend li { display: flex; align-items: center; gap: .4rem; }
+        .legend .swatch { display: inline-block; width: 1.25rem; height: .3rem; border-radius: .15rem; background: var(--series); }
+        .legend .swatch.dashed { background: repeating-linear-gradient(90deg, var(--series) 0 5px, transparent 5px 9px); }
+        td.previous, .previous { color: var(--muted); }
+        tr.total th, tr.total td { font-weight: 600; }
+        td.heat { text-align: right; }
+        .heat-0 { background: rgba(36, 88, 211, .03); } .heat-1 { background: rgba(36, 88, 211, .1); } \
+        .heat-2 { background: rgba(36, 88, 211, .18); } .heat-3 { background: rgba(36, 88, 211, .26); } \
+        .heat-4 { background: rgba(36, 88, 211, .34); } .heat-5 { background: rgba(36, 88, 211, .42); } \
+        .heat-6 { background: rgba(36, 88, 211, .52); color: #fff; } .heat-7 { background: rgba(36, 88, 211, .62); color: #fff; } \
+        .heat-8 { background: rgba(36, 88, 211, .72); color: #fff; } .heat-9 { background: rgba(36, 88, 211, .84); color: #fff; } \
+        .heat-10 { background: rgba(36, 88, 211, .95); color: #fff; }
+        .heat-scale { display: flex; align-items: center; gap: .25rem; font-size: .85rem; color: var(--muted); margin: 0 0 .5rem; }
+        .heat-scale span.heat { display: inline-block; width: 1.25rem; height: .9rem; border-radius: .15rem; }
         @media (max-width: 40rem) { main { padding: .75rem; } .sign-out { margin-left: 0; } h1 { font-size: 1.3rem; } }
 
         """

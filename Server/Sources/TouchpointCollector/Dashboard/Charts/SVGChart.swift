@@ -1,6 +1,17 @@
 /// Inline SVG charts: drawn on the server, no script, readable by screen readers through their
 /// title and description (each page also shows the numbers in a table).
 enum SVGChart {
+    /// The first, middle and last of `labels` under a chart's plot, `left` to `width`.
+    static func axisLabels(_ labels: [String], left: Double, width: Double, height: Double) -> HTML {
+        guard let first = labels.first, let last = labels.last else { return .empty }
+        let middle = labels[labels.count / 2]
+        return """
+            <text x="\(left)" y="\(height - 6)" class="axis">\(first)</text>\
+            <text x="\(left + (width - left) / 2)" y="\(height - 6)" class="axis" text-anchor="middle">\(middle)</text>\
+            <text x="\(width)" y="\(height - 6)" class="axis" text-anchor="end">\(last)</text>
+            """
+    }
+
     /// One bar: its label (shown under or beside it) and its value.
     struct Bar: Sendable {
         var label: String
@@ -28,14 +39,7 @@ enum SVGChart {
                 height="\(barHeight)"><title>\(bar.detail ?? bar.label): \(bar.value)</title></rect>
                 """
         }
-        var labels = HTML.empty
-        if let first = bars.first, let last = bars.last {
-            let middle = bars[bars.count / 2]
-            labels += "<text x=\"\(left)\" y=\"\(height - 6)\" class=\"axis\">\(first.label)</text>"
-            labels +=
-                "<text x=\"\(left + (width - left) / 2)\" y=\"\(height - 6)\" class=\"axis\" text-anchor=\"middle\">\(middle.label)</text>"
-            labels += "<text x=\"\(width)\" y=\"\(height - 6)\" class=\"axis\" text-anchor=\"end\">\(last.label)</text>"
-        }
+        let labels = axisLabels(bars.map(\.label), left: left, width: width, height: height)
         return """
             <svg class="chart" id="\(id)" viewBox="0 0 \(width) \(height)" role="img" aria-labelledby="\(id)-title \(id)-desc" \
             preserveAspectRatio="none" data-maximum="\(maximum)">

@@ -4,14 +4,17 @@ import TouchpointCore
 /// What the analytics pages share: their parameters read as the query API reads them (the form's
 /// `datetime-local` times accepted too), and their forms' fields.
 enum AnalyticsForm {
-    /// The page's parameters for ``AnalyticsParameters``: `from` and `to` as RFC 3339.
+    /// The page's parameters for ``AnalyticsParameters``: `from` and `to` as RFC 3339; the
+    /// parameters named `without` left out.
     /// - Throws: ``DashboardInputError`` for a time that does not read.
-    static func parameters(_ context: DashboardPageContext) throws -> AnalyticsParameters {
-        var values = context.parameters
-        for name in ["from", "to"] {
+    static func parameters(_ context: DashboardPageContext, without: Set<String> = []) throws -> AnalyticsParameters {
+        var values = context.parameters.filter { !without.contains($0.key) }
+        for name in ["from", "to"] where !without.contains(name) {
             if let date = try context.time(name) { values[name] = Timestamp.format(date) }
         }
-        return AnalyticsParameters(now: context.now, calendar: context.calendar) { values[$0] }
+        return AnalyticsParameters(now: context.now, calendar: context.calendar, names: Array(values.keys)) {
+            values[$0]
+        }
     }
 
     /// Runs `read`, turning a refused parameter into the page's input error.
@@ -25,12 +28,14 @@ enum AnalyticsForm {
         }
     }
 
-    /// A text field.
-    static func field(_ context: DashboardPageContext, _ name: String, _ label: String, hint: String? = nil) -> HTML {
-        var described = HTML.empty
+    /// A text field; `list` names the `datalist` it offers (``TrendsForm/datalists(_:)``).
+    static func field(
+        _ context: DashboardPageContext, _ name: String, _ label: String, hint: String? = nil, list: String? = nil
+    ) -> HTML {
+        var described: HTML = list.map { " list=\"\($0)\"" } ?? ""
         var hintText = HTML.empty
         if let hint {
-            described = " aria-describedby=\"\(name)-hint\""
+            described += " aria-describedby=\"\(name)-hint\""
             hintText = "<small id=\"\(name)-hint\">\(hint)</small>"
         }
         return """

@@ -19,13 +19,14 @@ enum SessionsPage {
         let filter = SessionFilter(user: user.map(UserReference.any), range: range, eventName: event)
         let page = try await context.services.query.sessions(
             source: context.source, filter: filter, page: context.page(pageSize))
+        let definitions = try await context.services.query.definitions(source: context.source, limit: 1000)
         let rows = page.items.map { session -> HTML in
             let who = session.userId ?? session.anonymousId.map { "anonymous \($0)" } ?? "–"
             return """
                 <tr><td><a href="\(context.link("/dashboard/sessions/" + DashboardFormat.percentEncoded(session.sessionId)))">\
                 <code>\(String(session.sessionId.prefix(8)))</code></a></td>\
                 <td class="user">\(who)</td><td>\(DashboardFormat.time(session.firstTimestamp))</td>\
-                <td>\(DashboardFormat.time(session.lastTimestamp))</td><td>\(session.eventCount)</td></tr>
+                <td>\(DashboardFormat.time(session.lastTimestamp))</td><td>\(DashboardFormat.number(session.eventCount))</td></tr>
                 """
         }
         let next = page.nextCursor.map { cursor in
@@ -46,11 +47,12 @@ enum SessionsPage {
         let body: HTML = """
             <form method="get" action="/dashboard/sessions" class="filters" aria-label="Filter sessions">\(sourceField)
             <p><label for="user">User or anonymous id</label><input id="user" name="user" value="\(user ?? "")" autocomplete="off"></p>
-            <p><label for="event">Contains event</label><input id="event" name="event" value="\(event ?? "")" autocomplete="off"></p>
+            <p><label for="event">Contains event</label><input id="event" name="event" list="event-names" value="\(event ?? "")" autocomplete="off"></p>
             <p><label for="from">Active from (\(context.calendar.identifier))</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
             <p><label for="to">Until (\(context.calendar.identifier))</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
             <p class="actions"><button type="submit">Filter</button> <a href="\(context.link("/dashboard/sessions"))">Clear</a></p>
             </form>
+            \(TrendsForm.datalists(definitions))
             \(problem)
             \(table)
             \(DashboardLayout.nextPage(next, label: "Older sessions"))

@@ -89,10 +89,13 @@ extension SQLCollectorStorage {
                 statement.bindTuple(everyId)
                 statement.append(")")
             }
-            // An event's row returns its shared context (`SharedContexts`), released below, and
-            // what its daily people's bit is (`DailyPeopleRollup`), cleared below.
+            // An event's row returns its shared context (`SharedContexts`), released below, what
+            // its daily people's bit is (`DailyPeopleRollup`), cleared below, and what its
+            // definitions take off (`DefinitionCounts`).
             statement.append(
-                table == "events" ? ") RETURNING context_id, event, timestamp, person_key" : ") RETURNING source")
+                table == "events"
+                    ? ") RETURNING context_id, event, timestamp, person_key, \(Self.definedColumns)"
+                    : ") RETURNING source")
             statements.append((statement, table))
         }
         // The ids' numbers (`PersonKeys`) and their merges (first, found through the numbers).
@@ -169,6 +172,7 @@ extension SQLCollectorStorage {
                     }
                     try await Self.clearDailyPeople(
                         source: source, events: counted, calendar: calendar, in: transaction, dialect: dialect)
+                    try await Self.forgetDefinitions(of: rows, at: 4, in: transaction, dialect: dialect)
                 } else if table == "sessions" {
                     deleted.sessions += rows.count
                 }

@@ -11,7 +11,7 @@ extension SQLCollectorStorage {
         statement.bind(.int(beforeMinute))
         statement.append(" LIMIT ")
         statement.bind(.int(Int64(limit)))
-        statement.append(") RETURNING context_id")
+        statement.append(") RETURNING context_id, \(Self.definedColumns)")
         return try await deleting(statement, source: source, events: true)
     }
 
@@ -20,9 +20,10 @@ extension SQLCollectorStorage {
         return try await deleting(statement, source: source, events: false)
     }
 
-    /// Runs a delete that returns a row per deleted row (of `events`, their `context_id`, or else
-    /// of `sessions`) and takes them off `source`'s counts (`SourceCounts`) and, for events, off
-    /// their shared contexts (`SharedContexts`), in one transaction; returns how many it deleted.
+    /// Runs a delete that returns a row per deleted row (of `events`, their `context_id` and
+    /// ``definedColumns``, or else of `sessions`) and takes them off `source`'s counts
+    /// (`SourceCounts`) and, for events, off their shared contexts (`SharedContexts`) and
+    /// definitions (`DefinitionCounts`), in one transaction; returns how many it deleted.
     private func deleting(_ statement: SQLStatement, source: String, events: Bool) async throws -> Int {
         let dialect = self.dialect
         return try await backend.write { transaction in
@@ -31,6 +32,7 @@ extension SQLCollectorStorage {
             guard deleted > 0 else { return 0 }
             if events {
                 try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+                try await Self.forgetDefinitions(of: rows, at: 1, in: transaction, dialect: dialect)
             }
             _ = try await transaction.query(
                 SourceCounts.change(

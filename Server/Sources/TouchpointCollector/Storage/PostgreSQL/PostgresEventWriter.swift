@@ -11,7 +11,8 @@ import TouchpointCore
 /// events, adds them to their sessions, profiles and the source's counts, and records the
 /// request's identity links and people's numbers (``Insert``). Each write adds a row of its own
 /// to `source_counts` (a row that every write updated would make each wait for the commit of the
-/// one before); a source's rows are folded into one every ``SourceCounts/foldEvery`` writes.
+/// one before); a source's rows are folded into one every ``SourceCounts/foldEvery`` writes. The
+/// definitions (``DefinitionCounts``) and the arrivals per minute (``ArrivalCounts``) likewise.
 /// Contexts stay inline: rows that every write updates would make the writes wait for each other.
 final class PostgresEventWriter: EventWriter {
     let backend: PostgresBackend
@@ -36,6 +37,8 @@ final class PostgresEventWriter: EventWriter {
         let message: IngestMessage
         let stored: StoredPayload.Compacted
         let person: (person: PersonKeys.Person, isUser: Bool)?
+        /// What the message adds to its source's definitions (nil: nothing).
+        let definitions: DefinitionCounts.Shape?
 
         init(source: String, message: IngestMessage) {
             self.source = source
@@ -44,6 +47,8 @@ final class PostgresEventWriter: EventWriter {
                 message.payload, columns: StoredPayload.Columns(message), shareContext: false,
                 unwrapProperties: false)
             person = PersonKeys.person(source: source, message: message)
+            definitions = DefinitionCounts.Shape(
+                source: source, message: message, keys: PropertyKeyReader.definedKeys(of: message))
         }
     }
 
@@ -59,6 +64,9 @@ final class PostgresEventWriter: EventWriter {
         }
         if written % SourceCounts.foldEvery == 0 {
             try? await SourceCounts.fold(source: source, in: backend)
+            try? await DefinitionCounts.fold(source: source, in: backend)
+            try? await ArrivalCounts.fold(
+                source: source, now: messages.map(\.receivedAt).max() ?? 0, in: backend)
             try? await foldDailyPeople()
         }
         return stored
@@ -201,6 +209,10 @@ final class PostgresEventWriter: EventWriter {
             bindings.append(daily.needed)
             bindings.append(daily.changes ?? -1)
             bindings.append(daily.messageIds)
+            let definitions = Self.definitionColumns(rows)
+            bindings.append(definitions.ids)
+            bindings.append(definitions.names)
+            bindings.append(definitions.types)
             return bindings
         }
 
@@ -284,6 +296,25 @@ final class PostgresEventWriter: EventWriter {
             ]
         }
 
+        /// The rows' property and trait keys (``DefinitionCounts/Shape``) as the three arrays
+        /// ``sql`` binds last: each key's message id, name and type.
+        static func definitionColumns(_ rows: [PostgresEventWriter.Row]) -> (
+            ids: [String], names: [String], types: [String]
+        ) {
+            var ids: [String] = []
+            var names: [String] = []
+            var types: [String] = []
+            for row in rows {
+                guard let shape = row.definitions else { continue }
+                for key in shape.keys {
+                    ids.append(row.message.messageId)
+                    names.append(key.name)
+                    types.append(key.type.rawValue)
+                }
+            }
+            return (ids, names, types)
+        }
+
         /// A statement of one shape whatever the batch size: the columns as arrays, zipped by unnest.
         ///
         /// Sessions: one row per session among the events stored now, in session order (lock order);
@@ -295,7 +326,9 @@ final class PostgresEventWriter: EventWriter {
         /// recorded with the link that won. People get their numbers first
         /// (``personNumbers``), and the events and the merges read them from
         /// `people` (a statement does not see the rows its own parts insert), the events by a hash join
-        /// (a lookup per event was a seventh of PostgreSQL's time), kept in the request's order.
+        /// (a lookup per event was a seventh of PostgreSQL's time), kept in the request's order. The
+        /// events stored now add rows to `definitions` (their names, and their keys joined by message
+        /// id) and to `arrivals`.
         static let sql = """
             WITH \(personNumbers), \
             inserted AS (INSERT INTO events (\(columns.map(\.name).joined(separator: ", "))) \
@@ -305,7 +338,7 @@ final class PostgresEventWriter: EventWriter {
             LEFT JOIN people k ON k.source = batch.source \
             AND k.person = COALESCE(NULLIF(batch.user_id, ''), NULLIF(batch.anonymous_id, '')) ORDER BY n \
             ON CONFLICT (source, message_id) DO NOTHING \
-            RETURNING seq, source, message_id, user_id, anonymous_id, session_id, timestamp), \
+            RETURNING seq, source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, received_at), \
             touched AS (INSERT INTO sessions \
             (source, session_id, user_id, anonymous_id, first_timestamp, last_timestamp, event_count) \
             SELECT source, session_id, \
@@ -331,7 +364,17 @@ final class PostgresEventWriter: EventWriter {
             JOIN people a ON a.source = linked.source AND a.person = linked.anonymous_id \
             JOIN people b ON b.source = linked.source AND b.person = linked.user_id \
             ON CONFLICT (anonymous_key) DO NOTHING), \
-            \(dailyPeople) \
+            \(dailyPeople), \
+            defined AS (INSERT INTO definitions (\(DefinitionCounts.columns)) \
+            SELECT source, 'event', event, '', '', COUNT(*), MAX(received_at) FROM inserted \
+            WHERE event IS NOT NULL GROUP BY source, event \
+            UNION ALL SELECT i.source, CASE WHEN i.type = 'identify' THEN 'trait' ELSE 'property' END, \
+            COALESCE(i.event, ''), d.name, d.kind, COUNT(*), MAX(i.received_at) \
+            FROM unnest($\(bound.count + 15)::text[], $\(bound.count + 16)::text[], $\(bound.count + 17)::text[]) \
+            AS d(message_id, name, kind) \
+            JOIN inserted i ON i.message_id = d.message_id GROUP BY 1, 2, 3, 4, 5), \
+            arrived AS (INSERT INTO arrivals (source, minute, events) \
+            SELECT source, received_at / 60000, COUNT(*) FROM inserted GROUP BY 1, 2) \
             SELECT source, message_id, (SELECT changes FROM daily_people_changes) FROM inserted
             """
 

@@ -88,12 +88,14 @@ final class SQLiteConnection: @unchecked Sendable {
     ///
     /// And `touchpoint_id(value)`: the text of a packed id, any other value as it is; and
     /// `touchpoint_packed_id(value)`, its reverse: a text that spells a UUID packed, any other value
-    /// as it is (for migrations).
+    /// as it is (for migrations). And the aggregate `touchpoint_percentile(value, fraction)`
+    /// (``SQLitePercentile``).
     ///
     /// And `touchpoint_bits_or(a, b)`: the union of two stored chunks of people
     /// (``PersonChunkEncoding``), how a write adds its people to a day's row of `daily_people` in
     /// place; an error for bytes that are not a chunk.
     private static func registerFunctions(_ handle: OpaquePointer) {
+        SQLitePercentile.register(handle)
         sqlite_nio_sqlite3_create_function_v2(
             handle, "touchpoint_bits_or", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, count, arguments in

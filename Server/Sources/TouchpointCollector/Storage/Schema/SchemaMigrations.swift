@@ -554,6 +554,47 @@ enum SchemaMigrations {
                 "CREATE TABLE suppression_key (fingerprint TEXT PRIMARY KEY)",
             ]
         },
+        Migration(
+            version: 21,
+            summary: "the event names, properties and traits each source has stored, and events per minute of arrival"
+        ) { dialect in
+            // See `DefinitionCounts` and `ArrivalCounts`. SQLite keeps a row per key, which its one
+            // writer updates; PostgreSQL's writers each add rows of their own (summed when read,
+            // folded now and then): a row that every write updated would make them wait for each
+            // other's commits. The events stored before are counted in the background
+            // (`DefinitionsBackfill`), from the oldest, up to the newest event now: the table
+            // below says how far it got.
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let sqlite = dialect == .sqlite
+            return [
+                """
+                CREATE TABLE definitions (
+                    source TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    property TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    events \(integer) NOT NULL,
+                    last_seen \(integer) NOT NULL\(sqlite ? ",\n    PRIMARY KEY (source, kind, event, property, type)" : "")
+                )\(sqlite ? " WITHOUT ROWID" : "")
+                """,
+                """
+                CREATE TABLE arrivals (
+                    source TEXT NOT NULL,
+                    minute \(integer) NOT NULL,
+                    events \(integer) NOT NULL\(sqlite ? ",\n    PRIMARY KEY (source, minute)" : "")
+                )\(sqlite ? " WITHOUT ROWID" : "")
+                """,
+                "CREATE TABLE definitions_backfill (done \(integer) NOT NULL, last \(integer) NOT NULL)",
+                "INSERT INTO definitions_backfill (done, last) SELECT 0, COALESCE(MAX(seq), 0) FROM events",
+            ]
+                + (sqlite
+                    ? []
+                    : [
+                        "CREATE INDEX definitions_key ON definitions (source, kind, event, property, type)",
+                        "CREATE INDEX arrivals_minute ON arrivals (source, minute)",
+                    ])
+        },
     ]
 
     /// The newest schema version this build knows.

@@ -27,6 +27,8 @@ extension SQLiteEventWriter {
         let packedSessionId: PackedID.Bytes?
         /// The message's person and whether that is its user id (``PersonKeys/person(source:message:)``).
         let person: (person: PersonKeys.Person, isUser: Bool)?
+        /// What the message adds to its source's definitions (nil: nothing; ``DefinitionCounts``).
+        let definitions: DefinitionCounts.Shape?
 
         /// - Parameter key: the store's key function (``MessageKeyIndex/key``). SQLite keeps shared
         ///   contexts, leaves out an original timestamp it can work out, and keeps a payload that is
@@ -44,6 +46,8 @@ extension SQLiteEventWriter {
             session = message.sessionId.map { SessionRollup.Key(source: source, id: $0) }
             packedSessionId = message.sessionId.flatMap(PackedID.Bytes.init)
             person = PersonKeys.person(source: source, message: message)
+            definitions = DefinitionCounts.Shape(
+                source: source, message: message, keys: PropertyKeyReader.definedKeys(of: message))
         }
     }
 }

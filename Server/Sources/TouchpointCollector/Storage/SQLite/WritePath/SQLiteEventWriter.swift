@@ -16,7 +16,8 @@ import TouchpointCore
 /// 3. people: each person's number (``PersonKeyCache``);
 /// 4. contexts: the shared contexts' rows (``SharedContexts``);
 /// 5. events: one prepared insert per new row;
-/// 6. counts: the new rows' keys recorded, each source's counts (``SourceCounts``);
+/// 6. counts: the new rows' keys recorded, each source's counts (``SourceCounts``), definitions
+///    (``DefinitionCounts``) and arrivals (``ArrivalCounts``);
 /// 7. profiles, identity links and merges;
 /// 8. daily people: each event's person added to its day's set, unless known counted
 ///    (``DailyPeopleRollup``, ``KnownDailyPeople``);
@@ -244,18 +245,38 @@ final class SQLiteEventWriter: EventWriter {
                 try statement.bind(at[.contextId], context)
             }
             laps.end(.events)
+            var definitions = DefinitionCounts()
+            var arrivals: [ArrivalKey: Int64] = [:]
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
                 }
+                let row = rows[index]
                 keys.record(found[index].key, seq: rowid)
-                counted[rows[index].source, default: (0, 0)].events += 1
+                counted[row.source, default: (0, 0)].events += 1
+                if let shape = row.definitions { definitions.add(shape, lastSeen: row.message.receivedAt) }
+                arrivals[ArrivalKey(source: row.source, minute: row.message.receivedAt / 60_000), default: 0] += 1
             }
             _ = try connection.executeEach(sourceCountsChange, counted.sorted { $0.key < $1.key }) {
                 change, statement in
                 try statement.bind(1, change.key)
                 try statement.bind(2, Int64(change.value.events))
                 try statement.bind(3, Int64(change.value.sessions))
+            }
+            _ = try connection.executeEach(DefinitionCounts.sqliteUpsert, definitions.changes) { change, statement in
+                try statement.bind(1, change.key.source)
+                try statement.bind(2, change.key.kind.rawValue)
+                try statement.bind(3, change.key.event)
+                try statement.bind(4, change.key.property)
+                try statement.bind(5, change.key.type)
+                try statement.bind(6, change.events)
+                try statement.bind(7, change.lastSeen)
+            }
+            _ = try connection.executeEach(ArrivalCounts.sqliteUpsert, arrivals.sorted { $0.key < $1.key }) {
+                arrival, statement in
+                try statement.bind(1, arrival.key.source)
+                try statement.bind(2, arrival.key.minute)
+                try statement.bind(3, arrival.value)
             }
             laps.end(.counts)
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)
@@ -318,6 +339,14 @@ final class SQLiteEventWriter: EventWriter {
         people.remember(written.personKeys, since: written.generation)
         dailyPeople.remember(written.dailyPeople.added, since: written.dailyPeople.generation)
         return (written.inserted, ticket)
+    }
+
+    /// A source's minute of arrival (``ArrivalCounts``).
+    private struct ArrivalKey: Hashable, Comparable {
+        var source: String
+        var minute: Int64
+
+        static func < (lhs: ArrivalKey, rhs: ArrivalKey) -> Bool { (lhs.source, lhs.minute) < (rhs.source, rhs.minute) }
     }
 
     /// Adds one user's share of a write to their profile row, creating it for a new user.

@@ -1,3 +1,9 @@
+CREATE TABLE arrivals (
+    source text NOT NULL,
+    minute bigint NOT NULL,
+    events bigint NOT NULL
+);
+
 CREATE TABLE configs (
     source text NOT NULL,
     kind text NOT NULL,
@@ -32,6 +38,21 @@ CREATE TABLE daily_people_state (
     built_minute bigint,
     built_seq bigint,
     complete bigint NOT NULL
+);
+
+CREATE TABLE definitions (
+    source text NOT NULL,
+    kind text NOT NULL,
+    event text NOT NULL,
+    property text NOT NULL,
+    type text NOT NULL,
+    events bigint NOT NULL,
+    last_seen bigint NOT NULL
+);
+
+CREATE TABLE definitions_backfill (
+    done bigint NOT NULL,
+    last bigint NOT NULL
 );
 
 CREATE TABLE deletion_requests (
@@ -170,11 +191,15 @@ ALTER TABLE suppression_key ADD CONSTRAINT suppression_key_pkey PRIMARY KEY (fin
 
 ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
 
+CREATE INDEX arrivals_minute ON arrivals USING btree (source, minute);
+
 CREATE UNIQUE INDEX contexts_body ON contexts USING btree (body);
 
 CREATE INDEX daily_people_day ON daily_people USING btree (source, day);
 
 CREATE INDEX daily_people_key ON daily_people USING btree (source, event, day, chunk);
+
+CREATE INDEX definitions_key ON definitions USING btree (source, kind, event, property, type);
 
 CREATE INDEX deletion_requests_source ON deletion_requests USING btree (source, requested_at);
 

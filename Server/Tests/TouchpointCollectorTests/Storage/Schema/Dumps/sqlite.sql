@@ -1,3 +1,10 @@
+CREATE TABLE arrivals (
+    source TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    PRIMARY KEY (source, minute)
+) WITHOUT ROWID;
+
 CREATE TABLE configs (
     source TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -29,6 +36,19 @@ CREATE TABLE daily_people_state (
     built_seq INTEGER,
     complete INTEGER NOT NULL
 );
+
+CREATE TABLE definitions (
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    event TEXT NOT NULL,
+    property TEXT NOT NULL,
+    type TEXT NOT NULL,
+    events INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    PRIMARY KEY (source, kind, event, property, type)
+) WITHOUT ROWID;
+
+CREATE TABLE definitions_backfill (done INTEGER NOT NULL, last INTEGER NOT NULL);
 
 CREATE TABLE deletion_requests (
     id TEXT PRIMARY KEY,
