@@ -14,6 +14,10 @@ public struct RetentionQuery: Sendable, Hashable {
     var range: AnalyticsRange
     /// How many intervals after the cohort's are reported (0 is the cohort's own).
     public var periods: Int
+    /// The saved cohort whose people alone count (the `cohort` parameter).
+    public var cohort: Int64?
+    /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
+    var people: Set<Int64>?
 }
 
 /// One cohort's row of the retention triangle.
@@ -50,7 +54,7 @@ public struct RetentionResult: Sendable, Hashable {
             "return": .string(query.returnEvent),
             "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
             "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
-            "periods": .int(query.periods),
+            "periods": .int(query.periods), "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
             "cohorts": .array(cohorts.map(\.json)),
         ])
     }

@@ -13,6 +13,10 @@ public struct TrendQuery: Sendable, Hashable {
     public var breakdown: String?
     /// How many of the property's values get a series of their own (the rest are "other").
     public var topValues = 10
+    /// The cohort whose people alone count (the `cohort` parameter).
+    public var cohort: Int64?
+    /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
+    var people: Set<Int64>?
 }
 
 /// One series of a trend: a property value (or everything), its points, its total.
@@ -65,6 +69,7 @@ public struct TrendResult: Sendable, Hashable {
             "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
             "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
             "breakdown": query.breakdown.map(JSONValue.string) ?? .null,
+            "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
             "totals": .array(totals.map(\.json)), "series": .array(series.map(\.json)),
         ])
     }

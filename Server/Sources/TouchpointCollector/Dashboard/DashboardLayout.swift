@@ -10,6 +10,9 @@ enum DashboardLayout {
         ("/dashboard/trends", "Trends"),
         ("/dashboard/funnels", "Funnels"),
         ("/dashboard/retention", "Retention"),
+        ("/dashboard/paths", "Paths"),
+        ("/dashboard/cohorts", "Cohorts"),
+        ("/dashboard/boards", "Dashboards"),
         ("/dashboard/live", "Live"),
     ]
 
@@ -86,6 +89,7 @@ enum DashboardLayout {
 
     /// A link to the same page as CSV, keeping its parameters.
     static func csvLink(_ context: DashboardPageContext, path: String) -> HTML {
+        guard !context.isTile else { return .empty }
         var query = context.parameters.filter { $0.key != "source" && $0.key != "format" && $0.key != "cursor" }
             .sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
         query.append(("format", "csv"))

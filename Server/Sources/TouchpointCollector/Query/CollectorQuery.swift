@@ -9,9 +9,12 @@ import TouchpointCore
 /// ```
 public final class CollectorQuery: Sendable {
     let storage: any CollectorStorage
+    /// The time cohorts are worked out at ("in the last 7 days").
+    let clock: any WallClock
 
-    init(storage: any CollectorStorage) {
+    init(storage: any CollectorStorage, clock: any WallClock = SystemClock()) {
         self.storage = storage
+        self.clock = clock
     }
 
     /// Sessions, newest first; of one user when `user` is set.
@@ -180,6 +183,8 @@ extension CollectorQuery {
 
     /// ``trend(source:_:)`` with the most (interval, value) pairs grouped in one pass.
     func trend(source: String, _ query: TrendQuery, groupLimit: Int) async throws -> TrendResult {
+        var query = query
+        query.people = try await people(source: source, cohort: query.cohort)
         let storage = self.storage
         guard let property = query.breakdown else {
             return TrendResult.assemble(
@@ -217,20 +222,24 @@ extension CollectorQuery {
 
     /// How many people went through the funnel's steps in order.
     public func funnel(source: String, _ query: FunnelQuery) async throws -> FunnelResult {
-        FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
+        var query = query
+        query.people = try await people(source: source, cohort: query.cohort)
+        return FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
     }
 
     /// The retention triangle, periods that have not begun by `now` left out.
     public func retention(source: String, _ query: RetentionQuery, now: Date) async throws -> RetentionResult {
+        var query = query
+        query.people = try await people(source: source, cohort: query.cohort)
         // The cohorts and the returns at once, on two of the database's connections.
         let storage = self.storage
         async let firstStarts = storage.firstOccurrences(
-            source: source, event: query.startEvent, from: query.range.from, to: query.range.to)
+            source: source, event: query.startEvent, from: query.range.from, to: query.range.to, people: query.people)
         let interval = query.interval
         let end = interval.start(of: interval.index(of: query.range.to - 1) + Int64(query.periods) + 1)
         let returns = try await storage.activeIntervals(
             source: source, event: query.returnEvent, interval: interval,
-            from: interval.start(of: interval.index(of: query.range.from)), to: end)
+            from: interval.start(of: interval.index(of: query.range.from)), to: end, people: query.people)
         return RetentionResult.compute(
             query, firstStarts: try await firstStarts, returns: returns,
             now: Timestamp.milliseconds(now))

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import TouchpointCore
 
-/// People, trends, funnels, retention and the export under `/v1/query` (admin token).
+/// People, trends, funnels, retention, paths and the export under `/v1/query` (admin token).
 enum AnalyticsRoutes {
     static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let query = services.query
@@ -49,6 +49,12 @@ enum AnalyticsRoutes {
             let retention = try parameters(request, services).retention()
             return Response.json(
                 try await query.retention(source: source, retention, now: services.clock.now()).json)
+        }
+
+        routes.get("/v1/query/paths", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let paths = try parameters(request, services).paths()
+            return Response.json(try await query.paths(source: source, paths).json)
         }
 
         routes.get("/v1/query/export", access: .admin) { request, _ in

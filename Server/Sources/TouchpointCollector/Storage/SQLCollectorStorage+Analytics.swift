@@ -3,9 +3,22 @@ import TouchpointCore
 
 extension SQLCollectorStorage {
     /// `FROM … WHERE` for some event names of `source` in `from ..< to`, through the
-    /// name-and-minute index, with each event's merge joined (for ``PersonKeys/expression``).
-    func eventsNamed(_ names: [String], source: String, from: Int64, to: Int64) -> SQLStatement {
-        var statement = SQLStatement(dialect, " FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
+    /// name-and-minute index, with each event's merge joined (for ``PersonKeys/expression``);
+    /// only the events of `people` when given (a cohort's).
+    func eventsNamed(
+        _ names: [String], source: String, from: Int64, to: Int64, people: Set<Int64>? = nil
+    ) -> SQLStatement {
+        var statement = SQLStatement(dialect)
+        appendEventsNamed(names, source: source, from: from, to: to, people: people, to: &statement)
+        return statement
+    }
+
+    /// Appends ``eventsNamed(_:source:from:to:people:)`` to `statement`.
+    func appendEventsNamed(
+        _ names: [String], source: String, from: Int64, to: Int64, people: Set<Int64>?,
+        to statement: inout SQLStatement
+    ) {
+        statement.append(" FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
         statement.bind(.text(source))
         if names.count == 1 {
             statement.append(" AND event = ")
@@ -16,7 +29,7 @@ extension SQLCollectorStorage {
         }
         appendRange(
             TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to)), to: &statement)
-        return statement
+        if let people { statement.appendIsIn(PersonKeys.expression, people) }
     }
 
     /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
@@ -30,7 +43,7 @@ extension SQLCollectorStorage {
     /// The `limit` most frequent values of `property` among the trend's events (absent ones
     /// left out: they always have a series of their own).
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val", rest,
             suffix: ") q WHERE val IS NOT NULL GROUP BY val ORDER BY 2 DESC, val LIMIT \(limit)")
@@ -39,7 +52,7 @@ extension SQLCollectorStorage {
 
     /// Counts and distinct people per interval of the trend's events.
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx")
@@ -99,7 +112,7 @@ extension SQLCollectorStorage {
     {
         let interval = query.interval
         let intervals = Int(interval.index(of: query.range.to - 1) - interval.index(of: query.range.from) + 1)
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
@@ -122,7 +135,7 @@ extension SQLCollectorStorage {
     private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws
         -> [TrendRow]?
     {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
@@ -144,7 +157,7 @@ extension SQLCollectorStorage {
             dialect,
             "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person"
         )
-        let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to)
+        let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         statement.append(events.sql)
         // The top values are bound (they are what clients sent), in a list joined after the
         // events' subquery, so the placeholders appear in the order they are bound.
@@ -170,29 +183,38 @@ extension SQLCollectorStorage {
 
     // MARK: Funnels and retention
 
-    /// Every event of the funnel's step names from its start to `window` after its end, with the
-    /// person and the filter properties' values.
+    /// Every event of the funnel's steps from its start to `window` after its end that meets
+    /// the funnel's filters, with the person, the steps it is (its name and filters considered)
+    /// and the breakdown property's value. Read through the name-and-minute index: events that
+    /// are no step are not read.
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow] {
         let names = Array(Set(query.steps.map(\.event))).sorted()
-        let properties = query.properties
-        let rest = eventsNamed(
-            names, source: source, from: query.range.from, to: query.range.to + query.window)
-        let values = properties.map { ", \(dialect.analyticsPropertyText($0))" }.joined()
-        let (sql, binds) = select(
-            "SELECT \(PersonKeys.expression), event, timestamp\(values)", rest)
-        return try await backend.query(sql, binds).compactMap { row in
-            guard let person = row[0].int, let event = row[1].text, let timestamp = row[2].int else { return nil }
-            var found: [String: String] = [:]
-            for (offset, property) in properties.enumerated() {
-                if let value = row[3 + offset].text { found[property] = value }
-            }
-            return FunnelRow(person: person, event: event, timestamp: timestamp, values: found)
+        // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
+        var statement = SQLStatement(dialect, "SELECT person, timestamp, steps, value FROM (SELECT \(PersonKeys.expression) AS person, timestamp, ")
+        for (index, step) in query.steps.enumerated() {
+            statement.append(index == 0 ? "(" : " | ")
+            statement.append("CASE WHEN event = ")
+            statement.bind(.text(step.event))
+            PropertyFilterSQL.appendConditions(step.filters, to: &statement)
+            statement.append(" THEN \(1 << index) ELSE 0 END")
+        }
+        statement.append(") AS steps, \(query.breakdown.map(dialect.analyticsPropertyText) ?? "NULL") AS value")
+        appendEventsNamed(
+            names, source: source, from: query.range.from, to: query.range.to + query.window, people: query.people,
+            to: &statement)
+        PropertyFilterSQL.appendConditions(query.filters, to: &statement)
+        statement.append(") q WHERE steps <> 0")
+        return try await backend.query(statement).compactMap { row in
+            guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
+            return FunnelRow(person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text)
         }
     }
 
-    /// Each person's first `event` in `from ..< to`.
-    func firstOccurrences(source: String, event: String, from: Int64, to: Int64) async throws -> [Int64: Int64] {
-        let rest = eventsNamed([event], source: source, from: from, to: to)
+    /// Each person's first `event` in `from ..< to` (of `people` only, when given).
+    func firstOccurrences(source: String, event: String, from: Int64, to: Int64, people: Set<Int64>?) async throws
+        -> [Int64: Int64]
+    {
+        let rest = eventsNamed([event], source: source, from: from, to: to, people: people)
         let (sql, binds) = select(
             "SELECT person, MIN(timestamp) FROM (SELECT \(PersonKeys.expression) AS person, timestamp", rest,
             suffix: ") q GROUP BY person")
@@ -208,20 +230,23 @@ extension SQLCollectorStorage {
     /// On SQLite the two halves of the range (split where an interval starts, so each pair is in
     /// one of them) are read at once on two reader connections, as ``trendByValue(source:query:property:limit:)``.
     func activeIntervals(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
+        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64, people: Set<Int64>?
     ) async throws -> [(person: Int64, index: Int64)] {
         guard dialect.queriesRunOnOneCore, let middle = Self.middle(of: interval, from: from, to: to) else {
-            return try await activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: to)
+            return try await activeIntervalsOnce(
+                source: source, event: event, interval: interval, from: from, to: to, people: people)
         }
-        async let early = activeIntervalsOnce(source: source, event: event, interval: interval, from: from, to: middle)
-        let late = try await activeIntervalsOnce(source: source, event: event, interval: interval, from: middle, to: to)
+        async let early = activeIntervalsOnce(
+            source: source, event: event, interval: interval, from: from, to: middle, people: people)
+        let late = try await activeIntervalsOnce(
+            source: source, event: event, interval: interval, from: middle, to: to, people: people)
         return try await early + late
     }
 
     private func activeIntervalsOnce(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64
+        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64, people: Set<Int64>?
     ) async throws -> [(person: Int64, index: Int64)] {
-        let rest = eventsNamed([event], source: source, from: from, to: to)
+        let rest = eventsNamed([event], source: source, from: from, to: to, people: people)
         let (sql, binds) = select(
             "SELECT DISTINCT person, idx FROM (SELECT \(PersonKeys.expression) AS person, \(interval.sqlIndex) AS idx",
             rest, suffix: ") q")

@@ -54,14 +54,27 @@ enum AnalyticsForm {
     /// The range fields.
     static func range(_ context: DashboardPageContext) -> HTML {
         """
-        <p><label for="from">From (UTC)</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
-        <p><label for="to">Until (UTC)</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
+        <p><label for="from">From (UTC)</label><input id="from" name="from" type="datetime-local" value="\(local(context, "from"))"></p>
+        <p><label for="to">Until (UTC)</label><input id="to" name="to" type="datetime-local" value="\(local(context, "to"))"></p>
         """
     }
 
-    /// A GET form to `path` around `fields`.
+    /// A time parameter as a `datetime-local` field shows it (`2026-11-22T09:41`); as it is when
+    /// it is not a time.
+    static func local(_ context: DashboardPageContext, _ name: String) -> String {
+        guard let text = context.parameter(name) else { return "" }
+        guard let date = try? context.time(name) else { return text }
+        let formatted = Timestamp.format(date)  // 2026-11-22T09:41:07.000Z
+        return String(formatted.prefix(formatted.dropFirst(16).hasPrefix(":00.000") ? 16 : 19))
+    }
+
+    /// A GET form to `path` around `fields` (none on a dashboard's tile); an insight page's
+    /// form also offers the source's event names and cohorts.
     static func form(_ context: DashboardPageContext, path: String, label: String, fields: HTML, submit: String) -> HTML
     {
+        guard !context.isTile else { return .empty }
+        var fields = fields
+        if InsightKind(page: path) != nil { fields += InsightFields.cohort(context) + InsightFields.eventNames(context) }
         let sourceField: HTML =
             context.source == CollectorSource.defaultID
             ? "" : "<input type=\"hidden\" name=\"source\" value=\"\(context.source)\">"

@@ -28,11 +28,15 @@ enum SQLDialect: String, Sendable {
             // it before it refused NUL at ingest: read such a payload with U+FFFD in its place
             // rather than fail the query, copying only the payloads that hold it. (chr(92) is the
             // backslash, whatever standard_conforming_strings says.)
-            let nul = "chr(92) || 'u0000'"
-            let readable =
-                "CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(\(column), \(nul), chr(92) || 'ufffd') ELSE \(column) END"
-            return "((\(readable))::json #>> '{\(path.joined(separator: ","))}')"
+            return "(\(Self.readableJSON(column)) #>> '{\(path.joined(separator: ","))}')"
         }
+    }
+
+    /// PostgreSQL: a JSON text column as `json`, the escape \u0000 replaced (see ``jsonText(_:_:)``).
+    static func readableJSON(_ column: String) -> String {
+        let nul = "chr(92) || 'u0000'"
+        return
+            "(CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(\(column), \(nul), chr(92) || 'ufffd') ELSE \(column) END)::json"
     }
 
     /// The JSON path of `property` of an `events` row's `properties`, as an SQL expression of the
