@@ -78,10 +78,12 @@ struct RecordCommandTests {
         let child = try SpawnedProcess(
             ChildProcess.builtProduct("touchpoint"),
             [
-                "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "30", "--interval", "0.02",
+                "events", "tail", "--from-start", "--json", "--count", "3", "--timeout", "600", "--interval", "0.02",
                 "--dir", directory.path,
             ], output: .capture)
-        // Once the tail has caught up with what is stored, record more, in a new session too.
+        // Once the tail has caught up with what is stored, record more, in a new session too. (It
+        // stops at its third event; the long timeout only bounds a tail that never sees them, so a
+        // busy machine cannot end it early.)
         #expect(await eventually { !child.output.isEmpty }, "the tail printed what was stored")
         recorder.record("live-1")
         await recorder.startSession(userID: "u2")

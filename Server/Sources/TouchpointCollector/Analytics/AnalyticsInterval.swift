@@ -1,47 +1,71 @@
 import Foundation
 import TouchpointCore
 
-/// The width of a trend or retention interval, and where intervals start: hours and days at UTC
-/// midnight's grid, weeks on Mondays (UTC).
+/// The width of an insight's intervals. Where each begins is the source's calendar's
+/// (``SourceCalendar``): hours, days, weeks from Monday and months in the source's time zone.
 public enum AnalyticsInterval: String, Sendable, Hashable, CaseIterable {
     case hour
     case day
     case week
+    case month
 
-    /// The interval's length in milliseconds.
-    var milliseconds: Int64 {
+    /// About how long one is, in milliseconds: for default ranges and the bound on how many
+    /// intervals a range may hold, never for where one begins.
+    var nominalMilliseconds: Int64 {
         switch self {
         case .hour: 3_600_000
         case .day: 86_400_000
         case .week: 604_800_000
+        case .month: 2_629_746_000
         }
     }
-
-    /// Where the grid starts: 1970-01-01 for hours and days, Monday 1970-01-05 for weeks.
-    var origin: Int64 { self == .week ? 4 * 86_400_000 : 0 }
-
-    /// The index of the interval holding `time` (ms since 1970), as the SQL expression computes it.
-    func index(of time: Int64) -> Int64 {
-        let offset = time - origin
-        // Floor division, so times before the origin fall into earlier intervals.
-        return offset >= 0 ? offset / milliseconds : -((-offset + milliseconds - 1) / milliseconds)
-    }
-
-    /// The start of interval `index`, in ms since 1970.
-    func start(of index: Int64) -> Int64 { origin + index * milliseconds }
-
-    /// The SQL for the interval index of the `timestamp` column (times after 1970 only; the
-    /// analytics queries refuse earlier ranges).
-    var sqlIndex: String { "((timestamp - \(origin)) / \(milliseconds))" }
 }
 
-/// A validated analytics range: both ends set, `from < to`, and a bounded number of intervals.
+/// A validated analytics range: both ends set, `from < to`, a bounded number of intervals, and
+/// the calendar of the source it is asked of.
 struct AnalyticsRange: Sendable, Hashable {
     var from: Int64
     var to: Int64
+    /// Where the source's days begin.
+    var calendar: SourceCalendar = .utc
 
     var timeRange: TimeRange {
         TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to))
+    }
+
+    /// The indexes of the first and last intervals the range touches.
+    func intervals(_ interval: AnalyticsInterval) -> ClosedRange<Int64> {
+        let first = calendar.index(of: from, interval)
+        return first...max(first, calendar.index(of: to - 1, interval))
+    }
+
+    /// The local days the range touches: from the day holding `from` to the day holding `to - 1`.
+    var days: ClosedRange<Int64> {
+        let first = calendar.day(of: from)
+        return first...max(first, calendar.day(of: to - 1))
+    }
+
+    /// Each interval the range touches, with its local days within the range's days.
+    func dayRanges(_ interval: AnalyticsInterval) -> [(index: Int64, days: ClosedRange<Int64>)] {
+        let days = self.days
+        return intervals(interval).map { index in
+            let first = max(days.lowerBound, calendar.firstDay(of: index, interval))
+            let last = min(days.upperBound, calendar.firstDay(of: index + 1, interval) - 1)
+            return (index, first...max(first, last))
+        }
+    }
+
+    /// The range widened to whole local days (what an insight from the daily people counts).
+    var wholeDays: AnalyticsRange {
+        let days = self.days
+        return AnalyticsRange(
+            from: calendar.start(ofDay: days.lowerBound), to: calendar.start(ofDay: days.upperBound + 1),
+            calendar: calendar)
+    }
+
+    /// The SQL for the index of the interval holding `events.timestamp` (``SourceCalendar/sqlIndex(_:_:from:to:)``).
+    func sqlIndex(_ interval: AnalyticsInterval) -> String {
+        calendar.sqlIndex("timestamp", interval, from: from, to: to)
     }
 }
 

@@ -8,10 +8,13 @@ struct AnalyticsParameters {
     let value: (String) -> String?
     /// The current time, in ms since 1970.
     let now: Int64
+    /// Where the source's days begin: every range carries it.
+    let calendar: SourceCalendar
 
-    init(now: Date, _ value: @escaping (String) -> String?) {
+    init(now: Date, calendar: SourceCalendar = .utc, _ value: @escaping (String) -> String?) {
         self.value = { name in value(name).flatMap { $0.isEmpty ? nil : $0 } }
         self.now = Timestamp.milliseconds(now)
+        self.calendar = calendar
     }
 
     static let maximumIntervals = 1000
@@ -19,9 +22,24 @@ struct AnalyticsParameters {
     func trend() throws(CollectorError) -> TrendQuery {
         let event = try required("event")
         let interval = try self.interval(allowed: AnalyticsInterval.allCases, default: .day)
-        // By default: the last 48 hours, 30 days or 12 weeks.
-        let span: Int64 = interval == .hour ? 48 * 3_600_000 : interval == .week ? 12 * 604_800_000 : 30 * 86_400_000
-        let range = try self.range(defaultSpan: span, interval: interval)
+        // By default: the last 48 hours, 30 days, 12 weeks or 12 months.
+        let span: Int64 =
+            switch interval {
+            case .hour: 48 * interval.nominalMilliseconds
+            case .day: 30 * interval.nominalMilliseconds
+            case .week, .month: 12 * interval.nominalMilliseconds
+            }
+        var range = try self.range(defaultSpan: span, interval: interval)
+        // By days, weeks or months a trend counts whole local days, as its people do.
+        if interval != .hour { range = range.wholeDays }
+        var math: ActivePeople?
+        if let text = value("math") {
+            guard let parsed = ActivePeople(rawValue: text) else {
+                throw invalid("math", "expected dau, wau or mau, got \"\(text)\"")
+            }
+            guard interval != .hour else { throw invalid("math", "\(text) needs interval day, week or month") }
+            math = parsed
+        }
         var breakdown: String?
         if let property = value("breakdown") {
             guard PropertyName.isValid(property) else {
@@ -30,7 +48,7 @@ struct AnalyticsParameters {
             }
             breakdown = property
         }
-        var query = TrendQuery(event: event, interval: interval, range: range, breakdown: breakdown)
+        var query = TrendQuery(event: event, interval: interval, range: range, breakdown: breakdown, math: math)
         query.cohort = try cohort()
         return query
     }
@@ -59,7 +77,7 @@ struct AnalyticsParameters {
     }
 
     func retention() throws(CollectorError) -> RetentionQuery {
-        let interval = try self.interval(allowed: [.day, .week], default: .day)
+        let interval = try self.interval(allowed: [.day, .week, .month], default: .day)
         let start = try required("start")
         let returnEvent = value("return") ?? start
         var periods = interval == .day ? 14 : 12
@@ -70,7 +88,7 @@ struct AnalyticsParameters {
             periods = parsed
         }
         let range = try self.range(
-            defaultSpan: Int64(periods) * interval.milliseconds, interval: interval)
+            defaultSpan: Int64(periods) * interval.nominalMilliseconds, interval: interval)
         var query = RetentionQuery(
             interval: interval, startEvent: start, returnEvent: returnEvent, range: range, periods: periods)
         query.cohort = try cohort()
@@ -97,6 +115,25 @@ struct AnalyticsParameters {
         return PathQuery(
             event: event, direction: direction, steps: steps, window: window, range: range, top: top,
             exclude: exclude, cohort: try cohort())
+    }
+
+    /// `GET /v1/query/stickiness`: `event`, `interval` week (default) or month, `from`, `to`
+    /// (default: the last 12 weeks or months).
+    func stickiness() throws(CollectorError) -> StickinessQuery {
+        let event = try required("event")
+        let interval = try self.interval(allowed: [.week, .month], default: .week)
+        let range = try self.range(defaultSpan: 12 * interval.nominalMilliseconds, interval: interval)
+        return StickinessQuery(event: event, interval: interval, range: range)
+    }
+
+    /// `GET /v1/query/lifecycle`: `event`, `interval` day, week (default) or month, `from`, `to`
+    /// (default: the last 30 days, 12 weeks or 12 months).
+    func lifecycle() throws(CollectorError) -> LifecycleQuery {
+        let event = try required("event")
+        let interval = try self.interval(allowed: [.day, .week, .month], default: .week)
+        let span = (interval == .day ? 30 : 12) * interval.nominalMilliseconds
+        let range = try self.range(defaultSpan: span, interval: interval)
+        return LifecycleQuery(event: event, interval: interval, range: range)
     }
 
     /// An optional range for the export: both ends optional.
@@ -190,11 +227,11 @@ struct AnalyticsParameters {
         let to = try time("to") ?? now
         let from = try time("from") ?? max(0, to - defaultSpan)
         guard from < to else { throw invalid("from", "must be before to") }
-        if let interval, (to - from) / interval.milliseconds >= Int64(Self.maximumIntervals) {
+        if let interval, (to - from) / interval.nominalMilliseconds >= Int64(Self.maximumIntervals) {
             throw invalid(
                 "from", "the range holds more than \(Self.maximumIntervals) intervals of a \(interval.rawValue)")
         }
-        return AnalyticsRange(from: from, to: to)
+        return AnalyticsRange(from: from, to: to, calendar: calendar)
     }
 
     func invalid(_ name: String, _ message: String) -> CollectorError {

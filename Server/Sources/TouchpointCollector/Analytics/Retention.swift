@@ -3,8 +3,10 @@ import TouchpointCore
 
 /// `GET /v1/query/retention`: people grouped by the interval of their first `start` event in the
 /// range (their cohort), and the share of each cohort that did `return` in each later interval.
+/// Read from the daily people (``DailyPeopleRollup``), so its cost follows people and days, not
+/// events; intervals are the source's (``SourceCalendar``), whole ones.
 public struct RetentionQuery: Sendable, Hashable {
-    /// Days or weeks.
+    /// Days, weeks or months.
     public var interval: AnalyticsInterval
     /// The event that puts a person in a cohort (their first one in the range).
     public var startEvent: String
@@ -47,6 +49,9 @@ public struct RetentionResult: Sendable, Hashable {
     public var query: RetentionQuery
     /// One row per interval of the range, oldest first.
     public var cohorts: [RetentionCohort]
+    /// Whether the source's daily people are still being built from stored events (after an
+    /// upgrade or a change of time zone): until then the answer counts only part of them.
+    public var partial = false
 
     var json: JSONValue {
         .object([
@@ -54,51 +59,29 @@ public struct RetentionResult: Sendable, Hashable {
             "return": .string(query.returnEvent),
             "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
             "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
-            "periods": .int(query.periods), "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
+            "periods": .int(query.periods), "timeZone": .string(query.range.calendar.identifier),
+            "partial": .bool(partial), "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
             "cohorts": .array(cohorts.map(\.json)),
         ])
     }
 
-    /// Builds the triangle from each person's first start event and the intervals in which they
-    /// did the return event. Cohorts without people are listed with size 0, so the triangle has
-    /// no gaps; a period that begins after `now` is left out.
-    static func compute(
-        _ query: RetentionQuery, firstStarts: [Int64: Int64], returns: [(person: Int64, index: Int64)], now: Int64
-    ) -> RetentionResult {
-        let interval = query.interval
-        let firstCohort = interval.index(of: query.range.from)
-        let lastCohort = interval.index(of: query.range.to - 1)
-        guard firstCohort <= lastCohort else { return RetentionResult(query: query, cohorts: []) }
-        var cohortOf: [Int64: Int64] = [:]
-        var sizes: [Int64: Int] = [:]
-        for (person, time) in firstStarts {
-            let cohort = interval.index(of: time)
-            cohortOf[person] = cohort
-            sizes[cohort, default: 0] += 1
-        }
-        var returned: [Int64: [Int]] = [:]
-        var seen = Set<ReturnKey>()
-        for entry in returns {
-            guard let cohort = cohortOf[entry.person] else { continue }
-            let period = entry.index - cohort
-            guard period >= 0, period <= Int64(query.periods),
-                seen.insert(ReturnKey(person: entry.person, index: entry.index)).inserted
-            else { continue }
-            returned[cohort, default: Array(repeating: 0, count: query.periods + 1)][Int(period)] += 1
-        }
-        let nowIndex = interval.index(of: now)
-        let cohorts = (firstCohort...lastCohort).map { cohort in
-            let visible = max(0, min(query.periods, Int(nowIndex - cohort)) + 1)
-            let counts = returned[cohort] ?? Array(repeating: 0, count: query.periods + 1)
-            return RetentionCohort(
-                start: Timestamp.date(milliseconds: interval.start(of: cohort)), size: sizes[cohort] ?? 0,
-                returned: Array(counts.prefix(visible)))
-        }
-        return RetentionResult(query: query, cohorts: cohorts)
-    }
-
-    private struct ReturnKey: Hashable {
-        var person: Int64
-        var index: Int64
+    /// The triangle from the daily people (``PeopleInsights/retention(start:returns:calendar:interval:first:last:periods:now:)``):
+    /// cohorts are the whole intervals the range touches.
+    static func compute(_ query: RetentionQuery, start: DailyPeople, returns: DailyPeople, now: Int64, partial: Bool)
+        -> RetentionResult
+    {
+        let calendar = query.range.calendar
+        let intervals = query.range.intervals(query.interval)
+        let cohorts = PeopleInsights.retention(
+            start: start, returns: returns, calendar: calendar, interval: query.interval,
+            first: intervals.lowerBound, last: intervals.upperBound, periods: query.periods,
+            now: calendar.index(of: now, query.interval))
+        return RetentionResult(
+            query: query,
+            cohorts: cohorts.map { cohort in
+                RetentionCohort(
+                    start: Timestamp.date(milliseconds: calendar.start(of: cohort.index, query.interval)),
+                    size: cohort.size, returned: cohort.returned)
+            }, partial: partial)
     }
 }

@@ -6,17 +6,34 @@ import TouchpointCore
 public struct TrendQuery: Sendable, Hashable {
     /// The event counted.
     public var event: String
-    /// Hours, days or weeks.
+    /// Hours, days, weeks or months.
     public var interval: AnalyticsInterval
     var range: AnalyticsRange
     /// The property to break down by, if any.
     public var breakdown: String?
     /// How many of the property's values get a series of their own (the rest are "other").
     public var topValues = 10
+    /// Active people per point besides the counts: daily, weekly or monthly (`math=dau|wau|mau`).
+    public var math: ActivePeople?
     /// The cohort whose people alone count (the `cohort` parameter).
     public var cohort: Int64?
     /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
     var people: Set<Int64>?
+}
+
+/// Which active people a trend's points carry: those who did the event in the day, 7 days or 30
+/// days that end with the point's interval (or with the range).
+public enum ActivePeople: String, Sendable, Hashable, CaseIterable {
+    case dau, wau, mau
+
+    /// The days a point looks back over.
+    var days: Int64 {
+        switch self {
+        case .dau: 1
+        case .wau: 7
+        case .mau: 30
+        }
+    }
 }
 
 /// One series of a trend: a property value (or everything), its points, its total.
@@ -48,9 +65,15 @@ public struct TrendPoint: Sendable, Hashable {
     public var count: Int
     /// Distinct people (a user id, or an anonymous id not merged into one).
     public var users: Int
+    /// With ``TrendQuery/math``: the people active in its window ending with this interval.
+    public var active: Int?
 
     var json: JSONValue {
-        .object(["start": .string(Timestamp.format(start)), "count": .int(count), "users": .int(users)])
+        var members: [String: JSONValue] = [
+            "start": .string(Timestamp.format(start)), "count": .int(count), "users": .int(users),
+        ]
+        if let active { members["active"] = .int(active) }
+        return .object(members)
     }
 }
 
@@ -62,6 +85,8 @@ public struct TrendResult: Sendable, Hashable {
     public var totals: [TrendPoint]
     /// With a breakdown: a series per top value, absent values, and "other"; largest first.
     public var series: [TrendSeries]
+    /// Whether the daily people are still being built (``RetentionResult/partial``).
+    public var partial = false
 
     var json: JSONValue {
         .object([
@@ -69,6 +94,8 @@ public struct TrendResult: Sendable, Hashable {
             "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
             "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
             "breakdown": query.breakdown.map(JSONValue.string) ?? .null,
+            "math": query.math.map { .string($0.rawValue) } ?? .null,
+            "timeZone": .string(query.range.calendar.identifier), "partial": .bool(partial),
             "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
             "totals": .array(totals.map(\.json)), "series": .array(series.map(\.json)),
         ])
@@ -79,12 +106,11 @@ public struct TrendResult: Sendable, Hashable {
     static func assemble(
         _ query: TrendQuery, totals: TrendTotals, rows: [TrendRow]
     ) -> TrendResult {
-        let first = query.interval.index(of: query.range.from)
-        let last = query.interval.index(of: query.range.to - 1)
-        let indexes = first <= last ? Array(first...last) : []
+        let indexes = Array(query.range.intervals(query.interval))
         func point(_ index: Int64, _ value: (count: Int, users: Int)?) -> TrendPoint {
             TrendPoint(
-                start: Timestamp.date(milliseconds: query.interval.start(of: index)), count: value?.count ?? 0,
+                start: Timestamp.date(milliseconds: query.range.calendar.start(of: index, query.interval)),
+                count: value?.count ?? 0,
                 users: value?.users ?? 0)
         }
         let totalPoints = indexes.map { point($0, totals[$0]) }

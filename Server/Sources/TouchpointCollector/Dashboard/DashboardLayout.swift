@@ -10,6 +10,8 @@ enum DashboardLayout {
         ("/dashboard/trends", "Trends"),
         ("/dashboard/funnels", "Funnels"),
         ("/dashboard/retention", "Retention"),
+        ("/dashboard/stickiness", "Stickiness"),
+        ("/dashboard/lifecycle", "Lifecycle"),
         ("/dashboard/paths", "Paths"),
         ("/dashboard/cohorts", "Cohorts"),
         ("/dashboard/boards", "Dashboards"),

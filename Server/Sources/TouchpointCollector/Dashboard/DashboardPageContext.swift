@@ -43,14 +43,22 @@ struct DashboardPageContext: Sendable {
         return { limit in PageRequest(limit: limit, cursor: cursor) }
     }
 
-    /// A time parameter: RFC 3339, or a `datetime-local` value (`2026-11-22T04:30`, read as UTC).
+    /// Where the source's days begin: the time zone the analytics pages show.
+    var calendar: SourceCalendar { services.calendar(of: source) }
+
+    /// A time parameter: RFC 3339, or a `datetime-local` value (`2026-11-22T04:30`, read in the
+    /// source's time zone).
     /// - Throws: ``DashboardInputError`` naming the parameter when it is not a time.
     func time(_ name: String) throws -> Date? {
         guard let text = parameter(name) else { return nil }
         if let date = Timestamp.parse(text) { return date }
-        if text.count == 16, let date = Timestamp.parse(text + ":00Z") { return date }
-        if text.count == 19, let date = Timestamp.parse(text + "Z") { return date }
-        throw DashboardInputError(parameter: name, message: "not a time: \"\(text)\" (use 2026-11-22T09:41 in UTC)")
+        for suffix in [":00Z", "Z"] where text.count + suffix.count == 20 {
+            if let local = Timestamp.parse(text + suffix) {
+                return Timestamp.date(milliseconds: calendar.instant(ofLocal: Timestamp.milliseconds(local)))
+            }
+        }
+        throw DashboardInputError(
+            parameter: name, message: "not a time: \"\(text)\" (use 2026-11-22T09:41, in \(calendar.identifier))")
     }
 }
 

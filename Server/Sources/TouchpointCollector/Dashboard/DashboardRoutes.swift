@@ -27,6 +27,8 @@ enum DashboardRoutes {
         ("/dashboard/trends", TrendsPage.render),
         ("/dashboard/funnels", FunnelsPage.render),
         ("/dashboard/retention", RetentionPage.render),
+        ("/dashboard/stickiness", StickinessPage.render),
+        ("/dashboard/lifecycle", LifecyclePage.render),
         ("/dashboard/paths", PathsPage.render),
         ("/dashboard/cohorts", CohortsPage.render),
         ("/dashboard/cohorts/:cohortId", CohortPage.render),

@@ -8,24 +8,40 @@ import TouchpointCore
 /// those ids and every per-user scenario document of the user ids is deleted in one transaction,
 /// and the request is recorded with what it deleted. With `suppress`, later events of those ids
 /// are refused at ingest (listed as rejected, counted) until the suppression is lifted.
+///
+/// The ids themselves are kept nowhere: the record and the suppression list hold their keyed
+/// hashes (``SuppressionKey``), and ingest hashes an event's ids to look them up. On SQLite the
+/// deletion overwrites what it deleted and empties the write-ahead log, so no copy of an id stays
+/// in the database's files either.
 public final class DeletionService: Sendable {
     /// The most ids one request may name.
     public static let maximumIDs = 100
 
     let storage: any CollectorStorage
     private let clock: any WallClock
+    private let key: SuppressionKey
+    /// The suppressed ids' hashes.
     private let suppressed = Locked(Set<SuppressedID>())
     private let refusedCount = Locked(0)
 
-    init(storage: any CollectorStorage, clock: any WallClock) {
+    init(storage: any CollectorStorage, clock: any WallClock, key: SuppressionKey) {
         self.storage = storage
         self.clock = clock
+        self.key = key
     }
 
-    /// Loads the suppressed ids (at start).
+    /// Loads the suppressed ids (at start, and now and then for what other collectors suppressed),
+    /// first hashing what a collector before schema 20 kept in plain text.
     func load() async throws {
+        try await storage.hashPlainDeletions(key)
         let ids = try await storage.suppressedIDs()
-        suppressed.withLock { $0 = Set(ids) }
+        let changed = suppressed.withLock { suppressed in
+            let new = Set(ids)
+            defer { suppressed = new }
+            return new != suppressed
+        }
+        // Another collector's deletion may have taken people out of the daily people.
+        if changed { storage.forgetDailyPeople() }
     }
 
     /// Events refused because their ids are suppressed, since start.
@@ -33,14 +49,11 @@ public final class DeletionService: Sendable {
 
     /// Whether an event of `source` with these ids is refused.
     func isSuppressed(source: String, userId: String?, anonymousId: String?) -> Bool {
-        suppressed.withLock { set in
-            guard !set.isEmpty else { return false }
-            if let userId, set.contains(SuppressedID(source: source, kind: .user, id: userId)) { return true }
-            if let anonymousId, set.contains(SuppressedID(source: source, kind: .anonymous, id: anonymousId)) {
-                return true
-            }
-            return false
-        }
+        guard !suppressed.withLock({ $0.isEmpty }) else { return false }
+        var asked: [SuppressedID] = []
+        if let userId { asked.append(key.hashed(SuppressedID(source: source, kind: .user, id: userId))) }
+        if let anonymousId { asked.append(key.hashed(SuppressedID(source: source, kind: .anonymous, id: anonymousId))) }
+        return suppressed.withLock { set in asked.contains { set.contains($0) } }
     }
 
     func countRefused(_ count: Int) { refusedCount.withLock { $0 += count } }
@@ -71,14 +84,16 @@ public final class DeletionService: Sendable {
         let now = Timestamp.milliseconds(clock.now())
         let toSuppress: [SuppressedID] =
             suppress
-            ? userIds.map { SuppressedID(source: source, kind: .user, id: $0) }
-                + anonymous.map { SuppressedID(source: source, kind: .anonymous, id: $0) } : []
+            ? userIds.map { key.hashed(SuppressedID(source: source, kind: .user, id: $0)) }
+                + anonymous.map { key.hashed(SuppressedID(source: source, kind: .anonymous, id: $0)) } : []
+        func hashes(_ ids: [String], _ kind: SuppressedID.Kind) -> JSONValue {
+            .array(ids.map { key.hash(source: source, kind: kind, id: $0) }.sorted().map { .string($0) })
+        }
         var body: [String: JSONValue] = [
-            "id": .string(id), "source": .string(source), "userIds": .array(userIds.map(JSONValue.string)),
-            "anonymousIds": .array(given.map(JSONValue.string)),
-            "followedAnonymousIds": .array(followed.map(JSONValue.string)), "suppress": .bool(suppress),
-            "requestedAt": .string(Timestamp.format(Timestamp.date(milliseconds: now))),
-            "state": .string("deleting"),
+            "id": .string(id), "source": .string(source), "userIds": hashes(userIds, .user),
+            "anonymousIds": hashes(given, .anonymous), "followedAnonymousIds": hashes(followed, .anonymous),
+            "suppress": .bool(suppress), "requestedAt": .string(Timestamp.format(Timestamp.date(milliseconds: now))),
+            "state": .string("deleting"), "idsHashed": true,
         ]
         let record = StoredDeletion(
             id: id, source: source, body: JSONValue.object(body).jsonString(sortedKeys: true), suppressing: suppress,
@@ -93,6 +108,24 @@ public final class DeletionService: Sendable {
         try await storage.updateDeletion(id: id, body: final.jsonString(sortedKeys: true))
         suppressed.withLock { $0.formUnion(toSuppress) }
         return final
+    }
+
+    /// A deletion record written before schema 20, with the ids it named in plain text, as it is
+    /// kept now: each id replaced by its hash.
+    static func redacted(_ body: String, key: SuppressionKey) -> String {
+        guard var members = (try? JSONParser.parse(Array(body.utf8)))?.objectValue,
+            let source = members["source"]?.stringValue
+        else { return body }
+        guard members["idsHashed"] == nil else { return body }
+        for (name, kind) in [
+            ("userIds", SuppressedID.Kind.user), ("anonymousIds", .anonymous), ("followedAnonymousIds", .anonymous),
+        ] {
+            let ids = members[name]?.arrayValue?.compactMap(\.stringValue) ?? []
+            members[name] = .array(
+                ids.map { key.hash(source: source, kind: kind, id: $0) }.sorted().map { .string($0) })
+        }
+        members["idsHashed"] = true
+        return JSONValue.object(members).jsonString(sortedKeys: true)
     }
 
     /// Ends the suppression of request `id`; its ids' events are stored again.

@@ -182,13 +182,47 @@ extension CollectorQuery {
     }
 
     /// ``trend(source:_:)`` with the most (interval, value) pairs grouped in one pass.
+    ///
+    /// By days, weeks or months, each interval's people are those of the daily people
+    /// (``DailyPeopleRollup``), read while the events are counted: the events' index is then
+    /// read for counts only, and people cost no more with more events. By hours, both come from
+    /// the events.
     func trend(source: String, _ query: TrendQuery, groupLimit: Int) async throws -> TrendResult {
-        var query = query
-        query.people = try await people(source: source, cohort: query.cohort)
+        var filtered = query
+        filtered.people = try await people(source: source, cohort: query.cohort)
+        let query = filtered
+        guard query.interval != .hour else { return try await trendFromEvents(source: source, query, groupLimit) }
+        let window = query.math?.days ?? 1
+        let days = query.range.days
+        let storage = self.storage
+        async let people = storage.dailyPeople(
+            source: source, event: query.event, days: (days.lowerBound - window + 1)...days.upperBound)
+        var result = try await trendFromEvents(source: source, query, groupLimit)
+        var read = try await people
+        read.people = read.people.restricted(to: query.people)
+        let ranges = query.range.dayRanges(query.interval).map(\.days)
+        let users = PeopleInsights.uniquePeople(read.people, days: ranges)
+        let active =
+            query.math.map {
+                PeopleInsights.activePeople(read.people, window: $0.days, today: days.upperBound, days: ranges)
+            }
+        for index in result.totals.indices where index < users.count {
+            result.totals[index].users = users[index]
+            result.totals[index].active = active?[index]
+        }
+        result.partial = read.partial
+        return result
+    }
+
+    /// A trend's counts (and, by hours, its people) from the events.
+    private func trendFromEvents(source: String, _ query: TrendQuery, _ groupLimit: Int) async throws -> TrendResult {
         let storage = self.storage
         guard let property = query.breakdown else {
-            return TrendResult.assemble(
-                query, totals: try await storage.trendTotals(source: source, query: query), rows: [])
+            let totals =
+                query.interval == .hour
+                ? try await storage.trendTotals(source: source, query: query)
+                : try await storage.trendCounts(source: source, query: query)
+            return TrendResult.assemble(query, totals: totals, rows: [])
         }
         let pass = try await storage.trendByValue(source: source, query: query, property: property, limit: groupLimit)
         // The pass's totals, or (read at once with what follows) the totals counted on their own.
@@ -227,23 +261,46 @@ extension CollectorQuery {
         return FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
     }
 
+    /// How many people did an event on 1, 2, … n days of each week or month.
+    public func stickiness(source: String, _ query: StickinessQuery) async throws -> StickinessResult {
+        let read = try await storage.dailyPeople(
+            source: source, event: query.event, days: StickinessResult.days(of: query))
+        return StickinessResult.compute(query, people: read.people, partial: read.partial)
+    }
+
+    /// New, returning, resurrecting and dormant people per interval.
+    public func lifecycle(source: String, _ query: LifecycleQuery) async throws -> LifecycleResult {
+        let days = LifecycleResult.days(of: query)
+        let storage = self.storage
+        async let before = storage.people(source: source, event: query.event, before: days.lowerBound)
+        let read = try await storage.dailyPeople(source: source, event: query.event, days: days)
+        return LifecycleResult.compute(query, people: read.people, before: try await before, partial: read.partial)
+    }
+
     /// The retention triangle, periods that have not begun by `now` left out.
     public func retention(source: String, _ query: RetentionQuery, now: Date) async throws -> RetentionResult {
         var query = query
         query.people = try await people(source: source, cohort: query.cohort)
-        // The cohorts and the returns at once, on two of the database's connections.
+        let calendar = query.range.calendar
+        let intervals = query.range.intervals(query.interval)
+        let firstDay = calendar.firstDay(of: intervals.lowerBound, query.interval)
+        let startDays = firstDay...(calendar.firstDay(of: intervals.upperBound + 1, query.interval) - 1)
+        let returnDays =
+            firstDay...(calendar.firstDay(of: intervals.upperBound + Int64(query.periods) + 1, query.interval) - 1)
         let storage = self.storage
-        async let firstStarts = storage.firstOccurrences(
-            source: source, event: query.startEvent, from: query.range.from, to: query.range.to, people: query.people)
-        let interval = query.interval
-        let end = interval.start(of: interval.index(of: query.range.to - 1) + Int64(query.periods) + 1)
-        let returns = try await storage.activeIntervals(
-            source: source, event: query.returnEvent, interval: interval,
-            from: interval.start(of: interval.index(of: query.range.from)), to: end, people: query.people)
+        // The cohorts and the returns at once, on two of the database's connections (one read
+        // when they are the same event).
+        async let returns = storage.dailyPeople(source: source, event: query.returnEvent, days: returnDays)
+        let start =
+            query.startEvent == query.returnEvent
+            ? try await returns
+            : try await storage.dailyPeople(source: source, event: query.startEvent, days: startDays)
+        let returned = try await returns
         return RetentionResult.compute(
-            query, firstStarts: try await firstStarts, returns: returns,
-            now: Timestamp.milliseconds(now))
+            query, start: start.people.restricted(to: query.people), returns: returned.people.restricted(to: query.people), now: Timestamp.milliseconds(now),
+            partial: start.partial || returned.partial)
     }
+
 }
 
 extension CollectorQuery {

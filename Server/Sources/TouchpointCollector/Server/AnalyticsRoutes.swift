@@ -34,32 +34,44 @@ enum AnalyticsRoutes {
 
         routes.get("/v1/query/trends", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let trend = try parameters(request, services).trend()
+            let trend = try parameters(request, services, source).trend()
             return Response.json(try await query.trend(source: source, trend).json)
         }
 
         routes.get("/v1/query/funnel", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let funnel = try parameters(request, services).funnel()
+            let funnel = try parameters(request, services, source).funnel()
             return Response.json(try await query.funnel(source: source, funnel).json)
         }
 
         routes.get("/v1/query/retention", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let retention = try parameters(request, services).retention()
+            let retention = try parameters(request, services, source).retention()
             return Response.json(
                 try await query.retention(source: source, retention, now: services.clock.now()).json)
         }
 
         routes.get("/v1/query/paths", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let paths = try parameters(request, services).paths()
+            let paths = try parameters(request, services, source).paths()
             return Response.json(try await query.paths(source: source, paths).json)
+        }
+
+        routes.get("/v1/query/stickiness", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let stickiness = try parameters(request, services, source).stickiness()
+            return Response.json(try await query.stickiness(source: source, stickiness).json)
+        }
+
+        routes.get("/v1/query/lifecycle", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let lifecycle = try parameters(request, services, source).lifecycle()
+            return Response.json(try await query.lifecycle(source: source, lifecycle).json)
         }
 
         routes.get("/v1/query/export", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let range = try parameters(request, services).exportRange()
+            let range = try parameters(request, services, source).exportRange()
             // The first page is read before the answer starts, so a database that is down is a
             // 503, not a 200 that stops.
             let first = try await query.exportPage(source: source, range: range, page: PageRequest(limit: 1000))
@@ -79,8 +91,12 @@ enum AnalyticsRoutes {
         }
     }
 
-    static func parameters(_ request: Request, _ services: CollectorServices) -> AnalyticsParameters {
+    static func parameters(_ request: Request, _ services: CollectorServices, _ source: String)
+        -> AnalyticsParameters
+    {
         let parameters = request.uri.queryParameters
-        return AnalyticsParameters(now: services.clock.now()) { name in parameters.get(name) }
+        return AnalyticsParameters(now: services.clock.now(), calendar: services.calendar(of: source)) { name in
+            parameters.get(name)
+        }
     }
 }

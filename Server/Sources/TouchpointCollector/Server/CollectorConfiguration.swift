@@ -52,6 +52,13 @@ public struct CollectorConfiguration: Sendable {
     /// Days of events and sessions kept (older ones are deleted in the background); nil keeps
     /// everything. A source's own ``CollectorSource/retentionDays`` overrides it.
     public var retentionDays: Int?
+    /// The secret suppressed ids are hashed with (``CollectorCredentials/suppressionKey``, 64 hex
+    /// digits); nil keeps the one in the data directory (created on first start). Collectors
+    /// sharing one PostgreSQL database need the same one.
+    public var suppressionKey: String?
+    /// The default source's time zone, an IANA name (`Europe/Berlin`; default `UTC`): where its
+    /// days, weeks and months begin in every insight (``CollectorSource/timeZone``).
+    public var timeZone: String = "UTC"
     /// How often the retention pass runs (default 10 minutes).
     public var retentionInterval: Duration = .seconds(600)
     /// How much scenario state each source may keep.

@@ -8,11 +8,15 @@ public struct CollectorCredentials: Sendable, Hashable {
     public var writeKey: String
     /// The token for `Authorization: Bearer …` on the query API and config writes.
     public var adminToken: String
+    /// The secret suppressed ids are hashed with (``SuppressionKey``): 64 hex digits. Collectors
+    /// that share one PostgreSQL database need the same one.
+    public var suppressionKey: String
 
-    /// Creates credentials.
-    public init(writeKey: String, adminToken: String) {
+    /// Creates credentials; without a suppression key, one is drawn now.
+    public init(writeKey: String, adminToken: String, suppressionKey: String? = nil) {
         self.writeKey = writeKey
         self.adminToken = adminToken
+        self.suppressionKey = suppressionKey ?? Self.randomHex(bytes: 32)
     }
 
     /// The file name inside the data directory.
@@ -23,8 +27,12 @@ public struct CollectorCredentials: Sendable, Hashable {
     /// - Throws: when the directory or file cannot be read or written, or the file is not a JSON
     ///   object of strings (``CollectorError/Code/invalidConfiguration``, naming the file and member;
     ///   the file is then left as it is rather than replaced with new credentials).
-    static func resolve(directory: URL, writeKey: String?, adminToken: String?) throws -> CollectorCredentials {
-        if let writeKey, let adminToken { return CollectorCredentials(writeKey: writeKey, adminToken: adminToken) }
+    static func resolve(
+        directory: URL, writeKey: String?, adminToken: String?, suppressionKey: String? = nil
+    ) throws -> CollectorCredentials {
+        if let writeKey, let adminToken, let suppressionKey {
+            return CollectorCredentials(writeKey: writeKey, adminToken: adminToken, suppressionKey: suppressionKey)
+        }
         let file = directory.appendingPathComponent(fileName).path
         var stored: [String: JSONValue] = [:]
         if let bytes = try AtomicFile.read(file) {
@@ -38,7 +46,7 @@ public struct CollectorCredentials: Sendable, Hashable {
                 throw CollectorError(
                     .invalidConfiguration, "\(file): expected an object, found \(document.typeName)")
             }
-            for key in ["writeKey", "adminToken"] {
+            for key in ["writeKey", "adminToken", "suppressionKey"] {
                 if let value = members[key], value.stringValue == nil {
                     throw CollectorError(
                         .invalidConfiguration, "\(file): \(key): expected a string, found \(value.typeName)")
@@ -47,7 +55,8 @@ public struct CollectorCredentials: Sendable, Hashable {
             stored = members
         }
         var changed = false
-        for (key, length) in [("writeKey", 16), ("adminToken", 24)] where stored[key]?.stringValue?.isEmpty ?? true {
+        for (key, length) in [("writeKey", 16), ("adminToken", 24), ("suppressionKey", 32)]
+        where stored[key]?.stringValue?.isEmpty ?? true {
             stored[key] = .string(randomHex(bytes: length))
             changed = true
         }
@@ -60,7 +69,8 @@ public struct CollectorCredentials: Sendable, Hashable {
         }
         return CollectorCredentials(
             writeKey: writeKey ?? stored["writeKey"]?.stringValue ?? "",
-            adminToken: adminToken ?? stored["adminToken"]?.stringValue ?? "")
+            adminToken: adminToken ?? stored["adminToken"]?.stringValue ?? "",
+            suppressionKey: suppressionKey ?? stored["suppressionKey"]?.stringValue ?? "")
     }
 
     /// The fewest characters a write key or the admin token may have: 16 (the generated ones have 32

@@ -89,7 +89,13 @@ public struct CollectorServer: Sendable {
         }
         let credentials = try CollectorCredentials.resolve(
             directory: configuration.dataDirectory, writeKey: configuration.writeKey,
-            adminToken: configuration.adminToken)
+            adminToken: configuration.adminToken, suppressionKey: configuration.suppressionKey)
+        guard SuppressionKey(hex: credentials.suppressionKey) != nil else {
+            throw CollectorError(
+                .invalidConfiguration,
+                "the suppression key (TOUCHPOINT_SUPPRESSION_KEY, or suppressionKey in \(CollectorCredentials.fileName)) must be 64 hex digits"
+            )
+        }
         try CollectorCredentials.check(credentials.writeKey, "the write key (--write-key, TOUCHPOINT_WRITE_KEY)")
         try CollectorCredentials.check(
             credentials.adminToken, "the admin token (--admin-token, TOUCHPOINT_ADMIN_TOKEN)")
@@ -106,6 +112,12 @@ public struct CollectorServer: Sendable {
             if let days, days < 1 {
                 throw CollectorError(.invalidConfiguration, "\(name): \(days) is not a number of days above zero")
             }
+        }
+        for (name, zone) in [("--time-zone", configuration.timeZone)]
+            + configuration.additionalSources.map({ ("the time zone of source \"\($0.id)\"", $0.timeZone) })
+        where SourceCalendar(identifier: zone) == nil {
+            throw CollectorError(
+                .invalidConfiguration, "\(name): \"\(zone)\" is not an IANA time zone (such as Europe/Berlin or UTC)")
         }
         for source in configuration.additionalSources {
             try CollectorCredentials.check(source.writeKey, "the write key of source \"\(source.id)\"")
@@ -128,7 +140,7 @@ public struct CollectorServer: Sendable {
             storage: storage, credentials: credentials, additionalSources: configuration.additionalSources,
             configuration: configuration)
         do {
-            try await services.deletions.load()
+            try await services.prepare(logger: logger)
         } catch {
             try? await storage.close()
             throw error

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import TouchpointCore
 
 /// The collector's parts, shared by its routes and by code that embeds it.
@@ -40,6 +41,12 @@ public final class CollectorServices: Sendable {
         return IdentityVerification.isValid(signature, userId: userId, secret: secret)
     }
 
+    /// Where `source`'s days begin (``CollectorSource/timeZone``; UTC for a source the collector
+    /// does not know).
+    func calendar(of source: String) -> SourceCalendar {
+        calendars[source] ?? .utc
+    }
+
     /// Whether `source` has an identity secret.
     func hasIdentitySecret(_ source: String) -> Bool {
         sources.first(where: { $0.id == source })?.identitySecret != nil
@@ -58,6 +65,8 @@ public final class CollectorServices: Sendable {
 
     let storage: any CollectorStorage
     let sourceRegistry: SourceRegistry
+    /// Each source's calendar, by id (zones are checked before the services are made).
+    let calendars: [String: SourceCalendar]
     let limits: IngestLimits
 
     init(
@@ -68,7 +77,7 @@ public final class CollectorServices: Sendable {
             [
                 CollectorSource(
                     id: CollectorSource.defaultID, writeKey: credentials.writeKey,
-                    identitySecret: configuration.identitySecret)
+                    identitySecret: configuration.identitySecret, timeZone: configuration.timeZone)
             ] + additionalSources
         let registry = SourceRegistry(sources)
         let metrics = CollectorMetrics()
@@ -79,6 +88,11 @@ public final class CollectorServices: Sendable {
         self.credentials = credentials
         self.sources = sources
         self.sourceRegistry = registry
+        var calendars: [String: SourceCalendar] = [:]
+        for source in sources where calendars[source.id] == nil {
+            calendars[source.id] = SourceCalendar(identifier: source.timeZone) ?? .utc
+        }
+        self.calendars = calendars
         self.metrics = metrics
         self.limits = configuration.limits
         self.configMaxAge = configuration.configMaxAge
@@ -87,7 +101,11 @@ public final class CollectorServices: Sendable {
         self.metricsToken = configuration.metricsToken
         self.servesHTTPS = configuration.tls != nil
         self.secretGuesses = FailedAttemptLimiter(clock: configuration.clock, logger: configuration.logger)
-        let deletions = DeletionService(storage: storage, clock: configuration.clock)
+        // The key is checked before the services are made (`CollectorServer`).
+        let deletions = DeletionService(
+            storage: storage, clock: configuration.clock,
+            key: SuppressionKey(hex: credentials.suppressionKey) ?? SuppressionKey(
+                hex: String(repeating: "0", count: 64))!)
         self.deletions = deletions
         ingest = IngestService(
             storage: storage, sources: registry, metrics: metrics, limits: configuration.limits,
@@ -102,6 +120,15 @@ public final class CollectorServices: Sendable {
         retention = RetentionService(
             storage: storage, sources: sources, defaultDays: configuration.retentionDays, clock: configuration.clock,
             logger: configuration.logger)
+    }
+
+    /// What must be done before the first request, by the server and by anything that routes
+    /// requests to these services: the suppressed ids loaded, and each source's calendar given
+    /// to the storage, so that every event's day is counted in its source's zone (what a new zone
+    /// or the upgrade to the daily people leaves to build is built in the background).
+    func prepare(logger: Logger) async throws {
+        try await deletions.load()
+        try await storage.prepareDailyPeople(calendars: calendars, logger: logger, build: true)
     }
 
     // MARK: Authentication

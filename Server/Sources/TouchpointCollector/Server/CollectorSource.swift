@@ -12,13 +12,21 @@ public struct CollectorSource: Sendable, Hashable {
     public var identitySecret: String?
     /// Days of events this source keeps; nil takes ``CollectorConfiguration/retentionDays``.
     public var retentionDays: Int?
+    /// The IANA time zone (`Europe/Berlin`) in which the source's days, weeks and months begin, for
+    /// every insight; `UTC` by default. Changing it rebuilds the source's activity rollup in the
+    /// background.
+    public var timeZone: String
 
     /// Creates a source.
-    public init(id: String, writeKey: String, identitySecret: String? = nil, retentionDays: Int? = nil) {
+    public init(
+        id: String, writeKey: String, identitySecret: String? = nil, retentionDays: Int? = nil,
+        timeZone: String = "UTC"
+    ) {
         self.id = id
         self.writeKey = writeKey
         self.identitySecret = identitySecret
         self.retentionDays = retentionDays
+        self.timeZone = timeZone
     }
 
     /// The name of the source the collector's own write key belongs to.

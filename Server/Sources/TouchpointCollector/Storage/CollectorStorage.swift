@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Where the collector keeps events, sessions, remote configs and scenario state.
 ///
@@ -58,6 +59,16 @@ protocol CollectorStorage: Sendable {
     /// Deletes at most `limit` sessions of `source` whose last event is before `before` (ms).
     /// - Returns: how many it deleted.
     func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int
+    /// Deletes `source`'s daily people (``DailyPeopleRollup``) before local day `day`.
+    func deleteDailyPeople(source: String, before day: Int64) async throws
+
+    // Daily people (DailyPeople/SQLCollectorStorage+DailyPeople.swift)
+    /// Sets each source's calendar and builds what a new time zone leaves to build, in the background.
+    func prepareDailyPeople(calendars: [String: SourceCalendar], logger: Logger, build: Bool) async throws
+    /// The people who did `event` on each local day of `days`, merges resolved.
+    func dailyPeople(source: String, event: String, days: ClosedRange<Int64>) async throws -> DailyPeopleRead
+    /// Everyone who did `event` before local day `day`, merges resolved.
+    func people(source: String, event: String, before day: Int64) async throws -> PersonSet
 
     /// The anonymous ids the given user ids were seen with.
     func anonymousIDs(source: String, ofUsers userIds: [String]) async throws -> [String]
@@ -70,6 +81,11 @@ protocol CollectorStorage: Sendable {
     func updateDeletion(id: String, body: String) async throws
     /// Ends the suppression a request set; false when there is no such request.
     func liftSuppression(requestId: String, at time: Int64) async throws -> Bool
+    /// Hashes the ids kept in plain text before schema 20 (suppressions, deletion records).
+    func hashPlainDeletions(_ key: SuppressionKey) async throws
+    /// Makes the event writer forget who it counted in the daily people (another collector
+    /// deleted people).
+    func forgetDailyPeople()
     /// Every suppressed id.
     func suppressedIDs() async throws -> [SuppressedID]
     /// A source's deletion requests, newest first (or the one with `id`).
@@ -88,15 +104,10 @@ protocol CollectorStorage: Sendable {
     // Analytics (SQLCollectorStorage+Analytics.swift)
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String]
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals
+    func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
-    func firstOccurrences(source: String, event: String, from: Int64, to: Int64, people: Set<Int64>?) async throws
-        -> [Int64: Int64]
-    func activeIntervals(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64, people: Set<Int64>?
-    ) async throws -> [(person: Int64, index: Int64)]
-
     // Paths and cohorts (SQLCollectorStorage+Paths.swift, SQLCollectorStorage+Cohorts.swift)
     func eventNames(source: String) async throws -> [String]
     func paths(source: String, query: PathQuery) async throws -> [PathCount]

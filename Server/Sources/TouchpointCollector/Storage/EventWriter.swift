@@ -26,6 +26,11 @@ protocol EventWriter: Sendable {
     /// that remembers numbers forgets them all.
     func forgetPeople()
 
+    /// Called inside a transaction that takes people out of the daily people
+    /// (``DailyPeopleRollup``): retention, a deletion. A writer that remembers who it counted
+    /// forgets it.
+    func forgetDailyPeople()
+
     /// What the writer measures, for `/metrics` (Prometheus text format 0.0.4; empty when it
     /// measures nothing).
     func metrics() -> String

@@ -54,12 +54,27 @@ extension SQLCollectorStorage {
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
-            "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(PersonKeys.expression) AS person",
+            "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx")
         var totals: TrendTotals = [:]
         for row in try await backend.query(sql, binds) {
             guard let index = row[0].int, let count = row[1].int, let users = row[2].int else { continue }
             totals[index] = (Int(count), Int(users))
+        }
+        return totals
+    }
+
+    /// Events per interval of the trend's events, from the name-and-minute index alone (the
+    /// people come from the daily people).
+    func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
+        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let (sql, binds) = select(
+            "SELECT idx, COUNT(*) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx", rest,
+            suffix: ") q GROUP BY idx")
+        var totals: TrendTotals = [:]
+        for row in try await backend.query(sql, binds) {
+            guard let index = row[0].int, let count = row[1].int else { continue }
+            totals[index] = (Int(count), 0)
         }
         return totals
     }
@@ -79,7 +94,7 @@ extension SQLCollectorStorage {
             return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
         }
         async let totals = trendTotals(source: source, query: query)
-        guard let middle = Self.middle(of: query.interval, from: query.range.from, to: query.range.to) else {
+        guard let middle = Self.middle(of: query.interval, in: query.range) else {
             let rows = try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
             return TrendPass(rows: rows, totals: try await totals)
         }
@@ -96,11 +111,10 @@ extension SQLCollectorStorage {
     }
 
     /// The start of the interval halfway through `from ..< to`; nil when that is one interval.
-    static func middle(of interval: AnalyticsInterval, from: Int64, to: Int64) -> Int64? {
-        let first = interval.index(of: from)
-        let last = interval.index(of: to - 1)
-        guard last > first else { return nil }
-        return interval.start(of: (first + last + 1) / 2)
+    static func middle(of interval: AnalyticsInterval, in range: AnalyticsRange) -> Int64? {
+        let intervals = range.intervals(interval)
+        guard intervals.upperBound > intervals.lowerBound else { return nil }
+        return range.calendar.start(of: (intervals.lowerBound + intervals.upperBound + 1) / 2, interval)
     }
 
     /// PostgreSQL's ``trendByValue(source:query:property:limit:)``: `GROUPING(val)` tells an
@@ -111,10 +125,10 @@ extension SQLCollectorStorage {
         async throws -> TrendPass
     {
         let interval = query.interval
-        let intervals = Int(interval.index(of: query.range.to - 1) - interval.index(of: query.range.from) + 1)
+        let intervals = query.range.intervals(interval).count
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
-            "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
+            "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
         var rows: [TrendRow] = []
         var totals: TrendTotals = [:]
@@ -137,7 +151,7 @@ extension SQLCollectorStorage {
     {
         let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
-            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
+            "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
         let rows = try await backend.query(sql, binds)
         guard rows.count <= limit else { return nil }
@@ -155,7 +169,7 @@ extension SQLCollectorStorage {
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
             dialect,
-            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.interval.sqlIndex) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person"
+            "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person"
         )
         let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         statement.append(events.sql)
@@ -181,7 +195,7 @@ extension SQLCollectorStorage {
         }
     }
 
-    // MARK: Funnels and retention
+    // MARK: Funnels
 
     /// Every event of the funnel's steps from its start to `window` after its end that meets
     /// the funnel's filters, with the person, the steps it is (its name and filters considered)
@@ -207,52 +221,6 @@ extension SQLCollectorStorage {
         return try await backend.query(statement).compactMap { row in
             guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
             return FunnelRow(person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text)
-        }
-    }
-
-    /// Each person's first `event` in `from ..< to` (of `people` only, when given).
-    func firstOccurrences(source: String, event: String, from: Int64, to: Int64, people: Set<Int64>?) async throws
-        -> [Int64: Int64]
-    {
-        let rest = eventsNamed([event], source: source, from: from, to: to, people: people)
-        let (sql, binds) = select(
-            "SELECT person, MIN(timestamp) FROM (SELECT \(PersonKeys.expression) AS person, timestamp", rest,
-            suffix: ") q GROUP BY person")
-        var first: [Int64: Int64] = [:]
-        for row in try await backend.query(sql, binds) {
-            if let person = row[0].int, let time = row[1].int { first[person] = time }
-        }
-        return first
-    }
-
-    /// The intervals in which each person did `event` in `from ..< to`.
-    ///
-    /// On SQLite the two halves of the range (split where an interval starts, so each pair is in
-    /// one of them) are read at once on two reader connections, as ``trendByValue(source:query:property:limit:)``.
-    func activeIntervals(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64, people: Set<Int64>?
-    ) async throws -> [(person: Int64, index: Int64)] {
-        guard dialect.queriesRunOnOneCore, let middle = Self.middle(of: interval, from: from, to: to) else {
-            return try await activeIntervalsOnce(
-                source: source, event: event, interval: interval, from: from, to: to, people: people)
-        }
-        async let early = activeIntervalsOnce(
-            source: source, event: event, interval: interval, from: from, to: middle, people: people)
-        let late = try await activeIntervalsOnce(
-            source: source, event: event, interval: interval, from: middle, to: to, people: people)
-        return try await early + late
-    }
-
-    private func activeIntervalsOnce(
-        source: String, event: String, interval: AnalyticsInterval, from: Int64, to: Int64, people: Set<Int64>?
-    ) async throws -> [(person: Int64, index: Int64)] {
-        let rest = eventsNamed([event], source: source, from: from, to: to, people: people)
-        let (sql, binds) = select(
-            "SELECT DISTINCT person, idx FROM (SELECT \(PersonKeys.expression) AS person, \(interval.sqlIndex) AS idx",
-            rest, suffix: ") q")
-        return try await backend.query(sql, binds).compactMap { row in
-            guard let person = row[0].int, let index = row[1].int else { return nil }
-            return (person, index)
         }
     }
 }

@@ -41,7 +41,7 @@ extension SQLCollectorStorage {
         statement.bind(.text(source))
         Self.appendID(id, to: &statement)
         return try await backend.query(statement).map { row in
-            guard let id = row[0].int, let name = row[1].text, let kind = row[2].text.flatMap(InsightKind.init),
+            guard let id = row[0].int, let name = row[1].text, let kind = row[2].text.flatMap({ InsightKind(rawValue: $0) }),
                 let parameters = row[3].text, let created = row[4].int, let updated = row[5].int
             else { throw StorageError(code: .corruptRow, message: "an insights row does not have the expected columns") }
             return SavedInsight(

@@ -13,22 +13,30 @@ final class SQLCollectorStorage: CollectorStorage {
     let backend: any SQLBackend
     /// How ingest stores events in this database.
     let writer: any EventWriter
+    /// Where each source's days begin, for the writer's daily people (``DailyPeopleRollup``).
+    let calendars: SourceCalendars
+    /// Builds the daily people of stored events in the background.
+    let backfill: DailyPeopleBackfill
     var dialect: SQLDialect { backend.dialect }
     var backendName: String { backend.dialect.rawValue }
 
-    private init(backend: any SQLBackend, writer: any EventWriter) {
+    private init(backend: any SQLBackend, writer: any EventWriter, calendars: SourceCalendars, logger: Logger) {
         self.backend = backend
         self.writer = writer
+        self.calendars = calendars
+        backfill = DailyPeopleBackfill(backend: backend, calendars: calendars, logger: logger)
     }
 
     /// Brings the schema up to date and opens the event writer; closes the backend when either
     /// fails.
     static func migrated<Backend: SQLBackend>(
-        _ backend: Backend, logger: Logger, writer: (Backend) async throws -> any EventWriter
+        _ backend: Backend, logger: Logger, writer: (Backend, SourceCalendars) async throws -> any EventWriter
     ) async throws -> SQLCollectorStorage {
         do {
             try await SchemaMigrations.migrate(backend, logger: logger)
-            return SQLCollectorStorage(backend: backend, writer: try await writer(backend))
+            let calendars = SourceCalendars()
+            return SQLCollectorStorage(
+                backend: backend, writer: try await writer(backend, calendars), calendars: calendars, logger: logger)
         } catch {
             try? await backend.close()
             throw error
@@ -51,6 +59,7 @@ final class SQLCollectorStorage: CollectorStorage {
     }
 
     func close() async throws {
+        await backfill.stop()
         await writer.close()
         try await backend.close()
     }

@@ -87,6 +87,12 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var retentionDays: Int?
 
+    @Option(
+        help:
+            "IANA time zone in which the default source's days, weeks and months begin, such as Europe/Berlin (env TOUCHPOINT_TIME_ZONE; default UTC)."
+    )
+    var timeZone: String?
+
     @Option(help: "Bearer token /metrics requires (env TOUCHPOINT_METRICS_TOKEN; default: /metrics is open).")
     var metricsToken: String?
 
@@ -136,6 +142,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.retentionDays = days
         }
+
+        configuration.timeZone = timeZone ?? environment["TOUCHPOINT_TIME_ZONE"] ?? configuration.timeZone
+        // A secret, so from the environment only (not the command line, which `ps` shows).
+        configuration.suppressionKey = environment["TOUCHPOINT_SUPPRESSION_KEY"]
 
         try await CollectorServer(configuration: configuration).run { collector in
             let lines = [

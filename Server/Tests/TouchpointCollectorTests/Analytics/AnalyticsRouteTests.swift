@@ -71,6 +71,69 @@ struct AnalyticsRouteTests {
         }
     }
 
+    /// Stickiness, lifecycle and active people over HTTP, in the source's time zone: a1 opens at
+    /// 23:30 UTC on 1 January, which is 2 January in Tokyo, then signs in as u1 and opens again on
+    /// 3 January (Tokyo), so u1 is one person on two days; a9 opens on 3 January only.
+    @Test func stickinessLifecycleAndActivePeopleAnswerInTheSourcesZone() async throws {
+        try await RouterHarness.run(configure: { $0.timeZone = "Asia/Tokyo" }) { client, _ async throws in
+            let day = 86_400.0
+            let messages: [JSONValue] = [
+                TestMessages.track("open", id: "o1", session: "s1", anonymous: "a1", at: 23.5 * 3600),
+                .object([
+                    "type": "identify", "messageId": "i1", "userId": "u1", "anonymousId": "a1",
+                    "timestamp": .string(Timestamp.format(TestMessages.base.addingTimeInterval(23.6 * 3600))),
+                ]),
+                TestMessages.track("open", id: "o2", session: "s2", user: "u1", at: day + 23.5 * 3600),
+                TestMessages.track("open", id: "o3", session: "s3", anonymous: "a9", at: 2 * day + 3600),
+            ]
+            let stored = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
+                body: ByteBuffer(json: TestMessages.batch(messages)))
+            #expect(try stored.json["accepted"] == 4)
+            let range = "from=2026-01-01T15:00:00Z&to=2026-01-04T15:00:00Z"  // 2–4 January in Tokyo
+
+            let sticky = try await Self.get(client, "/v1/query/stickiness?event=open&interval=month&\(range)")
+            #expect(sticky.status == .ok)
+            #expect(try sticky.json["timeZone"] == "Asia/Tokyo")
+            #expect(try sticky.json["partial"] == false)
+            #expect(try sticky.json["intervals"]?[0]?["start"] == "2025-12-31T15:00:00.000Z")
+            #expect(try sticky.json["intervals"]?[0]?["days"]?[0]?["people"] == 1)  // a9 on one day
+            #expect(try sticky.json["intervals"]?[0]?["days"]?[1]?["people"] == 1)  // u1 (with a1) on two
+            #expect(try sticky.json["intervals"]?[0]?["total"] == 2)
+
+            let lifecycle = try await Self.get(client, "/v1/query/lifecycle?event=open&interval=day&\(range)")
+            #expect(lifecycle.status == .ok)
+            let days = try #require(try lifecycle.json["intervals"]?.arrayValue)
+            let lifecycleJSON = try lifecycle.json
+            #expect(days.count == 3, "\(lifecycleJSON)")
+            #expect(days[0]["start"] == "2026-01-01T15:00:00.000Z")
+            #expect(days[0]["new"] == 1 && days[0]["returning"] == 0)  // u1, as a1
+            #expect(days[1]["returning"] == 1 && days[1]["new"] == 1)  // u1 again, a9 new
+            #expect(days[2]["dormant"] == 2 && days[2]["new"] == 0)  // both gone
+
+            let active = try await Self.get(client, "/v1/query/trends?event=open&interval=day&math=wau&\(range)")
+            let activeJSON = try active.json
+            #expect(active.status == .ok, "\(activeJSON)")
+            #expect(try active.json["totals"]?.arrayValue?.compactMap { $0["active"]?.intValue } == [1, 2, 2])
+        }
+    }
+
+    @Test(arguments: [
+        ("/v1/query/stickiness?event=open&interval=day", "interval"),
+        ("/v1/query/stickiness?interval=week", "event"),
+        ("/v1/query/lifecycle?event=open&interval=hour", "interval"),
+        ("/v1/query/lifecycle?event=open&from=yesterday", "from"),
+        ("/v1/query/trends?event=open&math=yau", "math"),
+        ("/v1/query/trends?event=open&interval=hour&math=dau", "math"),
+    ])
+    func badPeopleInsightParametersAreNamed(uri: String, parameter: String) async throws {
+        try await RouterHarness.run { client, _ async throws in
+            let response = try await Self.get(client, uri)
+            #expect(response.status == .badRequest, "\(uri)")
+            #expect(try response.json["path"]?.stringValue == parameter, "\(uri)")
+        }
+    }
+
     @Test(arguments: [
         ("/v1/query/trends?interval=day", "event"),
         ("/v1/query/trends?event=buy&interval=fortnight", "interval"),

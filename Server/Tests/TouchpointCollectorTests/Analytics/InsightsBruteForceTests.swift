@@ -310,7 +310,7 @@ struct InsightsBruteForceTests {
             ]).trend()
             trend.topValues = 3
             let answer = try await query.trend(source: "default", trend)
-            var expected = AnalyticsBruteForceTests.expectedTrend(trend, kept)
+            var expected = AnalyticsBruteForceTests.expectedTrend(trend, .init(kept))
             expected.query.people = answer.query.people
             #expect(answer == expected, "trend of \(cohort.name)")
             #expect(answer.totals.contains { $0.count > 0 })
@@ -319,7 +319,7 @@ struct InsightsBruteForceTests {
                 "cohort": "\(cohort.id)",
             ]).retention()
             let returned = try await query.retention(source: "default", retention, now: now)
-            var expectedRetention = AnalyticsBruteForceTests.expectedRetention(retention, kept, now: now)
+            var expectedRetention = AnalyticsBruteForceTests.expectedRetention(retention, .init(kept), now: now)
             expectedRetention.query.people = returned.query.people
             #expect(returned == expectedRetention, "retention of \(cohort.name)")
             #expect(returned.cohorts.contains { $0.size > 0 })

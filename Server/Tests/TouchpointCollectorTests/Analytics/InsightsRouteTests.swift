@@ -135,7 +135,8 @@ struct InsightsRouteTests {
         ("/v1/query/retention?start=open&cohort=x", "cohort"),
         ("/v1/query/retention?start=open&cohort=12", "cohort"),
     ])
-    func badParametersAre400sThatNameThem(kind: StorageKind, uri: String, parameter: String) async throws {
+    func badParametersAre400sThatNameThem(kind: StorageKind, bad: (uri: String, parameter: String)) async throws {
+        let (uri, parameter) = bad
         try await RouterHarness.run(storage: kind) { client, _ async throws in
             let response = try await Self.get(client, uri)
             #expect(response.status == .badRequest, "\(uri)")

@@ -74,7 +74,7 @@ struct DashboardAnalyticsTests {
     }
 
     @Test(arguments: [
-        ("/dashboard/trends?event=buy&interval=month", "interval"),
+        ("/dashboard/trends?event=buy&interval=fortnight", "interval"),
         ("/dashboard/trends?event=buy&from=soon", "from"),
         ("/dashboard/funnels?steps=open", "steps"),
         ("/dashboard/retention?start=open&periods=99", "periods"),
@@ -112,7 +112,7 @@ struct DashboardAnalyticsTests {
                 uri: "/dashboard/trends?format=csv", method: .get, headers: DashboardClient.cookie(cookie))
             #expect(noTable.status == .notFound)
             let badParameters = try await client.execute(
-                uri: "/dashboard/trends?event=buy&interval=month&format=csv", method: .get,
+                uri: "/dashboard/trends?event=buy&interval=fortnight&format=csv", method: .get,
                 headers: DashboardClient.cookie(cookie))
             #expect(badParameters.status == .badRequest)
         }

@@ -64,7 +64,7 @@ struct DashboardRouteTests {
                     DashboardClient.cookie("touchpoint_dashboard=" + RouterHarness.adminToken)
                 ),
             ]
-            #expect(Self.protectedPages.count == 12)
+            #expect(Self.protectedPages.count == 14)
             for page in Self.protectedPages {
                 for (attempt, headers) in attempts {
                     let response = try await client.execute(

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TouchpointCore
 import TouchpointTesting

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 import TouchpointCore
@@ -41,10 +42,20 @@ struct DeletionTests {
     func aDeletionLeavesNoRowOfTheIdsAndSuppressesThem(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             try await Self.seed(storage)
-            let service = DeletionService(storage: storage, clock: ManualClock())
+            let key = try #require(SuppressionKey(hex: String(repeating: "ab", count: 32)))
+            let service = DeletionService(storage: storage, clock: ManualClock(), key: key)
             let result = try await service.delete(
                 source: "default", userIds: ["u1"], anonymousIds: ["a3"], suppress: true)
-            #expect(result["followedAnonymousIds"] == ["a1"])
+            // The record names the ids by their keyed hashes, never in plain text.
+            #expect(
+                result["followedAnonymousIds"] == [.string(key.hash(source: "default", kind: .anonymous, id: "a1"))])
+            #expect(result["userIds"] == [.string(key.hash(source: "default", kind: .user, id: "u1"))])
+            for table in ["deletion_requests", "suppressions"] {
+                let rows = try await storage.backend.query("SELECT * FROM \(table)", [])
+                let text = rows.map { "\($0)" }.joined()
+                #expect(!rows.isEmpty, "\(table)")
+                for id in ["\"u1\"", "\"a1\"", "\"a3\""] { #expect(!text.contains(id), "\(table) holds \(id)") }
+            }
             #expect(result["deleted"] == ["events": 6, "sessions": 3, "documents": 1])
             #expect(result["state"] == "deleted, suppressing")
 
@@ -81,7 +92,7 @@ struct DeletionTests {
             #expect(!service.isSuppressed(source: "web", userId: "u1", anonymousId: nil))
 
             // A new service (a restart) loads the suppressions; lifting ends them.
-            let restarted = DeletionService(storage: storage, clock: ManualClock())
+            let restarted = DeletionService(storage: storage, clock: ManualClock(), key: key)
             try await restarted.load()
             #expect(restarted.isSuppressed(source: "default", userId: "u1", anonymousId: nil))
             let id = try #require(result["id"]?.stringValue)
@@ -89,6 +100,52 @@ struct DeletionTests {
             #expect(lifted["state"] == "deleted, suppression lifted")
             #expect(!restarted.isSuppressed(source: "default", userId: "u1", anonymousId: nil))
             #expect(try await restarted.list(source: "default").count == 1)
+        }
+    }
+
+    /// After a deletion the ids are in no file of a SQLite store: not in the database (its freed
+    /// pages are overwritten), not in its write-ahead log, not in the deletion's own record.
+    @Test func aDeletionLeavesTheIdsInNoFileOfTheStore() async throws {
+        let directory = try TemporaryDirectory(prefix: "deletion-files")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: Logger(label: "test"))
+        let (user, anonymous) = ("user-7f3a9c41", "anon-51be0d77")
+        var messages = [AnalyticsTests.call(.identify, id: "i1", user: user, anonymous: anonymous)]
+        for index in 0..<50 {
+            messages.append(
+                TestMessages.ingest(
+                    "view", id: "v\(index)", session: "s\(index / 10)", user: index < 20 ? nil : user,
+                    anonymous: anonymous))
+            messages.append(
+                TestMessages.ingest("view", id: "w\(index)", session: "t1", user: "someone-else", anonymous: "a2"))
+        }
+        #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+        func files() throws -> [(String, [UInt8])] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).map { name in
+                (name, Array(try Data(contentsOf: directory.url.appendingPathComponent(name))))
+            }
+        }
+        func holds(_ bytes: [UInt8], _ text: String) -> Bool {
+            let needle = Array(text.utf8)
+            return bytes.count >= needle.count
+                && (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+        }
+        // The check can fail: before the deletion the ids are there.
+        #expect(try files().contains { holds($0.1, user) })
+
+        let key = try #require(SuppressionKey(hex: String(repeating: "5c", count: 32)))
+        let service = DeletionService(storage: storage, clock: ManualClock(), key: key)
+        _ = try await service.delete(source: "default", userIds: [user], anonymousIds: [], suppress: true)
+        for (name, bytes) in try files() {
+            let (holdsUser, holdsAnonymous) = (holds(bytes, user), holds(bytes, anonymous))
+            #expect(!holdsUser, "\(name) holds the user id")
+            #expect(!holdsAnonymous, "\(name) holds the anonymous id")
+        }
+        #expect(try files().contains { holds($0.1, "someone-else") })
+        try await storage.close()
+        for (name, bytes) in try files() {
+            let holdsAnID = holds(bytes, user) || holds(bytes, anonymous)
+            #expect(!holdsAnID, "\(name) holds an id after closing")
         }
     }
 

@@ -60,6 +60,46 @@ struct CollectorServerTests {
         #expect(try AtomicFile.read(file) == Array(contents.utf8))
     }
 
+    /// A zone that is not an IANA name, or a suppression key that is not 64 hex digits, stops the
+    /// start with the option and the value named; nothing is listening.
+    @Test(arguments: [
+        ("zone", "Mars/Olympus", "--time-zone: \"Mars/Olympus\" is not an IANA time zone"),
+        ("web zone", "UTC+25", "the time zone of source \"web\": \"UTC+25\""),
+        ("key", "abc", "the suppression key"), ("key", String(repeating: "g", count: 64), "must be 64 hex digits"),
+    ])
+    func aBadTimeZoneOrSuppressionKeyStopsTheStart(setting: String, value: String, message: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-settings")
+        var configuration = Self.configuration(directory)
+        switch setting {
+        case "zone": configuration.timeZone = value
+        case "web zone":
+            configuration.additionalSources = [
+                CollectorSource(id: "web", writeKey: "web-key-0123456789", timeZone: value)
+            ]
+        default: configuration.suppressionKey = value
+        }
+        await #expect {
+            _ = try await CollectorServer(configuration: configuration).start()
+        } throws: { error in
+            guard let error = error as? CollectorError else { return false }
+            return error.code == .invalidConfiguration && error.message.contains(message)
+        }
+    }
+
+    /// A data directory made before suppression keys gains one, kept across restarts; the write
+    /// key and admin token it holds stay as they were.
+    @Test func anOlderCredentialsFileGainsASuppressionKey() throws {
+        let directory = try TemporaryDirectory(prefix: "collector-credentials")
+        let file = directory.appending(CollectorCredentials.fileName).path
+        let older = #"{"adminToken":"token-0123456789abcdef","writeKey":"key-0123456789abcdef"}"#
+        try AtomicFile.write(Array(older.utf8), to: file)
+        let first = try CollectorCredentials.resolve(directory: directory.url, writeKey: nil, adminToken: nil)
+        #expect(first.writeKey == "key-0123456789abcdef" && first.adminToken == "token-0123456789abcdef")
+        #expect(SuppressionKey(hex: first.suppressionKey) != nil)
+        let again = try CollectorCredentials.resolve(directory: directory.url, writeKey: nil, adminToken: nil)
+        #expect(again.suppressionKey == first.suppressionKey)
+    }
+
     @Test func explicitCredentialsWin() async throws {
         let directory = try TemporaryDirectory(prefix: "collector-live")
         var configuration = Self.configuration(directory)

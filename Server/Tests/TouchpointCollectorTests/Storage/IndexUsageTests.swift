@@ -68,6 +68,9 @@ struct IndexUsageTests {
                 "/v1/query/trends?event=screen_viewed&interval=day&breakdown=plan&\(range)",
                 "/v1/query/funnel?steps=product_viewed,cart_added,checkout_completed&window=1d&\(range)",
                 "/v1/query/retention?interval=day&start=signup&return=app_opened&\(range)",
+                "/v1/query/trends?event=app_opened&interval=day&math=wau&\(range)",
+                "/v1/query/stickiness?event=app_opened&interval=week&\(range)",
+                "/v1/query/lifecycle?event=app_opened&interval=day&\(range)",
                 "/v1/query/export?\(range)", "/v1/admin/deletions",
                 "/v1/query/funnel?steps=product_viewed[plan=pro],cart_added&where=plan%3F&breakdown=plan&cohort=1&\(range)",
                 "/v1/query/paths?start=screen_viewed&cohort=1&\(range)", "/v1/query/paths?end=signup&exclude=app_opened&\(range)",
@@ -96,6 +99,8 @@ struct IndexUsageTests {
                     == .ok)
             _ = try await storage.deleteEvents(source: "default", beforeMinute: 0, limit: 10)
             _ = try await storage.deleteSessions(source: "default", lastBefore: 0, limit: 10)
+            let today = SourceCalendar.utc.day(of: Timestamp.milliseconds(Date()))
+            try await storage.deleteDailyPeople(source: "default", before: today - 11)
 
             let statements = backend.statementLog.withLock { log in
                 defer { log = nil }

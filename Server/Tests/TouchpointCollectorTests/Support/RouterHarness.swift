@@ -60,6 +60,7 @@ enum RouterHarness {
         let (router, routes) = CollectorRouter.build(services: services, extraRoutes: configuration.routes)
         let application = Application(router: router, logger: configuration.logger)
         do {
+            try await services.prepare(logger: configuration.logger)
             try await application.test(setup) { client in try await body(client, services, routes) }
             try await storage.close()
         } catch {

@@ -11,7 +11,7 @@ enum AnalyticsForm {
         for name in ["from", "to"] {
             if let date = try context.time(name) { values[name] = Timestamp.format(date) }
         }
-        return AnalyticsParameters(now: context.now) { values[$0] }
+        return AnalyticsParameters(now: context.now, calendar: context.calendar) { values[$0] }
     }
 
     /// Runs `read`, turning a refused parameter into the page's input error.
@@ -51,20 +51,32 @@ enum AnalyticsForm {
             "<p><label for=\"\(name)\">\(label)</label><select id=\"\(name)\" name=\"\(name)\">\(choices)</select></p>"
     }
 
-    /// The range fields.
+    /// The range fields, in the source's time zone (which they name).
     static func range(_ context: DashboardPageContext) -> HTML {
-        """
-        <p><label for="from">From (UTC)</label><input id="from" name="from" type="datetime-local" value="\(local(context, "from"))"></p>
-        <p><label for="to">Until (UTC)</label><input id="to" name="to" type="datetime-local" value="\(local(context, "to"))"></p>
-        """
+        let zone = HTML.escape(context.calendar.identifier)
+        return """
+            <p><label for="from">From (\(zone))</label><input id="from" name="from" type="datetime-local" value="\(local(context, "from"))"></p>
+            <p><label for="to">Until (\(zone))</label><input id="to" name="to" type="datetime-local" value="\(local(context, "to"))"></p>
+            <p class="zone">Days, weeks and months begin in \(zone).</p>
+            """
     }
 
-    /// A time parameter as a `datetime-local` field shows it (`2026-11-22T09:41`); as it is when
-    /// it is not a time.
+    /// What a page says while the daily people are still being built from stored events.
+    static func partialNotice(_ partial: Bool) -> HTML {
+        guard partial else { return .empty }
+        return """
+            <p class="notice" role="status">People are still being counted from the events stored before this \
+            version or time zone: these figures are partial until that is done.</p>
+            """
+    }
+
+    /// A time parameter as a `datetime-local` field shows it (`2026-11-22T09:41`), in the source's
+    /// time zone; as it is when it is not a time.
     static func local(_ context: DashboardPageContext, _ name: String) -> String {
         guard let text = context.parameter(name) else { return "" }
         guard let date = try? context.time(name) else { return text }
-        let formatted = Timestamp.format(date)  // 2026-11-22T09:41:07.000Z
+        let time = Timestamp.milliseconds(date)
+        let formatted = Timestamp.format(Timestamp.date(milliseconds: time + context.calendar.offset(at: time)))
         return String(formatted.prefix(formatted.dropFirst(16).hasPrefix(":00.000") ? 16 : 19))
     }
 

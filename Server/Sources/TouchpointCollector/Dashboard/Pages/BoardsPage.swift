@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TouchpointCore
 
 /// `/dashboard/boards`: the saved dashboards and insights, and a form for a new dashboard.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TouchpointCore
 
 /// `/dashboard/cohorts`: the saved cohorts with their sizes, and a form to define one: people who

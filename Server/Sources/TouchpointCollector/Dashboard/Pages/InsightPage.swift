@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import TouchpointCore
 
 /// `/dashboard/insights/:insightId`: a saved insight drawn now, with forms to rename it, put it on

@@ -9,8 +9,9 @@ enum TrendsPage {
             context, path: "/dashboard/trends", label: "Trend",
             fields: """
                 \(AnalyticsForm.field(context, "event", "Event"))
-                \(AnalyticsForm.select(context, "interval", "Per", ["hour", "day", "week"], default: "day"))
+                \(AnalyticsForm.select(context, "interval", "Per", ["hour", "day", "week", "month"], default: "day"))
                 \(AnalyticsForm.field(context, "breakdown", "Break down by property", hint: "Optional, such as plan"))
+                \(AnalyticsForm.select(context, "math", "Active people (daily, weekly, monthly)", ["", "dau", "wau", "mau"], default: ""))
                 \(AnalyticsForm.range(context))
                 """, submit: "Show")
         guard context.parameter("event") != nil else {
@@ -24,17 +25,21 @@ enum TrendsPage {
         let series = result.series
         func name(_ series: TrendSeries) -> String { series.isOther ? "other" : series.value ?? "(not set)" }
         let chart = SVGChart.columns(
-            result.totals.map { SVGChart.Bar(label: label($0.start, query.interval), value: $0.count) },
+            result.totals.map { SVGChart.Bar(label: label($0.start, query), value: $0.count) },
             title: "\(query.event) per \(query.interval.rawValue)",
             description:
                 "From \(DashboardFormat.time(result.totals.first?.start ?? context.now)), \(result.totals.map(\.count).reduce(0, +)) events in all",
             id: "trend-chart")
-        let head = ["Interval (UTC)", "Events", "People"] + series.map { "\(query.breakdown ?? ""): \(name($0))" }
+        let active = query.math.map { ["Active people (\($0.rawValue))"] } ?? []
+        let head =
+            ["Interval (\(query.range.calendar.identifier))", "Events", "People"] + active
+            + series.map { "\(query.breakdown ?? ""): \(name($0))" }
         let rows = result.totals.indices.map { index -> HTML in
             let point = result.totals[index]
             let cells = series.map { HTML("<td>\($0.points[index].count)</td>") }
+            let activeCell: HTML = point.active.map { "<td class=\"active\">\($0)</td>" } ?? ""
             return
-                "<tr><th scope=\"row\">\(label(point.start, query.interval))</th><td>\(point.count)</td><td>\(point.users)</td>\(cells)</tr>"
+                "<tr><th scope=\"row\">\(label(point.start, query))</th><td>\(point.count)</td><td>\(point.users)</td>\(activeCell)\(cells)</tr>"
         }
         let table = DashboardLayout.table(
             caption: "\(query.event) per \(query.interval.rawValue)", head: head, rows: rows, id: "trend", empty: "")
@@ -48,6 +53,7 @@ enum TrendsPage {
             })
         let body: HTML = """
             \(form)
+            \(AnalyticsForm.partialNotice(result.partial))
             \(chart)
             \(table)
             \(DashboardLayout.csvLink(context, path: "/dashboard/trends"))
@@ -55,9 +61,10 @@ enum TrendsPage {
         return DashboardPage(title: "Trends", section: "/dashboard/trends", body: body, csv: csv)
     }
 
-    static func label(_ date: Date, _ interval: AnalyticsInterval) -> String {
-        interval == .hour
-            ? DashboardFormat.time(date).prefix(16).description : String(Timestamp.format(date).prefix(10))
+    /// A point's label: its local date, with the time by hours.
+    static func label(_ date: Date, _ query: TrendQuery) -> String {
+        let time = Timestamp.milliseconds(date)
+        return query.interval == .hour ? query.range.calendar.minute(of: time) : query.range.calendar.date(of: time)
     }
 }
 
@@ -70,7 +77,7 @@ enum RetentionPage {
             fields: """
                 \(AnalyticsForm.field(context, "start", "Cohort event", hint: "Such as signup"))
                 \(AnalyticsForm.field(context, "return", "Return event", hint: "The same as the cohort event when empty"))
-                \(AnalyticsForm.select(context, "interval", "Per", ["day", "week"], default: "day"))
+                \(AnalyticsForm.select(context, "interval", "Per", ["day", "week", "month"], default: "day"))
                 \(AnalyticsForm.field(context, "periods", "Periods", hint: "1 to 60; 14 days or 12 weeks when empty"))
                 \(AnalyticsForm.range(context))
                 """, submit: "Show")
@@ -90,12 +97,13 @@ enum RetentionPage {
                     "<td title=\"\(cohort.returned[period]) of \(cohort.size)\">\(DashboardFormat.percent(cohort.size == 0 ? nil : cohort.shares[period]))</td>"
             }
             return
-                "<tr><th scope=\"row\">\(String(Timestamp.format(cohort.start).prefix(10)))</th><td>\(cohort.size)</td>\(cells)</tr>"
+                "<tr><th scope=\"row\">\(query.range.calendar.date(of: Timestamp.milliseconds(cohort.start)))</th><td>\(cohort.size)</td>\(cells)</tr>"
         }
         let table = DashboardLayout.table(
             caption:
                 "Share of each cohort doing \(query.returnEvent), per \(query.interval.rawValue) after their first \(query.startEvent)",
-            head: ["Cohort (UTC)", "People"] + periods.map { "\(query.interval.rawValue) \($0)" }, rows: rows,
+            head: ["Cohort (\(query.range.calendar.identifier))", "People"]
+                + periods.map { "\(query.interval.rawValue) \($0)" }, rows: rows,
             id: "retention", empty: "")
         let csv = DashboardCSV(
             name: "retention", header: ["cohort", "people"] + periods.map { "\(query.interval.rawValue)\($0)" },
@@ -104,6 +112,7 @@ enum RetentionPage {
             })
         let body: HTML = """
             \(form)
+            \(AnalyticsForm.partialNotice(result.partial))
             \(table)
             \(DashboardLayout.csvLink(context, path: "/dashboard/retention"))
             """

@@ -5,9 +5,10 @@ import TouchpointCore
 
 /// Deletes what is older than each source's retention, in small batches, in the background.
 ///
-/// A pass deletes, per source that has a retention, the events whose (skew-corrected) time is
-/// more than that many days old — by the minute, so an event goes within a minute of its limit —
-/// and the sessions whose last event is that old; `batchSize` rows per statement, each its own
+/// A pass deletes, per source that has a retention, the events of the local days (in the source's
+/// time zone) that ended more than that many days ago — whole days, so that the daily people
+/// (``DailyPeopleRollup``) drop a day with its events — and those days' daily people, and the
+/// sessions whose last event is that old; `batchSize` rows per statement, each its own
 /// transaction, so ingest never waits for more than one batch. `touchpoint serve` runs a pass every
 /// ``CollectorConfiguration/retentionInterval``.
 public final class RetentionService: Sendable {
@@ -21,6 +22,8 @@ public final class RetentionService: Sendable {
 
     /// Days kept per source id; a source not here keeps everything.
     public let days: [String: Int]
+    /// Each source's calendar, where its days begin.
+    private let calendars: [String: SourceCalendar]
     let storage: any CollectorStorage
     private let clock: any WallClock
     private let logger: Logger
@@ -31,10 +34,13 @@ public final class RetentionService: Sendable {
         logger: Logger, batchSize: Int = 1_000
     ) {
         var days: [String: Int] = [:]
+        var calendars: [String: SourceCalendar] = [:]
         for source in sources {
             if let kept = source.retentionDays ?? defaultDays { days[source.id] = kept }
+            calendars[source.id] = SourceCalendar(identifier: source.timeZone) ?? .utc
         }
         self.days = days
+        self.calendars = calendars
         self.storage = storage
         self.clock = clock
         self.logger = logger
@@ -47,7 +53,11 @@ public final class RetentionService: Sendable {
         var report = Report()
         let now = Timestamp.milliseconds(clock.now())
         for (source, kept) in days.sorted(by: { $0.key < $1.key }) {
-            let cutoff = now - Int64(kept) * 86_400_000
+            // The start of the local day that holds the limit: a day is kept whole until all of
+            // it is older than the limit.
+            let calendar = calendars[source] ?? .utc
+            let firstDay = calendar.day(of: now - Int64(kept) * 86_400_000)
+            let cutoff = calendar.start(ofDay: firstDay)
             while true {
                 let deleted = try await storage.deleteEvents(
                     source: source, beforeMinute: SQLCollectorStorage.minute(cutoff), limit: batchSize)
@@ -55,6 +65,8 @@ public final class RetentionService: Sendable {
                 if deleted < batchSize { break }
                 await Task.yield()
             }
+            // After the events: what a backfill put back of them meanwhile goes too.
+            try await storage.deleteDailyPeople(source: source, before: firstDay)
             while true {
                 let deleted = try await storage.deleteSessions(source: source, lastBefore: cutoff, limit: batchSize)
                 report.sessions += deleted

@@ -8,7 +8,8 @@ struct DeletedData: Sendable, Hashable {
     var documents = 0
 }
 
-/// An id that is refused at ingest: a user id or an anonymous id of one source.
+/// An id that is refused at ingest: a user id or an anonymous id of one source (stored as its
+/// keyed hash, ``SuppressionKey``).
 struct SuppressedID: Sendable, Hashable {
     enum Kind: String, Sendable, Hashable {
         case user
@@ -74,8 +75,10 @@ extension SQLCollectorStorage {
                 statement.append("anonymous_id IN ")
                 statement.bindTuple(anonymousIds.map { .text($0) })
             }
-            // An event's row returns its shared context (`SharedContexts`), released below.
-            statement.append(table == "events" ? ") RETURNING context_id" : ") RETURNING source")
+            // An event's row returns its shared context (`SharedContexts`), released below, and
+            // what its daily people's bit is (`DailyPeopleRollup`), cleared below.
+            statement.append(
+                table == "events" ? ") RETURNING context_id, event, timestamp, person_key" : ") RETURNING source")
             statements.append((statement, table))
         }
         // The ids' numbers (`PersonKeys`) and their merges (first, found through the numbers).
@@ -110,15 +113,18 @@ extension SQLCollectorStorage {
         }
         let binds: [[SQLValue]] = userIds.map { [.text(source), .text(ScenarioService.userNamespacePrefix($0))] }
         var record = SQLStatement(
-            dialect, "INSERT INTO deletion_requests (id, source, body, suppressing, requested_at) VALUES ")
+            dialect, "INSERT INTO deletion_requests (id, source, body, suppressing, requested_at, redacted) VALUES ")
         record.bindTuple([
             .text(deletion.id), .text(source), .text(deletion.body), .int(deletion.suppressing ? 1 : 0),
-            .int(deletion.requestedAt),
+            .int(deletion.requestedAt), .int(1),
         ])
         var suppressions: [SQLStatement] = []
         for id in suppress {
-            var statement = SQLStatement(dialect, "INSERT INTO suppressions (source, kind, id, request_id) VALUES ")
-            statement.bindTuple([.text(id.source), .text(id.kind.rawValue), .text(id.id), .text(deletion.id)])
+            var statement = SQLStatement(
+                dialect, "INSERT INTO suppressions (source, kind, id, request_id, hashed) VALUES ")
+            statement.bindTuple([
+                .text(id.source), .text(id.kind.rawValue), .text(id.id), .text(deletion.id), .int(1),
+            ])
             statement.append(" ON CONFLICT (source, kind, id) DO UPDATE SET request_id = excluded.request_id")
             suppressions.append(statement)
         }
@@ -127,16 +133,28 @@ extension SQLCollectorStorage {
             statements: statements, documents: documents, binds: binds, record: record, suppressions: suppressions
         )
         let writer = self.writer
-        return try await backend.write { transaction in
+        let calendar = calendars.calendar(of: source)
+        let deleted = try await backend.write { transaction in
             var deleted = DeletedData()
+            // What is deleted is overwritten, not only unlinked (SQLite).
+            for statement in dialect.secureDelete(true) { _ = try await transaction.query(statement, []) }
             // Numbers of deleted people may be given again: the writer forgets every one it
             // remembers (inside this transaction, so no write in between keeps one).
             if !people.isEmpty { writer.forgetPeople() }
+            writer.forgetDailyPeople()
             for (statement, table) in plan.statements {
                 let rows = try await transaction.query(statement)
                 if table == "events" {
                     deleted.events += rows.count
                     try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
+                    let counted = rows.compactMap { row -> (event: String, timestamp: Int64, personKey: Int64)? in
+                        guard let event = row[1].text, let timestamp = row[2].int, let key = row[3].int else {
+                            return nil
+                        }
+                        return (event, timestamp, key)
+                    }
+                    try await Self.clearDailyPeople(
+                        source: source, events: counted, calendar: calendar, in: transaction, dialect: dialect)
                 } else if table == "sessions" {
                     deleted.sessions += rows.count
                 }
@@ -162,8 +180,62 @@ extension SQLCollectorStorage {
             }
             _ = try await transaction.query(plan.record)
             for statement in plan.suppressions { _ = try await transaction.query(statement) }
+            for statement in dialect.secureDelete(false) { _ = try await transaction.query(statement, []) }
             return deleted
         }
+        // And the log that held them as they were written goes (SQLite's write-ahead log).
+        try await backend.purgeLog()
+        return deleted
+    }
+
+    /// Hashes the suppressed ids and the ids in deletion records that a collector before schema
+    /// 20 kept in plain text (``SuppressionKey``), overwriting the text; nothing when there are none.
+    func hashPlainDeletions(_ key: SuppressionKey) async throws {
+        let plain =
+            try await backend.query(
+                "SELECT COUNT(*) FROM suppressions WHERE hashed = 0", []
+            ).first?.first?.int ?? 0
+        let unredacted =
+            try await backend.query(
+                "SELECT COUNT(*) FROM deletion_requests WHERE redacted = 0", []
+            ).first?.first?.int ?? 0
+        guard plain > 0 || unredacted > 0 else { return }
+        let dialect = self.dialect
+        try await backend.write { transaction in
+            for statement in dialect.secureDelete(true) { _ = try await transaction.query(statement, []) }
+            let rows = try await transaction.query(
+                "SELECT source, kind, id, request_id FROM suppressions WHERE hashed = 0", [])
+            for row in rows {
+                guard let source = row[0].text, let kindName = row[1].text,
+                    let kind = SuppressedID.Kind(rawValue: kindName), let id = row[2].text, let request = row[3].text
+                else { continue }
+                var delete = SQLStatement(dialect, "DELETE FROM suppressions WHERE hashed = 0 AND source = ")
+                delete.bind(.text(source))
+                delete.append(" AND kind = ")
+                delete.bind(.text(kindName))
+                delete.append(" AND id = ")
+                delete.bind(.text(id))
+                _ = try await transaction.query(delete)
+                var insert = SQLStatement(
+                    dialect, "INSERT INTO suppressions (source, kind, id, request_id, hashed) VALUES ")
+                insert.bindTuple([
+                    .text(source), .text(kindName), .text(key.hash(source: source, kind: kind, id: id)),
+                    .text(request), .int(1),
+                ])
+                insert.append(" ON CONFLICT (source, kind, id) DO NOTHING")
+                _ = try await transaction.query(insert)
+            }
+            for row in try await transaction.query("SELECT id, body FROM deletion_requests WHERE redacted = 0", []) {
+                guard let id = row[0].text, let body = row[1].text else { continue }
+                var update = SQLStatement(dialect, "UPDATE deletion_requests SET redacted = 1, body = ")
+                update.bind(.text(DeletionService.redacted(body, key: key)))
+                update.append(" WHERE id = ")
+                update.bind(.text(id))
+                _ = try await transaction.query(update)
+            }
+            for statement in dialect.secureDelete(false) { _ = try await transaction.query(statement, []) }
+        }
+        try await backend.purgeLog()
     }
 
     /// Updates a recorded request's JSON (what was deleted is known only after the deletion).
@@ -193,7 +265,7 @@ extension SQLCollectorStorage {
         }
     }
 
-    /// Every suppressed id, of every source.
+    /// Every suppressed id (as its hash), of every source.
     func suppressedIDs() async throws -> [SuppressedID] {
         try await backend.query("SELECT source, kind, id FROM suppressions", []).compactMap { row in
             guard let source = row[0].text, let kind = row[1].text.flatMap(SuppressedID.Kind.init(rawValue:)),

@@ -47,6 +47,11 @@ final class PostgresBackend: SQLBackend {
         return try await Self.collect(rows)
     }
 
+    /// PostgreSQL says which columns are `bytea`: every one is read as bytes.
+    func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow] {
+        try await query(sql, binds)
+    }
+
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await retryingConflicts { try await self.query(sql, binds) }
     }
@@ -95,6 +100,9 @@ final class PostgresBackend: SQLBackend {
         }
     }
 
+    /// Nothing: PostgreSQL's write-ahead log is the server's.
+    func purgeLog() async throws {}
+
     func close() async throws {
         runTask.cancel()
         await runTask.value
@@ -113,6 +121,10 @@ final class PostgresBackend: SQLBackend {
             let rows = try await connection.query(try PostgresBackend.query(sql, binds), logger: logger)
             return try await PostgresBackend.collect(rows)
         }
+
+        func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow] {
+            try await query(sql, binds)
+        }
     }
 
     private static func query(_ sql: String, _ binds: [SQLValue]) throws -> PostgresQuery {
@@ -130,6 +142,7 @@ final class PostgresBackend: SQLBackend {
             case .text(let text), .id(let text): bindings.append(text)
             case .textArray(let texts): bindings.append(texts)
             case .intArray(let numbers): bindings.append(numbers)
+            case .bytes(let bytes): bindings.append(ByteBuffer(bytes: bytes))
             }
         }
         return bindings
@@ -154,6 +167,7 @@ final class PostgresBackend: SQLBackend {
         case .int2, .int4, .int8: return .int(try cell.decode(Int64.self))
         case .float4, .float8: return .double(try cell.decode(Double.self))
         case .bool: return .int(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea: return .bytes(Array(try cell.decode(ByteBuffer.self).readableBytesView))
         default: return .text(try cell.decode(String.self))
         }
     }

@@ -17,9 +17,16 @@ final class PostgresEventWriter: EventWriter {
     let backend: PostgresBackend
     /// Writes so far (the counts are folded every ``SourceCounts/foldEvery``).
     private let writes = Locked(0)
+    /// Where each source's days begin.
+    let calendars: SourceCalendars
+    /// The people counted on recent days, by their ids' hashes.
+    let dailyPeople = KnownDailyIDs()
+    /// The days written to since their rows were last folded.
+    private let unfolded = Locked(Set<DailyPeopleRollup.Key>())
 
-    init(backend: PostgresBackend) {
+    init(backend: PostgresBackend, calendars: SourceCalendars) {
         self.backend = backend
+        self.calendars = calendars
     }
 
     /// One event to store: its payload without the members its columns hold (``StoredPayload``),
@@ -50,7 +57,10 @@ final class PostgresEventWriter: EventWriter {
             $0 += 1
             return $0
         }
-        if written % SourceCounts.foldEvery == 0 { try? await SourceCounts.fold(source: source, in: backend) }
+        if written % SourceCounts.foldEvery == 0 {
+            try? await SourceCounts.fold(source: source, in: backend)
+            try? await foldDailyPeople()
+        }
         return stored
     }
 
@@ -67,10 +77,17 @@ final class PostgresEventWriter: EventWriter {
         let all = Array(repeating: true, count: rows.count)
         let links = IdentityLink.links(of: rows, stored: all)
         let people = PersonKeys.people(of: rows, stored: all, links: links)
-        let inserted = try await backend.writePrepared(Insert(rows: rows, links: links, people: people))
+        let daily = DailyRows(rows, days: DailyPeopleDays(calendars), known: dailyPeople)
+        let inserted = try await backend.writePrepared(Insert(rows: rows, links: links, people: people, daily: daily))
         var stored = Set<MessageIdentity>(minimumCapacity: rows.count)
-        for (source, messageId) in inserted {
+        for (source, messageId, _) in inserted {
             stored.insert(MessageIdentity(source: source, messageId: messageId))
+        }
+        // Committed: who was counted is known from now on, at the count of changes the
+        // statement read (any inserted row carries it).
+        if let changes = inserted.first?.2 {
+            dailyPeople.remember(daily.people, changes: changes)
+            unfolded.withLock { $0.formUnion(daily.people.map(\.key)) }
         }
         return rows.map { stored.contains($0.identity) }
     }
@@ -86,6 +103,66 @@ final class PostgresEventWriter: EventWriter {
     /// Nothing to forget: the statement looks every person up.
     func forgetPeople() {}
 
+    /// The statement checks the count of changes itself; forgetting saves it a write of all.
+    func forgetDailyPeople() { dailyPeople.forgetAll() }
+
+    /// Merges the rows the writes added to each day written since the last fold into one per
+    /// chunk (``DailyPeopleRollup``), a day per transaction: the rows read together are deleted
+    /// and their union inserted. A write's rows added meanwhile are not seen, and stay.
+    func foldDailyPeople() async throws {
+        let days = unfolded.withLock { days in
+            defer { days = [] }
+            return days
+        }
+        for key in days.sorted(by: { ($0.source, $0.event, $0.day) < ($1.source, $1.event, $1.day) }) {
+            try await backend.write { transaction in
+                let rows = try await transaction.query(
+                    "DELETE FROM daily_people WHERE source = $1 AND event = $2 AND day = $3 RETURNING chunk, bits",
+                    [.text(key.source), .text(key.event), .int(key.day)])
+                var sides = DailyPeopleRollup.Sides()
+                for row in rows {
+                    guard let chunk = row[0].int, let bits = row[1].bytes else { continue }
+                    try sides.add(chunk: chunk, bits: bits)
+                }
+                for row in sides.rows {
+                    _ = try await transaction.query(
+                        SQLDialect.postgres.dailyPeopleAdd,
+                        [.text(key.source), .text(key.event), .int(key.day), .int(row.chunk), .bytes(row.bits)])
+                }
+            }
+        }
+    }
+
+    /// The events of a write as the daily people see them: each one's day and person, and
+    /// whether the rollup must be given it (its person is not known counted that day).
+    struct DailyRows: Sendable {
+        var sources: [String] = []
+        var events: [String] = []
+        var days: [Int64] = []
+        var people: [(key: DailyPeopleRollup.Key, hash: UInt64)] = []
+        var ids: [String] = []
+        var sides: [Int64] = []
+        var needed: [Bool] = []
+        /// The count of changes the known people hold for (nil: every one is needed).
+        var changes: Int64?
+
+        init(_ rows: [PostgresEventWriter.Row], days lookup: DailyPeopleDays, known: KnownDailyIDs) {
+            var lookup = lookup
+            for row in rows {
+                guard let event = row.message.name, let person = row.person else { continue }
+                let day = lookup.day(of: row.message.timestamp, source: row.source)
+                let key = DailyPeopleRollup.Key(source: row.source, event: event, day: day)
+                sources.append(row.source)
+                events.append(event)
+                days.append(day)
+                ids.append(person.person.id)
+                sides.append(person.isUser ? 0 : 1)
+                people.append((key, known.hash(person.person.id, anonymous: !person.isUser)))
+            }
+            (needed, changes) = known.unknown(people)
+        }
+    }
+
     /// Nothing measured: the writes run in parallel, each timed by the request that made it.
     func metrics() -> String { "" }
 
@@ -96,19 +173,27 @@ final class PostgresEventWriter: EventWriter {
     /// it is prepared once per connection and PostgreSQL parses and plans it once, not for every
     /// request (that was about a tenth of PostgreSQL's time per event).
     struct Insert: PostgresPreparedStatement {
-        typealias Row = (String, String)
+        typealias Row = (String, String, Int64)
         static let name = "touchpoint_insert_events"
         let rows: [PostgresEventWriter.Row]
         let links: [IdentityLink]
         let people: [PersonKeys.Person]
+        let daily: DailyRows
 
         func makeBindings() throws -> PostgresBindings {
-            PostgresBackend.bindings(
+            var bindings = PostgresBackend.bindings(
                 Self.eventColumns(rows) + Self.linkColumns(links)
-                    + [.textArray(people.map(\.source)), .textArray(people.map(\.id))])
+                    + [.textArray(people.map(\.source)), .textArray(people.map(\.id))]
+                    + [
+                        .textArray(daily.sources), .textArray(daily.events), .intArray(daily.days),
+                        .textArray(daily.ids), .intArray(daily.sides),
+                    ])
+            bindings.append(daily.needed)
+            bindings.append(daily.changes ?? -1)
+            return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String).self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String, Int64).self) }
 
         /// The columns the statement inserts: every column of PostgreSQL's table but `seq` and
         /// `context_id` (contexts stay inline).
@@ -234,8 +319,30 @@ final class PostgresEventWriter: EventWriter {
             SELECT -a.person_key, b.person_key FROM linked \
             JOIN people a ON a.source = linked.source AND a.person = linked.anonymous_id \
             JOIN people b ON b.source = linked.source AND b.person = linked.user_id \
-            ON CONFLICT (anonymous_key) DO NOTHING) \
-            SELECT source, message_id FROM inserted
+            ON CONFLICT (anonymous_key) DO NOTHING), \
+            \(dailyPeople) \
+            SELECT source, message_id, (SELECT changes FROM daily_people_changes) FROM inserted
+            """
+
+        /// The part of the WITH that adds the events' people to their days (``DailyPeopleRollup``):
+        /// a row per day and chunk, its bits the list of the chunk's people built here
+        /// (``PersonChunkEncoding``: a zero byte, then each offset's two big-endian bytes, as
+        /// `int2send` gives them, ascending). Bound after the people: each event's source, name,
+        /// local day (worked out by the collector in the source's time zone), person and side, and
+        /// whether it is needed; then the count of changes the collector's known people hold for.
+        /// When the count moved (a deletion or retention pass, by any collector), every event is
+        /// given, whatever the collector thought it knew.
+        private static let dailyPeople = """
+            daily AS (INSERT INTO daily_people (source, event, day, chunk, bits) \
+            SELECT d.src, d.e, d.day, ((k.person_key >> \(PersonSet.chunkShift)) << 1) | d.side, \
+            decode('00', 'hex') || string_agg(DISTINCT int2send((k.person_key & \(PersonSet.chunkSize - 1))::int2), \
+            ''::bytea ORDER BY int2send((k.person_key & \(PersonSet.chunkSize - 1))::int2)) \
+            FROM unnest($\(bound.count + 7)::text[], $\(bound.count + 8)::text[], $\(bound.count + 9)::bigint[], \
+            $\(bound.count + 10)::text[], $\(bound.count + 11)::bigint[], $\(bound.count + 12)::boolean[]) \
+            AS d(src, e, day, person, side, needed) \
+            JOIN people k ON k.source = d.src AND k.person = d.person \
+            WHERE d.needed OR (SELECT changes FROM daily_people_changes) <> $\(bound.count + 13)::bigint \
+            GROUP BY d.src, d.e, d.day, ((k.person_key >> \(PersonSet.chunkShift)) << 1) | d.side)
             """
 
         /// Three parts of the ingest statement's WITH, the people bound as two arrays after the

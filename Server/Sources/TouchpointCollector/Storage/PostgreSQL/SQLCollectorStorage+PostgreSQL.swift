@@ -6,6 +6,6 @@ extension SQLCollectorStorage {
         -> SQLCollectorStorage
     {
         let backend = try await PostgresBackend.open(url: url, maximumConnections: maximumConnections, logger: logger)
-        return try await migrated(backend, logger: logger) { PostgresEventWriter(backend: $0) }
+        return try await migrated(backend, logger: logger) { PostgresEventWriter(backend: $0, calendars: $1) }
     }
 }

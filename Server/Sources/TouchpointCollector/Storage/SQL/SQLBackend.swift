@@ -11,6 +11,10 @@ protocol SQLBackend: Sendable {
     /// Runs one read statement outside any transaction.
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
 
+    /// Runs one read statement outside any transaction, reading the columns at `bytes` (from 0)
+    /// as ``SQLValue/bytes(_:)``.
+    func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow]
+
     /// Runs one write statement on its own (atomic by itself), in turn with write transactions.
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
 
@@ -23,6 +27,11 @@ protocol SQLBackend: Sendable {
     func withSchemaLock<Result: Sendable>(
         _ body: @Sendable (any SQLTransaction) async throws -> Result
     ) async throws -> Result
+
+    /// Empties what the database keeps of past writes beside its tables, once a deletion has
+    /// overwritten them: SQLite's write-ahead log, truncated; nothing for PostgreSQL, whose log is
+    /// the server's.
+    func purgeLog() async throws
 
     /// Releases the connections.
     func close() async throws
@@ -38,6 +47,10 @@ extension SQLBackend {
 protocol SQLTransaction: Sendable {
     /// Runs one statement in the transaction.
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+
+    /// Runs one statement in the transaction, reading the columns at `bytes` (from 0) as
+    /// ``SQLValue/bytes(_:)``.
+    func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow]
 }
 
 extension SQLTransaction {

@@ -12,6 +12,10 @@ enum SQLValue: Sendable, Hashable {
     case id(String)
     case textArray([String])
     case intArray([Int64])
+    /// Bytes: a blob in SQLite, `bytea` in PostgreSQL. Read back only from columns a query names
+    /// as bytes (``SQLBackend/query(_:_:bytesAt:)``): SQLite's other blobs are packed ids, read as
+    /// their text.
+    case bytes([UInt8])
 
     var int: Int64? {
         switch self {
@@ -31,6 +35,11 @@ enum SQLValue: Sendable, Hashable {
             return String(value)
         default: return nil
         }
+    }
+
+    var bytes: [UInt8]? {
+        if case .bytes(let value) = self { return value }
+        return nil
     }
 
     var isNull: Bool {

@@ -8,8 +8,8 @@ extension SQLCollectorStorage {
         -> SQLCollectorStorage
     {
         let backend = try await SQLiteBackend.open(path: path, logger: logger, flush: tuning.flush)
-        return try await migrated(backend, logger: logger) { backend in
-            try await SQLiteEventWriter.open(backend, path: path, tuning: tuning, logger: logger)
+        return try await migrated(backend, logger: logger) { backend, calendars in
+            try await SQLiteEventWriter.open(backend, path: path, calendars: calendars, tuning: tuning, logger: logger)
         }
     }
 }

@@ -189,8 +189,12 @@ final class SQLiteBackend: SQLBackend {
     }
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await query(sql, binds, bytesAt: [])
+    }
+
+    func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow] {
         log(sql, binds)
-        return try await read { try $0.execute(sql, binds) }
+        return try await read { try $0.execute(sql, binds, bytesAt: bytes) }
     }
 
     /// Runs `body` on the least busy reader connection (for a scan that takes its rows one by
@@ -342,6 +346,14 @@ final class SQLiteBackend: SQLBackend {
         try await writeLock.withLock { _ = try await writer.run { try $0.execute("PRAGMA temp_store = \(place)") } }
     }
 
+    /// Checkpoints the whole write-ahead log into the database and truncates it to nothing, on the
+    /// writer between writes; a reader in the middle of a query may keep part of it for this time.
+    func purgeLog() async throws {
+        try await writeLock.withLock {
+            _ = try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+    }
+
     func close() async throws {
         // A task of its own: closing must happen even when the caller was cancelled (a server
         // that failed to start), or the connections would be dropped open.
@@ -404,8 +416,12 @@ final class SQLiteBackend: SQLBackend {
         let log: Locked<[(sql: String, binds: [SQLValue])]?>
 
         func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            try await query(sql, binds, bytesAt: [])
+        }
+
+        func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow] {
             log.withLock { log in log?.append((sql, binds)) }
-            return try await writer.run { try $0.execute(sql, binds) }
+            return try await writer.run { try $0.execute(sql, binds, bytesAt: bytes) }
         }
     }
 }

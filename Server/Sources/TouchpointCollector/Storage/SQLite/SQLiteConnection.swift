@@ -89,7 +89,25 @@ final class SQLiteConnection: @unchecked Sendable {
     /// And `touchpoint_id(value)`: the text of a packed id, any other value as it is; and
     /// `touchpoint_packed_id(value)`, its reverse: a text that spells a UUID packed, any other value
     /// as it is (for migrations).
+    ///
+    /// And `touchpoint_bits_or(a, b)`: the union of two stored chunks of people
+    /// (``PersonChunkEncoding``), how a write adds its people to a day's row of `daily_people` in
+    /// place; an error for bytes that are not a chunk.
     private static func registerFunctions(_ handle: OpaquePointer) {
+        sqlite_nio_sqlite3_create_function_v2(
+            handle, "touchpoint_bits_or", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, count, arguments in
+                guard count == 2, let arguments, let first = arguments[0], let second = arguments[1],
+                    let union = PersonChunkEncoding.union(
+                        SQLiteConnection.blobBytes(first), SQLiteConnection.blobBytes(second))
+                else {
+                    return sqlite_nio_sqlite3_result_error(context, "touchpoint_bits_or: not two chunks of people", -1)
+                }
+                union.withUnsafeBytes { bytes in
+                    sqlite_nio_sqlite3_result_blob64(
+                        context, bytes.baseAddress, UInt64(bytes.count), SQLiteStatement.transient)
+                }
+            }, nil, nil, nil)
         sqlite_nio_sqlite3_create_function_v2(
             handle, "touchpoint_message_key", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, count, arguments in
@@ -174,14 +192,15 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs one statement and returns its rows.
     @discardableResult
-    func execute(_ sql: String, _ binds: [SQLValue] = []) throws -> [SQLRow] {
+    func execute(_ sql: String, _ binds: [SQLValue] = [], bytesAt bytes: Set<Int> = []) throws -> [SQLRow] {
         try withStatement(sql) { statement in
             for (offset, value) in binds.enumerated() {
                 try statement.bind(Int32(offset + 1), value)
             }
             var rows: [SQLRow] = []
+            let bytes = Set(bytes.map(Int32.init))
             while try statement.step() {
-                rows.append(statement.row())
+                rows.append(statement.row(bytes: bytes))
             }
             return rows
         }
@@ -378,6 +397,7 @@ struct SQLiteStatement {
         case .double(let number): try check(sqlite_nio_sqlite3_bind_double(pointer, index, number))
         case .text(let text): try bind(index, text)
         case .id(let id): try bind(id: index, id)
+        case .bytes(let bytes): try bind(blob: index, bytes)
         case .textArray, .intArray:
             throw StorageError(code: .unsupported, message: "SQLite has no array parameters")
         }
@@ -411,9 +431,12 @@ struct SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
-    /// The current row's values.
-    func row() -> SQLRow {
-        (0..<sqlite_nio_sqlite3_column_count(pointer)).map(column)
+    /// The current row's values; the columns in `bytes` as ``SQLValue/bytes(_:)``.
+    func row(bytes: Set<Int32> = []) -> SQLRow {
+        (0..<sqlite_nio_sqlite3_column_count(pointer)).map { index in
+            guard bytes.contains(index) else { return column(index) }
+            return sqlite_nio_sqlite3_column_type(pointer, index) == SQLITE_NULL ? .null : .bytes(self.bytes(index))
+        }
     }
 
     private func column(_ index: Int32) -> SQLValue {

@@ -496,7 +496,62 @@ enum SchemaMigrations {
                 """,
             ]
         },
-        Migration(version: 22, summary: "saved cohorts, insights and dashboards") { dialect in
+        Migration(version: 20, summary: "people per event and day, kept at ingest; suppressed ids kept as keyed hashes")
+        { dialect in
+            // See `DailyPeopleRollup`. The rollup starts empty: the collector builds it from the
+            // stored events in the background (`DailyPeopleBackfill`), and each source's row of
+            // `daily_people_state` says how far that is. SQLite's one writer updates a chunk in
+            // place; PostgreSQL's writes run in parallel, so each adds rows of its own, which
+            // reads OR together and a fold merges now and then (as `source_counts`).
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let rollup =
+                dialect == .sqlite
+                ? [
+                    """
+                    CREATE TABLE daily_people (
+                        source TEXT NOT NULL,
+                        event TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        chunk INTEGER NOT NULL,
+                        bits BLOB NOT NULL,
+                        PRIMARY KEY (source, event, day, chunk)
+                    ) WITHOUT ROWID
+                    """
+                ]
+                : [
+                    """
+                    CREATE TABLE daily_people (
+                        source TEXT NOT NULL,
+                        event TEXT NOT NULL,
+                        day INTEGER NOT NULL,
+                        chunk BIGINT NOT NULL,
+                        bits BYTEA NOT NULL
+                    )
+                    """,
+                    "CREATE INDEX daily_people_key ON daily_people (source, event, day, chunk)",
+                ]
+            return rollup + [
+                "CREATE INDEX daily_people_day ON daily_people (source, day)",
+                """
+                CREATE TABLE daily_people_state (
+                    source TEXT PRIMARY KEY,
+                    time_zone TEXT NOT NULL,
+                    rebuild_through \(integer) NOT NULL,
+                    built_event TEXT,
+                    built_minute \(integer),
+                    built_seq \(integer),
+                    complete \(integer) NOT NULL
+                )
+                """,
+                "CREATE TABLE daily_people_changes (changes \(integer) NOT NULL)",
+                "INSERT INTO daily_people_changes (changes) VALUES (0)",
+                // Ids written before this version are hashed by the collector at its next start
+                // (`SuppressionKey`), which needs the key in the data directory.
+                "ALTER TABLE suppressions ADD COLUMN hashed \(integer) NOT NULL DEFAULT 0",
+                "ALTER TABLE deletion_requests ADD COLUMN redacted \(integer) NOT NULL DEFAULT 0",
+            ]
+        },
+        Migration(version: 21, summary: "saved cohorts, insights and dashboards") { dialect in
             // See `SavedLibrary`. Small tables a person writes to, read by source and by number;
             // an insight's parameters are its query string, a dashboard's insights rows in order.
             // A number is never given twice (AUTOINCREMENT; an identity), so a link to something

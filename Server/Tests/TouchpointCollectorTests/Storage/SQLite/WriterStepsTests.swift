@@ -30,6 +30,7 @@ struct WriterStepsTests {
                 #"touchpoint_sqlite_writer_seconds_total{step="events"} 2.0"#,
                 #"touchpoint_sqlite_writer_seconds_total{step="counts"} 0.0"#,
                 #"touchpoint_sqlite_writer_seconds_total{step="profiles"} 0.0"#,
+                #"touchpoint_sqlite_writer_seconds_total{step="daily_people"} 0.0"#,
                 #"touchpoint_sqlite_writer_seconds_total{step="commit"} 0.00025"#,
                 "touchpoint_sqlite_writes_total 2",
                 "touchpoint_sqlite_write_rows_total 42",

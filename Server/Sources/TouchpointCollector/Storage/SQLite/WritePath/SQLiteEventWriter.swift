@@ -18,7 +18,9 @@ import TouchpointCore
 /// 5. events: one prepared insert per new row;
 /// 6. counts: the new rows' keys recorded, each source's counts (``SourceCounts``);
 /// 7. profiles, identity links and merges;
-/// 8. commit: its pages to the write-ahead log, flushed to disk off the writer's thread
+/// 8. daily people: each event's person added to its day's set, unless known counted
+///    (``DailyPeopleRollup``, ``KnownDailyPeople``);
+/// 9. commit: its pages to the write-ahead log, flushed to disk off the writer's thread
 ///    (``WALSync``) before the requests are answered.
 ///
 /// In the background the keys held in memory are merged into `message_keys` and `session_keys`
@@ -35,14 +37,22 @@ final class SQLiteEventWriter: EventWriter {
     let people: PersonKeyCache
     let contexts: SharedContexts
     let steps: WriterSteps
+    /// The people counted on recent days.
+    let dailyPeople: KnownDailyPeople
+    /// Where each source's days begin.
+    let calendars: SourceCalendars
 
     private init(
-        backend: SQLiteBackend, keys: MessageKeyIndex, sessionKeys: SessionKeys, tuning: SQLiteTuning, logger: Logger
+        backend: SQLiteBackend, keys: MessageKeyIndex, sessionKeys: SessionKeys, calendars: SourceCalendars,
+        tuning: SQLiteTuning, logger: Logger
     ) {
         let contexts = SharedContexts()
         let sessionRows = SessionRows(keys: sessionKeys)
         let people = PersonKeyCache()
         let steps = WriterSteps()
+        let dailyPeople = KnownDailyPeople()
+        self.dailyPeople = dailyPeople
+        self.calendars = calendars
         self.backend = backend
         looksAhead = tuning.sessionsLookedUpAhead
         self.keys = keys
@@ -53,7 +63,7 @@ final class SQLiteEventWriter: EventWriter {
         coalescer = InsertCoalescer(maximumRows: 5000) { rows in
             let written = try await Self.write(
                 rows, sqlite: backend, keys: keys, contexts: contexts, sessionRows: sessionRows, people: people,
-                steps: steps)
+                dailyPeople: dailyPeople, calendars: calendars, steps: steps)
             keys.mergeIfDue(into: backend, logger: logger)
             sessionKeys.mergeIfDue(into: backend, logger: logger)
             return (written.stored, written.ticket.whenDurable)
@@ -63,9 +73,9 @@ final class SQLiteEventWriter: EventWriter {
     /// Reads what the writer keeps between writes from the database at `path` (its key secret,
     /// watermarks, the keys after them and the saved filter over `message_keys`), once its schema
     /// is current.
-    static func open(_ backend: SQLiteBackend, path: String, tuning: SQLiteTuning, logger: Logger) async throws
-        -> SQLiteEventWriter
-    {
+    static func open(
+        _ backend: SQLiteBackend, path: String, calendars: SourceCalendars, tuning: SQLiteTuning, logger: Logger
+    ) async throws -> SQLiteEventWriter {
         let (keys, sessionKeys) = try await backend.writeNow { connection in
             let keys = try MessageKeyIndex.load(
                 connection, minimumMerge: tuning.minimumMerge, maximumMerge: tuning.maximumMerge,
@@ -77,7 +87,8 @@ final class SQLiteEventWriter: EventWriter {
             return (keys, sessionKeys)
         }
         let writer = SQLiteEventWriter(
-            backend: backend, keys: keys, sessionKeys: sessionKeys, tuning: tuning, logger: logger)
+            backend: backend, keys: keys, sessionKeys: sessionKeys, calendars: calendars, tuning: tuning,
+            logger: logger)
         // Not left to the first write: after a crash the filter is to be built (ingest reads
         // the table for every new key until it is), and a backlog may be due.
         if tuning.mergeAtStart, keys.mergedThrough > 0 || keys.keysInMemory > 0 {
@@ -108,7 +119,12 @@ final class SQLiteEventWriter: EventWriter {
         await sessionRows.keys.stopMerging()
     }
 
-    func forgetPeople() { people.forgetAll() }
+    func forgetPeople() {
+        people.forgetAll()
+        dailyPeople.forgetAll()
+    }
+
+    func forgetDailyPeople() { dailyPeople.forgetAll() }
 
     /// Where the writer spends its time (``WriterSteps``), the message keys and the session keys.
     func metrics() -> String {
@@ -174,7 +190,8 @@ final class SQLiteEventWriter: EventWriter {
     ///   wait on until it is on disk (``WALSync``).
     static func write(
         _ rows: [Row], sqlite: SQLiteBackend, keys: MessageKeyIndex, contexts: SharedContexts,
-        sessionRows: SessionRows, people: PersonKeyCache, steps: WriterSteps
+        sessionRows: SessionRows, people: PersonKeyCache, dailyPeople: KnownDailyPeople, calendars: SourceCalendars,
+        steps: WriterSteps
     ) async throws -> (stored: [Bool], ticket: WALSync.Ticket) {
         guard !rows.isEmpty else { return ([], WALSync.Ticket(sync: sqlite.walSync, number: 0)) }
         let (written, ticket) = try await sqlite.writeCommitted(timedBy: steps, rows: rows.count) { connection, laps in
@@ -270,10 +287,36 @@ final class SQLiteEventWriter: EventWriter {
                 }
             }
             laps.end(.profiles)
-            return (inserted: inserted, personKeys: personKeys, generation: known.generation)
+            var days = DailyPeopleDays(calendars)
+            var entries: [DailyPeopleRollup.Entry] = []
+            entries.reserveCapacity(new.count)
+            for index in new {
+                let row = rows[index]
+                guard let event = row.message.name, let found = row.person, let number = personKeys[found.person]
+                else { continue }
+                let day = days.day(of: row.message.timestamp, source: row.source)
+                entries.append(
+                    DailyPeopleRollup.Entry(
+                        key: DailyPeopleRollup.Key(source: row.source, event: event, day: day), number: number,
+                        anonymous: !found.isUser))
+            }
+            let added = dailyPeople.unknown(entries)
+            _ = try connection.executeEach(SQLDialect.sqlite.dailyPeopleAdd, DailyPeopleRollup.rows(added.added)) {
+                row, statement in
+                try statement.bind(1, row.key.source)
+                try statement.bind(2, row.key.event)
+                try statement.bind(3, row.key.day)
+                try statement.bind(4, row.chunk)
+                try statement.bind(blob: 5, row.bits)
+            }
+            laps.end(.dailyPeople)
+            return (
+                inserted: inserted, personKeys: personKeys, generation: known.generation, dailyPeople: added
+            )
         }
-        // Committed: the people's numbers are kept for the next writes.
+        // Committed: the people's numbers and days are kept for the next writes.
         people.remember(written.personKeys, since: written.generation)
+        dailyPeople.remember(written.dailyPeople.added, since: written.dailyPeople.generation)
         return (written.inserted, ticket)
     }
 

@@ -38,6 +38,8 @@ final class WriterSteps: Sendable {
         case counts
         /// Profiles, identities and merges.
         case profiles
+        /// The people of each event's day (``DailyPeopleRollup``).
+        case dailyPeople
         /// `COMMIT`: the pages the write changed, written to the write-ahead log.
         case commit
 
@@ -51,6 +53,7 @@ final class WriterSteps: Sendable {
             case .events: "events"
             case .counts: "counts"
             case .profiles: "profiles"
+            case .dailyPeople: "daily_people"
             case .commit: "commit"
             }
         }

@@ -12,13 +12,36 @@ CREATE TABLE contexts (
     events bigint NOT NULL
 );
 
+CREATE TABLE daily_people (
+    source text NOT NULL,
+    event text NOT NULL,
+    day integer NOT NULL,
+    chunk bigint NOT NULL,
+    bits bytea NOT NULL
+);
+
+CREATE TABLE daily_people_changes (
+    changes bigint NOT NULL
+);
+
+CREATE TABLE daily_people_state (
+    source text NOT NULL,
+    time_zone text NOT NULL,
+    rebuild_through bigint NOT NULL,
+    built_event text,
+    built_minute bigint,
+    built_seq bigint,
+    complete bigint NOT NULL
+);
+
 CREATE TABLE deletion_requests (
     id text NOT NULL,
     source text NOT NULL,
     body text NOT NULL,
     suppressing bigint NOT NULL,
     requested_at bigint NOT NULL,
-    lifted_at bigint
+    lifted_at bigint,
+    redacted bigint NOT NULL DEFAULT 0
 );
 
 CREATE TABLE events (
@@ -107,12 +130,15 @@ CREATE TABLE suppressions (
     source text NOT NULL,
     kind text NOT NULL,
     id text NOT NULL,
-    request_id text NOT NULL
+    request_id text NOT NULL,
+    hashed bigint NOT NULL DEFAULT 0
 );
 
 ALTER TABLE configs ADD CONSTRAINT configs_pkey PRIMARY KEY (source, kind);
 
 ALTER TABLE contexts ADD CONSTRAINT contexts_pkey PRIMARY KEY (id);
+
+ALTER TABLE daily_people_state ADD CONSTRAINT daily_people_state_pkey PRIMARY KEY (source);
 
 ALTER TABLE deletion_requests ADD CONSTRAINT deletion_requests_pkey PRIMARY KEY (id);
 
@@ -139,6 +165,10 @@ ALTER TABLE sessions ADD CONSTRAINT sessions_pkey PRIMARY KEY (source, session_i
 ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
 
 CREATE UNIQUE INDEX contexts_body ON contexts USING btree (body);
+
+CREATE INDEX daily_people_day ON daily_people USING btree (source, day);
+
+CREATE INDEX daily_people_key ON daily_people USING btree (source, event, day, chunk);
 
 CREATE INDEX deletion_requests_source ON deletion_requests USING btree (source, requested_at);
 

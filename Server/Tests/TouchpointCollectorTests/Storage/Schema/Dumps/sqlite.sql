@@ -9,6 +9,27 @@ CREATE TABLE configs (
 
 CREATE TABLE contexts (id INTEGER PRIMARY KEY, body TEXT NOT NULL, events INTEGER NOT NULL);
 
+CREATE TABLE daily_people (
+    source TEXT NOT NULL,
+    event TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,
+    bits BLOB NOT NULL,
+    PRIMARY KEY (source, event, day, chunk)
+) WITHOUT ROWID;
+
+CREATE TABLE daily_people_changes (changes INTEGER NOT NULL);
+
+CREATE TABLE daily_people_state (
+    source TEXT PRIMARY KEY,
+    time_zone TEXT NOT NULL,
+    rebuild_through INTEGER NOT NULL,
+    built_event TEXT,
+    built_minute INTEGER,
+    built_seq INTEGER,
+    complete INTEGER NOT NULL
+);
+
 CREATE TABLE deletion_requests (
     id TEXT PRIMARY KEY,
     source TEXT NOT NULL,
@@ -16,7 +37,7 @@ CREATE TABLE deletion_requests (
     suppressing INTEGER NOT NULL,
     requested_at INTEGER NOT NULL,
     lifted_at INTEGER
-);
+, redacted INTEGER NOT NULL DEFAULT 0);
 
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
@@ -105,11 +126,13 @@ CREATE TABLE suppressions (
     source TEXT NOT NULL,
     kind TEXT NOT NULL,
     id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
+    request_id TEXT NOT NULL, hashed INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (source, kind, id)
 );
 
 CREATE UNIQUE INDEX contexts_body ON contexts (body);
+
+CREATE INDEX daily_people_day ON daily_people (source, day);
 
 CREATE INDEX deletion_requests_source ON deletion_requests (source, requested_at);
 
