@@ -1,3 +1,12 @@
+CREATE TABLE cohorts (
+    id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+    source text NOT NULL,
+    name text NOT NULL,
+    definition text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+);
+
 CREATE TABLE configs (
     source text NOT NULL,
     kind text NOT NULL,
@@ -34,6 +43,20 @@ CREATE TABLE daily_people_state (
     complete bigint NOT NULL
 );
 
+CREATE TABLE dashboard_insights (
+    dashboard_id bigint NOT NULL,
+    insight_id bigint NOT NULL,
+    position bigint NOT NULL
+);
+
+CREATE TABLE dashboards (
+    id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+    source text NOT NULL,
+    name text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+);
+
 CREATE TABLE deletion_requests (
     id text NOT NULL,
     source text NOT NULL,
@@ -68,6 +91,16 @@ CREATE TABLE identities (
     anonymous_id text NOT NULL,
     user_id text NOT NULL,
     merged_at bigint NOT NULL
+);
+
+CREATE TABLE insights (
+    id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+    source text NOT NULL,
+    name text NOT NULL,
+    kind text NOT NULL,
+    parameters text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
 );
 
 CREATE TABLE person_keys (
@@ -134,17 +167,25 @@ CREATE TABLE suppressions (
     hashed bigint NOT NULL DEFAULT 0
 );
 
+ALTER TABLE cohorts ADD CONSTRAINT cohorts_pkey PRIMARY KEY (id);
+
 ALTER TABLE configs ADD CONSTRAINT configs_pkey PRIMARY KEY (source, kind);
 
 ALTER TABLE contexts ADD CONSTRAINT contexts_pkey PRIMARY KEY (id);
 
 ALTER TABLE daily_people_state ADD CONSTRAINT daily_people_state_pkey PRIMARY KEY (source);
 
+ALTER TABLE dashboard_insights ADD CONSTRAINT dashboard_insights_pkey PRIMARY KEY (dashboard_id, insight_id);
+
+ALTER TABLE dashboards ADD CONSTRAINT dashboards_pkey PRIMARY KEY (id);
+
 ALTER TABLE deletion_requests ADD CONSTRAINT deletion_requests_pkey PRIMARY KEY (id);
 
 ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY (seq);
 
 ALTER TABLE identities ADD CONSTRAINT identities_pkey PRIMARY KEY (source, anonymous_id);
+
+ALTER TABLE insights ADD CONSTRAINT insights_pkey PRIMARY KEY (id);
 
 ALTER TABLE person_keys ADD CONSTRAINT person_keys_pkey PRIMARY KEY (person_key);
 

@@ -1,3 +1,12 @@
+CREATE TABLE cohorts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+
 CREATE TABLE configs (
     source TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -28,6 +37,21 @@ CREATE TABLE daily_people_state (
     built_minute INTEGER,
     built_seq INTEGER,
     complete INTEGER NOT NULL
+);
+
+CREATE TABLE dashboard_insights (
+    dashboard_id INTEGER NOT NULL,
+    insight_id INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (dashboard_id, insight_id)
+);
+
+CREATE TABLE dashboards (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
 );
 
 CREATE TABLE deletion_requests (
@@ -61,6 +85,16 @@ CREATE TABLE identities (
     user_id TEXT NOT NULL,
     merged_at INTEGER NOT NULL,
     PRIMARY KEY (source, anonymous_id)
+);
+
+CREATE TABLE insights (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    parameters TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
 );
 
 CREATE TABLE message_keys (
@@ -119,6 +153,8 @@ CREATE TABLE "sessions" (
 );
 
 CREATE TABLE source_counts (source TEXT PRIMARY KEY, events INTEGER NOT NULL, sessions INTEGER NOT NULL);
+
+CREATE TABLE sqlite_sequence(name,seq);
 
 CREATE TABLE storage_settings (name TEXT PRIMARY KEY, value);
 
