@@ -110,7 +110,9 @@ struct AnalyticsParameters {
         if let text = value("exclude") {
             guard text.utf8.count <= 2000 else { throw invalid("exclude", "longer than 2000 bytes") }
             exclude = text.split(separator: ",").map(String.init)
-            if exclude.contains(event) { throw invalid("exclude", "cannot leave out \(event), which the paths go from") }
+            if exclude.contains(event) {
+                throw invalid("exclude", "cannot leave out \(event), which the paths go from")
+            }
         }
         return PathQuery(
             event: event, direction: direction, steps: steps, window: window, range: range, top: top,
@@ -178,7 +180,9 @@ struct AnalyticsParameters {
     /// The optional `cohort`: a saved cohort's number (whether it exists is the query's to say).
     func cohort() throws(CollectorError) -> Int64? {
         guard let text = value("cohort") else { return nil }
-        guard let id = Int64(text), id > 0 else { throw invalid("cohort", "expected a cohort's number, got \"\(text)\"") }
+        guard let id = Int64(text), id > 0 else {
+            throw invalid("cohort", "expected a cohort's number, got \"\(text)\"")
+        }
         return id
     }
 

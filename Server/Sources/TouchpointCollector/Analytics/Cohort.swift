@@ -82,7 +82,8 @@ public enum CohortCondition: Sendable, Hashable, CustomStringConvertible {
         }
         if let event = try text("event") {
             return .performed(
-                event: event, times: try number("atLeast", 1...100_000, default: 1), days: try number("days", 1...3650, default: 30))
+                event: event, times: try number("atLeast", 1...100_000, default: 1),
+                days: try number("days", 1...3650, default: 30))
         }
         guard let trait = try text("trait") else {
             throw CollectorError(

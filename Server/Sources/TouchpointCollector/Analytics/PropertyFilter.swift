@@ -90,7 +90,8 @@ public struct PropertyFilter: Sendable, Hashable, CustomStringConvertible {
         guard let (sign, comparison) = signs.first(where: { rest.hasPrefix($0.0) }) else {
             throw SyntaxError(message: "\"\(text)\": \(expected)")
         }
-        let filter = PropertyFilter(property: property, comparison: comparison, value: String(rest.dropFirst(sign.count)))
+        let filter = PropertyFilter(
+            property: property, comparison: comparison, value: String(rest.dropFirst(sign.count)))
         if comparison == .isSet, rest != "?" { throw SyntaxError(message: "\"\(text)\": nothing may follow ?") }
         return try filter.validated()
     }
@@ -112,7 +113,9 @@ public struct PropertyFilter: Sendable, Hashable, CustomStringConvertible {
         if comparison == .greaterThan || comparison == .lessThan, number == nil {
             throw SyntaxError(message: "\"\(description)\": \(comparison.rawValue) compares with a number")
         }
-        guard value.utf8.count <= 200 else { throw SyntaxError(message: "\"\(property)\": a value of at most 200 bytes") }
+        guard value.utf8.count <= 200 else {
+            throw SyntaxError(message: "\"\(property)\": a value of at most 200 bytes")
+        }
         return self
     }
 

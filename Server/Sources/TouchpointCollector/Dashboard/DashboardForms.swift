@@ -42,7 +42,8 @@ enum DashboardForms {
                 _ = try await saved.updateInsight(source: source, id: id, name: fields["name"] ?? "", parameters: nil)
             case "update":
                 _ = try await saved.updateInsight(
-                    source: source, id: id, name: nil, parameters: DashboardFormat.formFields(fields["parameters"] ?? ""))
+                    source: source, id: id, name: nil,
+                    parameters: DashboardFormat.formFields(fields["parameters"] ?? ""))
             case "delete":
                 try await saved.deleteInsight(source: source, id: id)
                 return "/dashboard/boards"
@@ -114,7 +115,8 @@ enum DashboardForms {
     }
 
     static func unknownAction(_ fields: [String: String]) -> CollectorError {
-        CollectorError(.invalidRequest, "action: not one this form sends: \"\(fields["action"] ?? "")\"", path: "action")
+        CollectorError(
+            .invalidRequest, "action: not one this form sends: \"\(fields["action"] ?? "")\"", path: "action")
     }
 
     /// Checks the session and the form's origin, reads the form, runs `handler`, and sends the

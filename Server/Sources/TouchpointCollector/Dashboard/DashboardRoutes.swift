@@ -39,10 +39,11 @@ enum DashboardRoutes {
     ]
 
     /// The routes that need a session and are not pages.
-    static let otherProtectedRoutes: [(method: HTTPRequest.Method, path: String)] = [
-        (.get, "/dashboard/live/events"),
-        (.post, "/dashboard/sign-out"),
-    ] + DashboardForms.routes.map { (.post, $0) }
+    static let otherProtectedRoutes: [(method: HTTPRequest.Method, path: String)] =
+        [
+            (.get, "/dashboard/live/events"),
+            (.post, "/dashboard/sign-out"),
+        ] + DashboardForms.routes.map { (.post, $0) }
 
     static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let sessions = DashboardSessions(clock: services.clock)

@@ -297,7 +297,8 @@ extension CollectorQuery {
             : try await storage.dailyPeople(source: source, event: query.startEvent, days: startDays)
         let returned = try await returns
         return RetentionResult.compute(
-            query, start: start.people.restricted(to: query.people), returns: returned.people.restricted(to: query.people), now: Timestamp.milliseconds(now),
+            query, start: start.people.restricted(to: query.people),
+            returns: returned.people.restricted(to: query.people), now: Timestamp.milliseconds(now),
             partial: start.partial || returned.partial)
     }
 

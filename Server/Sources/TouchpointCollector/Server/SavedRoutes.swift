@@ -184,7 +184,8 @@ struct JSONBody {
     func parameters() throws -> [String: String]? {
         switch members["parameters"] {
         case nil: return nil
-        case .string(let text)?: return DashboardFormat.formFields(text.hasPrefix("?") ? String(text.dropFirst()) : text)
+        case .string(let text)?:
+            return DashboardFormat.formFields(text.hasPrefix("?") ? String(text.dropFirst()) : text)
         case .object(let values)?:
             return try values.mapValues { value in
                 switch value {

@@ -43,7 +43,8 @@ extension SQLCollectorStorage {
     /// The `limit` most frequent values of `property` among the trend's events (absent ones
     /// left out: they always have a series of their own).
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let rest = eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val", rest,
             suffix: ") q WHERE val IS NOT NULL GROUP BY val ORDER BY 2 DESC, val LIMIT \(limit)")
@@ -52,7 +53,8 @@ extension SQLCollectorStorage {
 
     /// Counts and distinct people per interval of the trend's events.
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let rest = eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx")
@@ -67,7 +69,8 @@ extension SQLCollectorStorage {
     /// Events per interval of the trend's events, from the name-and-minute index alone (the
     /// people come from the daily people).
     func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let rest = eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, COUNT(*) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx", rest,
             suffix: ") q GROUP BY idx")
@@ -126,7 +129,8 @@ extension SQLCollectorStorage {
     {
         let interval = query.interval
         let intervals = query.range.intervals(interval).count
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let rest = eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, val, GROUPING(val), COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY GROUPING SETS ((idx, val), (idx)) LIMIT \(limit + intervals + 1)")
@@ -149,7 +153,8 @@ extension SQLCollectorStorage {
     private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws
         -> [TrendRow]?
     {
-        let rest = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let rest = eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         let (sql, binds) = select(
             "SELECT idx, val, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person",
             rest, suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
@@ -171,7 +176,8 @@ extension SQLCollectorStorage {
             dialect,
             "SELECT idx, CASE WHEN tops.v IS NOT NULL THEN 0 WHEN q.val IS NULL THEN 1 ELSE 2 END AS kind, CASE WHEN tops.v IS NOT NULL THEN q.val END AS value, COUNT(*), COUNT(DISTINCT person) FROM (SELECT \(query.range.sqlIndex(query.interval)) AS idx, \(dialect.analyticsPropertyText(property)) AS val, \(PersonKeys.expression) AS person"
         )
-        let events = eventsNamed([query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
+        let events = eventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, people: query.people)
         statement.append(events.sql)
         // The top values are bound (they are what clients sent), in a list joined after the
         // events' subquery, so the placeholders appear in the order they are bound.
@@ -204,7 +210,9 @@ extension SQLCollectorStorage {
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow] {
         let names = Array(Set(query.steps.map(\.event))).sorted()
         // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
-        var statement = SQLStatement(dialect, "SELECT person, timestamp, steps, value FROM (SELECT \(PersonKeys.expression) AS person, timestamp, ")
+        var statement = SQLStatement(
+            dialect,
+            "SELECT person, timestamp, steps, value FROM (SELECT \(PersonKeys.expression) AS person, timestamp, ")
         for (index, step) in query.steps.enumerated() {
             statement.append(index == 0 ? "(" : " | ")
             statement.append("CASE WHEN event = ")

@@ -12,7 +12,8 @@ extension SQLCollectorStorage {
             " UNION ALL SELECT (SELECT MIN(event) FROM \(dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))
         statement.append(
-            " AND event > names.name) FROM names WHERE names.name IS NOT NULL) SELECT name FROM names WHERE name IS NOT NULL")
+            " AND event > names.name) FROM names WHERE names.name IS NOT NULL) SELECT name FROM names WHERE name IS NOT NULL"
+        )
         return try await backend.query(statement).compactMap { $0.first?.text }
     }
 

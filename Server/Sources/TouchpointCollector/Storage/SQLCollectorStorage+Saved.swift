@@ -41,9 +41,12 @@ extension SQLCollectorStorage {
         statement.bind(.text(source))
         Self.appendID(id, to: &statement)
         return try await backend.query(statement).map { row in
-            guard let id = row[0].int, let name = row[1].text, let kind = row[2].text.flatMap({ InsightKind(rawValue: $0) }),
+            guard let id = row[0].int, let name = row[1].text,
+                let kind = row[2].text.flatMap({ InsightKind(rawValue: $0) }),
                 let parameters = row[3].text, let created = row[4].int, let updated = row[5].int
-            else { throw StorageError(code: .corruptRow, message: "an insights row does not have the expected columns") }
+            else {
+                throw StorageError(code: .corruptRow, message: "an insights row does not have the expected columns")
+            }
             return SavedInsight(
                 id: id, name: name, kind: kind, parameters: DashboardFormat.formFields(parameters), createdAt: created,
                 updatedAt: updated)
@@ -84,12 +87,15 @@ extension SQLCollectorStorage {
             return SavedDashboard(id: id, name: name, insights: [], createdAt: created, updatedAt: updated)
         }
         guard !dashboards.isEmpty else { return [] }
-        var tiles = SQLStatement(dialect, "SELECT dashboard_id, insight_id FROM dashboard_insights WHERE dashboard_id IN ")
+        var tiles = SQLStatement(
+            dialect, "SELECT dashboard_id, insight_id FROM dashboard_insights WHERE dashboard_id IN ")
         tiles.bindTuple(dashboards.map { .int($0.id) })
         tiles.append(" ORDER BY dashboard_id, position")
         var byDashboard: [Int64: [Int64]] = [:]
         for row in try await backend.query(tiles) {
-            if let dashboard = row[0].int, let insight = row[1].int { byDashboard[dashboard, default: []].append(insight) }
+            if let dashboard = row[0].int, let insight = row[1].int {
+                byDashboard[dashboard, default: []].append(insight)
+            }
         }
         for index in dashboards.indices { dashboards[index].insights = byDashboard[dashboards[index].id] ?? [] }
         return dashboards
@@ -107,7 +113,8 @@ extension SQLCollectorStorage {
             clear.bind(.int(id))
             _ = try await transaction.query(clear)
             guard !tiles.isEmpty else { return }
-            var insert = SQLStatement(dialect, "INSERT INTO dashboard_insights (dashboard_id, insight_id, position) VALUES ")
+            var insert = SQLStatement(
+                dialect, "INSERT INTO dashboard_insights (dashboard_id, insight_id, position) VALUES ")
             for (position, insight) in tiles.enumerated() {
                 if position > 0 { insert.append(", ") }
                 insert.bindTuple([.int(id), .int(insight), .int(Int64(position))])

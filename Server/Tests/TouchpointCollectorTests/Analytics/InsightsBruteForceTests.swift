@@ -50,13 +50,15 @@ struct InsightsBruteForceTests {
             }
             if let signIn {
                 let traits: [String: JSONValue] = [
-                    "plan": pick(["free", "pro", "Pro annual"]), "age": .int(20 + visitor), "vip": .bool(visitor % 4 == 0),
+                    "plan": pick(["free", "pro", "Pro annual"]), "age": .int(20 + visitor),
+                    "vip": .bool(visitor % 4 == 0),
                 ]
                 timed.append(
                     (
                         signIn,
                         AnalyticsTests.call(
-                            .identify, id: "i\(visitor)-\(seed)", user: "u\(visitor)", anonymous: anonymous, traits: traits,
+                            .identify, id: "i\(visitor)-\(seed)", user: "u\(visitor)", anonymous: anonymous,
+                            traits: traits,
                             at: TimeInterval(signIn))
                     ))
                 if visitor % 3 == 0 {
@@ -72,7 +74,12 @@ struct InsightsBruteForceTests {
             }
         }
         let alias = second()
-        timed.append((alias, AnalyticsTests.call(.alias, id: "al-\(seed)", user: "u-aliased", previous: "v1", at: TimeInterval(alias))))
+        timed.append(
+            (
+                alias,
+                AnalyticsTests.call(
+                    .alias, id: "al-\(seed)", user: "u-aliased", previous: "v1", at: TimeInterval(alias))
+            ))
         return timed.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
@@ -288,7 +295,8 @@ struct InsightsBruteForceTests {
         let pathQueries: [[String: String]] = [
             ["start": "view"], ["start": "cart", "steps": "2", "top": "2"], ["end": "buy", "steps": "3"],
             ["start": "open", "exclude": "view,search", "window": "2d"],
-            ["end": "cart", "steps": "2", "cohort": "\(cohorts[2].0.id)"], ["start": "view", "steps": "1", "window": "30m"],
+            ["end": "cart", "steps": "2", "cohort": "\(cohorts[2].0.id)"],
+            ["start": "view", "steps": "1", "window": "30m"],
         ]
         for values in pathQueries {
             let paths = try parameters(values.merging(["from": from, "to": to]) { $1 }).paths()

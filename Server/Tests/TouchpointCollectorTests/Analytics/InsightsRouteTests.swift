@@ -112,29 +112,31 @@ struct InsightsRouteTests {
         }
     }
 
-    @Test(arguments: StorageKind.available, [
-        ("/v1/query/funnel?steps=open,buy[plan]", "steps"),
-        ("/v1/query/funnel?steps=open,buy[amount>lots]", "steps"),
-        ("/v1/query/funnel?steps=open,buy[]", "steps"),
-        ("/v1/query/funnel?steps=open,buy&where=plan", "where"),
-        ("/v1/query/funnel?steps=open,buy&where=amount<x", "where"),
-        ("/v1/query/funnel?steps=open,buy&breakdown=plan%27--", "breakdown"),
-        ("/v1/query/funnel?steps=open,buy&window=0d", "window"),
-        ("/v1/query/funnel?steps=open,buy&cohort=abc", "cohort"),
-        ("/v1/query/funnel?steps=open,buy&cohort=999", "cohort"),
-        ("/v1/query/paths", "start"),
-        ("/v1/query/paths?start=a&end=b", "end"),
-        ("/v1/query/paths?start=a&steps=9", "steps"),
-        ("/v1/query/paths?start=a&top=0", "top"),
-        ("/v1/query/paths?end=a&window=forever", "window"),
-        ("/v1/query/paths?start=a&exclude=b,a", "exclude"),
-        ("/v1/query/paths?start=a&cohort=999", "cohort"),
-        ("/v1/query/paths?start=a&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "from"),
-        ("/v1/query/trends?event=buy&cohort=0", "cohort"),
-        ("/v1/query/trends?event=buy&cohort=999", "cohort"),
-        ("/v1/query/retention?start=open&cohort=x", "cohort"),
-        ("/v1/query/retention?start=open&cohort=12", "cohort"),
-    ])
+    @Test(
+        arguments: StorageKind.available,
+        [
+            ("/v1/query/funnel?steps=open,buy[plan]", "steps"),
+            ("/v1/query/funnel?steps=open,buy[amount>lots]", "steps"),
+            ("/v1/query/funnel?steps=open,buy[]", "steps"),
+            ("/v1/query/funnel?steps=open,buy&where=plan", "where"),
+            ("/v1/query/funnel?steps=open,buy&where=amount<x", "where"),
+            ("/v1/query/funnel?steps=open,buy&breakdown=plan%27--", "breakdown"),
+            ("/v1/query/funnel?steps=open,buy&window=0d", "window"),
+            ("/v1/query/funnel?steps=open,buy&cohort=abc", "cohort"),
+            ("/v1/query/funnel?steps=open,buy&cohort=999", "cohort"),
+            ("/v1/query/paths", "start"),
+            ("/v1/query/paths?start=a&end=b", "end"),
+            ("/v1/query/paths?start=a&steps=9", "steps"),
+            ("/v1/query/paths?start=a&top=0", "top"),
+            ("/v1/query/paths?end=a&window=forever", "window"),
+            ("/v1/query/paths?start=a&exclude=b,a", "exclude"),
+            ("/v1/query/paths?start=a&cohort=999", "cohort"),
+            ("/v1/query/paths?start=a&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "from"),
+            ("/v1/query/trends?event=buy&cohort=0", "cohort"),
+            ("/v1/query/trends?event=buy&cohort=999", "cohort"),
+            ("/v1/query/retention?start=open&cohort=x", "cohort"),
+            ("/v1/query/retention?start=open&cohort=12", "cohort"),
+        ])
     func badParametersAre400sThatNameThem(kind: StorageKind, bad: (uri: String, parameter: String)) async throws {
         let (uri, parameter) = bad
         try await RouterHarness.run(storage: kind) { client, _ async throws in
@@ -147,7 +149,8 @@ struct InsightsRouteTests {
 
     @Test(arguments: StorageKind.available)
     func cohortsInsightsAndDashboardsAreSavedChangedAndDeleted(kind: StorageKind) async throws {
-        try await RouterHarness.run(storage: kind, configure: DashboardAnalyticsTests.configure) { client, _ async throws in
+        try await RouterHarness.run(storage: kind, configure: DashboardAnalyticsTests.configure) {
+            client, _ async throws in
             try await Self.seed(client)
             // A cohort: who viewed at least once in the last 30 days (the clock reads three days
             // after the events), and whose plan is pro.
@@ -183,7 +186,8 @@ struct InsightsRouteTests {
             #expect(try funnel.json["parameters"]?["source"] == nil)
             #expect(try funnel.json["query"] == .string("/v1/query/funnel?cohort=\(cohort)&steps=open%2Cview"))
             let trend = try await Self.send(
-                client, .post, "/v1/insights", ["name": "Views", "kind": "trends", "parameters": "event=view&interval=hour"])
+                client, .post, "/v1/insights",
+                ["name": "Views", "kind": "trends", "parameters": "event=view&interval=hour"])
             let trendId = try #require(try trend.json["id"]?.intValue)
             #expect(try trend.json["parameters"]?["interval"] == "hour")
 
@@ -192,13 +196,16 @@ struct InsightsRouteTests {
             #expect(board.status == .created)
             let boardId = try #require(try board.json["id"]?.intValue)
             let reordered = try await Self.send(
-                client, .put, "/v1/dashboards/\(boardId)", ["name": "Growth, weekly", "insights": [.int(trendId), .int(funnelId)]])
+                client, .put, "/v1/dashboards/\(boardId)",
+                ["name": "Growth, weekly", "insights": [.int(trendId), .int(funnelId)]])
             #expect(try reordered.json["insights"] == [.int(trendId), .int(funnelId)])
             let read = try await Self.get(client, "/v1/dashboards/\(boardId)")
             #expect(try read.json["name"] == "Growth, weekly")
-            #expect(try read.json["items"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Views", "Open to view"])
+            #expect(
+                try read.json["items"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Views", "Open to view"])
 
-            let renamed = try await Self.send(client, .put, "/v1/insights/\(funnelId)", ["name": "  Opened, then viewed "])
+            let renamed = try await Self.send(
+                client, .put, "/v1/insights/\(funnelId)", ["name": "  Opened, then viewed "])
             #expect(try renamed.json["name"] == "Opened, then viewed")
             #expect(try renamed.json["parameters"]?["steps"] == "open,view")
             let listed = try await Self.get(client, "/v1/insights")
@@ -226,24 +233,35 @@ struct InsightsRouteTests {
         }
     }
 
-    @Test(arguments: StorageKind.available, [
-        ("POST", "/v1/insights", #"{"name":"x","kind":"pie","parameters":{}}"#, "kind"),
-        ("POST", "/v1/insights", #"{"name":"x","kind":"funnels","parameters":{"steps":"a"}}"#, "parameters.steps"),
-        ("POST", "/v1/insights", #"{"name":" ","kind":"funnels","parameters":{"steps":"a,b"}}"#, "name"),
-        ("POST", "/v1/insights", #"{"name":"x","kind":"paths","parameters":{"start":"a","cohort":"77"}}"#, "parameters.cohort"),
-        ("POST", "/v1/insights", #"{"name":"x","kind":"trends","parameters":[1]}"#, "parameters"),
-        ("POST", "/v1/dashboards", #"{"name":"d","insights":[999]}"#, "insights[0]"),
-        ("POST", "/v1/dashboards", #"{"name":"d","insights":"all"}"#, "insights"),
-        ("POST", "/v1/cohorts", #"{"name":"c","conditions":[]}"#, "conditions"),
-        ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"event":"a","atLeast":0}]}"#, "conditions[0].atLeast"),
-        ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"event":"a","days":1.5}]}"#, "conditions[0].days"),
-        ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"trait":"plan","operator":"like","value":"x"}]}"#, "conditions[0].operator"),
-        ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"trait":"age","operator":">","value":"old"}]}"#, "conditions[0].trait"),
-        ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"plan":"pro"}]}"#, "conditions[0]"),
-        ("PUT", "/v1/cohorts/1", #"{"name":"c"}"#, ""),
-        ("GET", "/v1/insights/abc", "", ""),
-        ("DELETE", "/v1/dashboards/5", "", ""),
-    ])
+    @Test(
+        arguments: StorageKind.available,
+        [
+            ("POST", "/v1/insights", #"{"name":"x","kind":"pie","parameters":{}}"#, "kind"),
+            ("POST", "/v1/insights", #"{"name":"x","kind":"funnels","parameters":{"steps":"a"}}"#, "parameters.steps"),
+            ("POST", "/v1/insights", #"{"name":" ","kind":"funnels","parameters":{"steps":"a,b"}}"#, "name"),
+            (
+                "POST", "/v1/insights", #"{"name":"x","kind":"paths","parameters":{"start":"a","cohort":"77"}}"#,
+                "parameters.cohort"
+            ),
+            ("POST", "/v1/insights", #"{"name":"x","kind":"trends","parameters":[1]}"#, "parameters"),
+            ("POST", "/v1/dashboards", #"{"name":"d","insights":[999]}"#, "insights[0]"),
+            ("POST", "/v1/dashboards", #"{"name":"d","insights":"all"}"#, "insights"),
+            ("POST", "/v1/cohorts", #"{"name":"c","conditions":[]}"#, "conditions"),
+            ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"event":"a","atLeast":0}]}"#, "conditions[0].atLeast"),
+            ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"event":"a","days":1.5}]}"#, "conditions[0].days"),
+            (
+                "POST", "/v1/cohorts", #"{"name":"c","conditions":[{"trait":"plan","operator":"like","value":"x"}]}"#,
+                "conditions[0].operator"
+            ),
+            (
+                "POST", "/v1/cohorts", #"{"name":"c","conditions":[{"trait":"age","operator":">","value":"old"}]}"#,
+                "conditions[0].trait"
+            ),
+            ("POST", "/v1/cohorts", #"{"name":"c","conditions":[{"plan":"pro"}]}"#, "conditions[0]"),
+            ("PUT", "/v1/cohorts/1", #"{"name":"c"}"#, ""),
+            ("GET", "/v1/insights/abc", "", ""),
+            ("DELETE", "/v1/dashboards/5", "", ""),
+        ])
     func savedRequestsThatCannotBeUsedAreRefusedByName(
         kind: StorageKind, request: (String, String, String, String)
     ) async throws {

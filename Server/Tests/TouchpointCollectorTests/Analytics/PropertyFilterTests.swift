@@ -31,11 +31,14 @@ struct PropertyFilterTests {
     }
 
     @Test func listsAreSeparatedBySemicolons() throws {
-        #expect(try PropertyFilter.parseList("plan=pro;amount>3;;x?").map(\.description) == ["plan=pro", "amount>3", "x?"])
+        #expect(
+            try PropertyFilter.parseList("plan=pro;amount>3;;x?").map(\.description) == ["plan=pro", "amount>3", "x?"])
     }
 
     @Test func valuesMatchAsTheAnalyticsShowThem() throws {
-        func matches(_ text: String, _ value: JSONValue?) throws -> Bool { try PropertyFilter.parse(text).matches(value) }
+        func matches(_ text: String, _ value: JSONValue?) throws -> Bool {
+            try PropertyFilter.parse(text).matches(value)
+        }
         #expect(try matches("plan=pro", "pro"))
         #expect(try !matches("plan=pro", "Pro"))
         #expect(try matches("flag=true", true))
@@ -75,7 +78,8 @@ struct PropertyFilterTests {
     }
 
     @Test func conversionTimesFallIntoBucketsUpToTheWindow() {
-        let times = FunnelResult.ConversionTimes(durations: [0, 9_999, 10_000, 59_000, 7_200_000, 7_200_000], window: 7_200_000)
+        let times = FunnelResult.ConversionTimes(
+            durations: [0, 9_999, 10_000, 59_000, 7_200_000, 7_200_000], window: 7_200_000)
         #expect(times.buckets.map(\.fromSeconds) == [0, 10, 30, 60, 300, 900, 1800, 3600])
         #expect(times.buckets.last?.toSeconds == 7200)
         #expect(times.buckets.map(\.users) == [2, 1, 1, 0, 0, 0, 0, 2])

@@ -26,28 +26,32 @@ struct InsightsBrowserTests {
             let response = try HTTPConnection(host: "127.0.0.1", port: port, timeoutSeconds: 30).send(
                 method: method, path: path, headers: headers, body: body?.jsonBytes() ?? [])
             guard (200..<300).contains(response.status) else {
-                throw TestFailure("\(method) \(path): HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+                throw TestFailure(
+                    "\(method) \(path): HTTP \(response.status) \(String(decoding: response.body, as: UTF8.self))")
             }
             return try JSONParser.parse(response.body)
         }
 
         /// Types into the field `id` as a keyboard would, over what was there.
         func type(_ text: String, into id: String) throws {
-            _ = try browser.evaluate("(() => { const f = document.getElementById('\(id)'); f.focus(); f.value = ''; return true })()")
+            _ = try browser.evaluate(
+                "(() => { const f = document.getElementById('\(id)'); f.focus(); f.value = ''; return true })()")
             try browser.type(text, thenEnter: false)
         }
 
         /// Picks `value` in the select `id`, as choosing it with the keyboard does.
         func choose(_ value: String, in id: String) throws {
             let chosen = try browser.evaluate(
-                "(() => { const s = document.getElementById('\(id)'); s.focus(); s.value = '\(value)'; s.dispatchEvent(new Event('change')); return s.value })()")
+                "(() => { const s = document.getElementById('\(id)'); s.focus(); s.value = '\(value)'; s.dispatchEvent(new Event('change')); return s.value })()"
+            )
             guard chosen == .string(value) else { throw TestFailure("\(id) has no option \(value)") }
         }
 
         /// Presses Enter on the submit button of the form of the field `id`, and waits for the next page.
         func submit(from id: String, thenAt path: String) throws {
             _ = try browser.evaluate(
-                "document.getElementById('\(id)').form.querySelector('button[type=submit]').focus(); window.leaving = true; true")
+                "document.getElementById('\(id)').form.querySelector('button[type=submit]').focus(); window.leaving = true; true"
+            )
             try browser.type("", thenEnter: true)
             try browser.waitUntil(
                 "!window.leaving && document.readyState === 'complete' && location.pathname.startsWith('\(path)')",
@@ -80,7 +84,9 @@ struct InsightsBrowserTests {
             let screenshots = ProcessInfo.processInfo.environment["TOUCHPOINT_SCREENSHOTS"].map {
                 URL(fileURLWithPath: $0, isDirectory: true)
             }
-            if let screenshots { try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true) }
+            if let screenshots {
+                try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+            }
             try await onOwnThread { () throws in
                 let browser = try HeadlessChromium(width: 1280, height: 1000)
                 defer { browser.quit() }
@@ -147,13 +153,16 @@ struct InsightsBrowserTests {
             let answer = try session.api("GET", "/v1/query/funnel?" + parameters)
             let expected = answer["steps"]?.arrayValue?.compactMap { $0["users"]?.intValue } ?? []
             #expect(expected.count == 3 && expected[0] > 0 && expected[2] > 0, "\(expected)")
-            let shown = try browser.evaluate("[...document.querySelectorAll('#funnel td.users')].map(c => Number(c.textContent))")
+            let shown = try browser.evaluate(
+                "[...document.querySelectorAll('#funnel td.users')].map(c => Number(c.textContent))")
             #expect(shown == .array(expected.map { .int($0) }))
             let converted = try browser.evaluate(
-                "[...document.querySelectorAll('#conversion-times tbody td')].reduce((s, c) => s + Number(c.textContent), 0)")
+                "[...document.querySelectorAll('#conversion-times tbody td')].reduce((s, c) => s + Number(c.textContent), 0)"
+            )
             #expect(converted == answer["timeToConvert"]?["users"])
             let groups = try browser.evaluate(
-                "Object.fromEntries([...document.querySelectorAll('#funnel-breakdown tbody tr')].map(r => [r.dataset.value, Number(r.cells[1].textContent)]))")
+                "Object.fromEntries([...document.querySelectorAll('#funnel-breakdown tbody tr')].map(r => [r.dataset.value, Number(r.cells[1].textContent)]))"
+            )
             var expectedGroups: [String: JSONValue] = [:]
             for group in answer["groups"]?.arrayValue ?? [] {
                 expectedGroups[group["value"]?.stringValue ?? "(not set)"] = group["steps"]?[0]?["users"]
@@ -175,7 +184,8 @@ struct InsightsBrowserTests {
             let query = try #require(board["items"]?[0]?["query"]?.stringValue)
             let again = try session.api("GET", query).self["steps"]?.arrayValue?.compactMap { $0["users"]?.intValue }
             let tile = try browser.evaluate(
-                "[...document.querySelectorAll('.tile[data-insight] #funnel td.users')].map(c => Number(c.textContent))")
+                "[...document.querySelectorAll('.tile[data-insight] #funnel td.users')].map(c => Number(c.textContent))"
+            )
             #expect(tile == .array((again ?? []).map { .int($0) }))
             #expect(try browser.evaluate("document.querySelectorAll('.tile form.filters').length") == 0)
             try session.shot("dashboard")
@@ -204,7 +214,8 @@ struct InsightsBrowserTests {
             let expected = nodes(answer["root"], depth: 0)
             #expect(expected.count > 3)
             let shown = try browser.evaluate(
-                "[...document.querySelectorAll('#path-tree li.path-node')].map(n => ({event: n.dataset.event || null, people: Number(n.dataset.people), depth: Number(n.dataset.depth)}))")
+                "[...document.querySelectorAll('#path-tree li.path-node')].map(n => ({event: n.dataset.event || null, people: Number(n.dataset.people), depth: Number(n.dataset.depth)}))"
+            )
             #expect(shown == .array(expected))
             try session.shot("paths")
 
@@ -226,11 +237,16 @@ struct InsightsBrowserTests {
             try session.choose(boardId, in: "dashboard")
             try session.submit(from: "dashboard", thenAt: "/dashboard/boards/\(boardId)")
             _ = try browser.evaluate(
-                "document.querySelector('.tile[data-insight=\"\(second)\"] button[value=up]').focus(); window.leaving = true; true")
+                "document.querySelector('.tile[data-insight=\"\(second)\"] button[value=up]').focus(); window.leaving = true; true"
+            )
             try browser.type("", thenEnter: true)
             try browser.waitUntil("!window.leaving && document.readyState === 'complete'")
-            #expect(try session.api("GET", "/v1/dashboards/\(boardId)")["insights"] == [.int(Int(second)!), .int(Int(first)!)])
-            let tiles = try browser.evaluate("[...document.querySelectorAll('.tile[data-insight]')].map(t => t.dataset.insight)")
+            #expect(
+                try session.api("GET", "/v1/dashboards/\(boardId)")["insights"] == [
+                    .int(Int(second)!), .int(Int(first)!),
+                ])
+            let tiles = try browser.evaluate(
+                "[...document.querySelectorAll('.tile[data-insight]')].map(t => t.dataset.insight)")
             #expect(tiles == [.string(second), .string(first)])
             let roots = try browser.evaluate(
                 "[...document.querySelectorAll('.tile #path-tree > li')].map(n => Number(n.dataset.people))")
@@ -263,15 +279,20 @@ struct InsightsBrowserTests {
             let id = try #require(try browser.evaluate("location.pathname.split('/').pop()").stringValue)
             let cohort = try session.api("GET", "/v1/cohorts/\(id)")
             #expect(cohort["conditions"]?[0]?["atLeast"] == 2)
-            #expect(try browser.evaluate("document.getElementById('cohort-size').textContent") == .string("\(cohort["size"]?.intValue ?? -1)"))
+            #expect(
+                try browser.evaluate("document.getElementById('cohort-size').textContent")
+                    == .string("\(cohort["size"]?.intValue ?? -1)"))
             #expect((cohort["size"]?.intValue ?? 0) > 0)
             let members = try session.api("GET", "/v1/cohorts/\(id)/members")["items"]?.arrayValue ?? []
-            let shown = try browser.evaluate("[...document.querySelectorAll('#members tbody th a')].map(a => a.textContent)")
+            let shown = try browser.evaluate(
+                "[...document.querySelectorAll('#members tbody th a')].map(a => a.textContent)")
             #expect(shown == .array(members.compactMap { $0["id"] }))
             try session.shot("cohort")
 
             // From the cohort's page to a funnel of its people.
-            _ = try browser.evaluate("[...document.querySelectorAll('ul.links a')].find(a => a.textContent === 'Funnel').focus(); window.leaving = true; true")
+            _ = try browser.evaluate(
+                "[...document.querySelectorAll('ul.links a')].find(a => a.textContent === 'Funnel').focus(); window.leaving = true; true"
+            )
             try browser.type("", thenEnter: true)
             try browser.waitUntil("!window.leaving && location.pathname === '/dashboard/funnels'")
             #expect(try browser.evaluate("document.getElementById('cohort').value") == .string(id))
@@ -284,10 +305,13 @@ struct InsightsBrowserTests {
             let everyone = try session.api("GET", "/v1/query/funnel?steps=view,buy")
             #expect(answer["steps"]?[0]?["users"] == cohort["size"])
             #expect((everyone["steps"]?[0]?["users"]?.intValue ?? 0) > (answer["steps"]?[0]?["users"]?.intValue ?? 0))
-            let people = try browser.evaluate("[...document.querySelectorAll('#funnel td.users')].map(c => Number(c.textContent))")
+            let people = try browser.evaluate(
+                "[...document.querySelectorAll('#funnel td.users')].map(c => Number(c.textContent))")
             #expect(people == .array((answer["steps"]?.arrayValue ?? []).compactMap { $0["users"] }))
             try browser.open(session.base + "/dashboard/cohorts")
-            #expect(try browser.evaluate("document.querySelector('#cohorts tr[data-cohort=\"\(id)\"] .size').textContent") == .string("\(cohort["size"]?.intValue ?? -1)"))
+            #expect(
+                try browser.evaluate("document.querySelector('#cohorts tr[data-cohort=\"\(id)\"] .size').textContent")
+                    == .string("\(cohort["size"]?.intValue ?? -1)"))
             try session.shot("cohorts")
         }
     }

@@ -44,7 +44,10 @@ struct IndexUsageTests {
             var json = admin
             json[.contentType] = "application/json"
             for (path, body) in [
-                ("/v1/cohorts", #"{"name":"c","conditions":[{"event":"signup","days":30},{"trait":"plan","operator":"?"}]}"#),
+                (
+                    "/v1/cohorts",
+                    #"{"name":"c","conditions":[{"event":"signup","days":30},{"trait":"plan","operator":"?"}]}"#
+                ),
                 ("/v1/insights", #"{"name":"i","kind":"paths","parameters":{"start":"signup","cohort":"1"}}"#),
                 ("/v1/dashboards", #"{"name":"d","insights":[1]}"#),
             ] {
@@ -73,8 +76,10 @@ struct IndexUsageTests {
                 "/v1/query/lifecycle?event=app_opened&interval=day&\(range)",
                 "/v1/query/export?\(range)", "/v1/admin/deletions",
                 "/v1/query/funnel?steps=product_viewed[plan=pro],cart_added&where=plan%3F&breakdown=plan&cohort=1&\(range)",
-                "/v1/query/paths?start=screen_viewed&cohort=1&\(range)", "/v1/query/paths?end=signup&exclude=app_opened&\(range)",
-                "/v1/query/trends?event=screen_viewed&cohort=1&\(range)", "/v1/query/retention?start=signup&cohort=1&\(range)",
+                "/v1/query/paths?start=screen_viewed&cohort=1&\(range)",
+                "/v1/query/paths?end=signup&exclude=app_opened&\(range)",
+                "/v1/query/trends?event=screen_viewed&cohort=1&\(range)",
+                "/v1/query/retention?start=signup&cohort=1&\(range)",
                 "/v1/cohorts", "/v1/cohorts/1", "/v1/cohorts/1/members", "/v1/insights", "/v1/insights/1",
                 "/v1/dashboards", "/v1/dashboards/1",
             ] {

@@ -86,7 +86,9 @@ enum AnalyticsForm {
     {
         guard !context.isTile else { return .empty }
         var fields = fields
-        if InsightKind(page: path) != nil { fields += InsightFields.cohort(context) + InsightFields.eventNames(context) }
+        if InsightKind(page: path) != nil {
+            fields += InsightFields.cohort(context) + InsightFields.eventNames(context)
+        }
         let sourceField: HTML =
             context.source == CollectorSource.defaultID
             ? "" : "<input type=\"hidden\" name=\"source\" value=\"\(context.source)\">"

@@ -66,7 +66,8 @@ enum BoardPage {
         for (index, insight) in shown.enumerated() {
             let up: HTML = index == 0 ? "" : "<button type=\"submit\" name=\"action\" value=\"up\">Move up</button>"
             let down: HTML =
-                index == shown.count - 1 ? "" : "<button type=\"submit\" name=\"action\" value=\"down\">Move down</button>"
+                index == shown.count - 1
+                ? "" : "<button type=\"submit\" name=\"action\" value=\"down\">Move down</button>"
             grid += """
                 <section class="tile" data-insight="\(String(insight.id))" aria-labelledby="tile-\(String(insight.id))">
                 <h2 id="tile-\(String(insight.id))"><a href="\(context.link("/dashboard/insights/\(insight.id)"))">\(insight.name)</a> \

@@ -70,15 +70,18 @@ enum CohortsPage {
             return value
         }
         if let event = fields["event"]?.trimmingCharacters(in: .whitespaces), !event.isEmpty {
-            conditions.append(.performed(event: event, times: try number("times", 1...100_000), days: try number("days", 1...3650)))
+            conditions.append(
+                .performed(event: event, times: try number("times", 1...100_000), days: try number("days", 1...3650)))
         }
         if let property = fields["trait.property1"]?.trimmingCharacters(in: .whitespaces), !property.isEmpty {
             let name = fields["trait.operator1"] ?? "="
             guard let comparison = PropertyFilter.Operator(name: name) else {
-                throw CollectorError(.invalidRequest, "trait.operator1: not a comparison: \"\(name)\"", path: "trait.operator1")
+                throw CollectorError(
+                    .invalidRequest, "trait.operator1: not a comparison: \"\(name)\"", path: "trait.operator1")
             }
             do {
-                let filter = PropertyFilter(property: property, comparison: comparison, value: fields["trait.value1"] ?? "")
+                let filter = PropertyFilter(
+                    property: property, comparison: comparison, value: fields["trait.value1"] ?? "")
                 conditions.append(.trait(try filter.validated()))
             } catch {
                 throw CollectorError(.invalidRequest, "trait.property1: \(error.message)", path: "trait.property1")

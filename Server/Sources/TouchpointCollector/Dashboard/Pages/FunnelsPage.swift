@@ -62,7 +62,9 @@ enum FunnelsPage {
     /// What the table's caption says the funnel counts.
     static func caption(_ query: FunnelQuery) -> String {
         var parts = ["People through each step within \(AnalyticsForm.duration(Double(query.window / 1000)))"]
-        if !query.filters.isEmpty { parts.append("where \(query.filters.map(\.description).joined(separator: " and "))") }
+        if !query.filters.isEmpty {
+            parts.append("where \(query.filters.map(\.description).joined(separator: " and "))")
+        }
         return parts.joined(separator: ", ")
     }
 
@@ -82,7 +84,8 @@ enum FunnelsPage {
         for number in 1...maximumSteps {
             guard let event = context.parameter("step\(number)") else { continue }
             if let character = event.first(where: { ",;[]".contains($0) }) {
-                throw DashboardInputError(parameter: "step\(number)", message: "an event here may not hold \(character)")
+                throw DashboardInputError(
+                    parameter: "step\(number)", message: "an event here may not hold \(character)")
             }
             let filters = try InsightFields.filters(context, "step\(number)", forbidden: ",;[]")
             steps.append(FunnelStep(event: event, filters: filters).description)

@@ -29,7 +29,9 @@ enum PathsPage {
                 rows.append(
                     "<tr><th scope=\"row\">\(path.joined(separator: " → "))</th><td>\(node.people)</td><td>\(node.isOther ? "" : String(node.ended))</td></tr>"
                 )
-                csvRows.append([path.joined(separator: " > "), String(node.people), node.isOther ? "" : String(node.ended)])
+                csvRows.append([
+                    path.joined(separator: " > "), String(node.people), node.isOther ? "" : String(node.ended),
+                ])
             }
             for child in node.children { walk(child, path) }
         }
@@ -90,7 +92,8 @@ enum PathsPage {
         if values.keys.contains("event") || values.keys.contains("direction") {
             let direction = context.parameter("direction") ?? "after"
             guard let way = PathQuery.Direction(rawValue: direction) else {
-                throw DashboardInputError(parameter: "direction", message: "expected after or before, got \"\(direction)\"")
+                throw DashboardInputError(
+                    parameter: "direction", message: "expected after or before, got \"\(direction)\"")
             }
             values["event"] = nil
             values["direction"] = nil
