@@ -13,7 +13,7 @@ enum FunnelsPage {
         var query: FunnelQuery?
         if values["steps"] != nil {
             query = try AnalyticsForm.read { () throws(CollectorError) in
-                try AnalyticsParameters(now: context.now) { values[$0] }.funnel()
+                try AnalyticsParameters(now: context.now, calendar: context.calendar) { values[$0] }.funnel()
             }
         }
         let form = AnalyticsForm.form(

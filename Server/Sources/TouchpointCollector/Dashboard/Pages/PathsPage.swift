@@ -9,7 +9,7 @@ enum PathsPage {
         var query: PathQuery?
         if values["start"] != nil || values["end"] != nil {
             query = try AnalyticsForm.read { () throws(CollectorError) in
-                try AnalyticsParameters(now: context.now) { values[$0] }.paths()
+                try AnalyticsParameters(now: context.now, calendar: context.calendar) { values[$0] }.paths()
             }
         }
         let form = AnalyticsForm.form(
