@@ -66,12 +66,8 @@ extension SQLCollectorStorage {
 
     /// Deletes the insight and takes it off every dashboard, in one transaction.
     func deleteInsight(source: String, id: Int64) async throws -> Bool {
-        var tiles = SQLStatement(dialect, "DELETE FROM dashboard_insights WHERE insight_id = ")
-        tiles.bind(.int(id))
-        tiles.append(" AND insight_id IN (SELECT id FROM insights WHERE source = ")
-        tiles.bind(.text(source))
-        tiles.append(")")
-        return try await delete(table: "insights", source: source, id: id, before: [tiles])
+        try await delete(
+            table: "insights", source: source, id: id, before: [tiles(of: "insights", id: id, source: source)])
     }
 
     // MARK: Dashboards
@@ -126,15 +122,22 @@ extension SQLCollectorStorage {
     }
 
     func deleteDashboard(source: String, id: Int64) async throws -> Bool {
-        var tiles = SQLStatement(dialect, "DELETE FROM dashboard_insights WHERE dashboard_id = ")
-        tiles.bind(.int(id))
-        tiles.append(" AND dashboard_id IN (SELECT id FROM dashboards WHERE source = ")
-        tiles.bind(.text(source))
-        tiles.append(")")
-        return try await delete(table: "dashboards", source: source, id: id, before: [tiles])
+        try await delete(
+            table: "dashboards", source: source, id: id, before: [tiles(of: "dashboards", id: id, source: source)])
     }
 
     // MARK: Shared
+
+    /// Deletes the tiles of insight or dashboard `id` (`table` names which) of `source`.
+    private func tiles(of table: String, id: Int64, source: String) -> SQLStatement {
+        let column = table == "insights" ? "insight_id" : "dashboard_id"
+        var tiles = SQLStatement(dialect, "DELETE FROM dashboard_insights WHERE \(column) = ")
+        tiles.bind(.int(id))
+        tiles.append(" AND \(column) IN (SELECT id FROM \(table) WHERE source = ")
+        tiles.bind(.text(source))
+        tiles.append(")")
+        return tiles
+    }
 
     private static func appendID(_ id: Int64?, to statement: inout SQLStatement) {
         if let id {
