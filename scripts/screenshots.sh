@@ -138,6 +138,8 @@ shot surveys /dashboard/surveys
 shot trends "/dashboard/trends?event=checkout_success&interval=hour"
 shot funnels "/dashboard/funnels?steps=app_opened%2Cadd_to_cart%2Ccheckout_success%5Bamount%3E20%5D&window=1h"
 shot retention "/dashboard/retention?start=app_opened&return=checkout_success&interval=day&periods=7"
+shot stickiness "/dashboard/stickiness?event=app_opened&interval=week"
+shot lifecycle "/dashboard/lifecycle?event=app_opened&interval=day"
 shot paths "/dashboard/paths?start=app_opened&steps=3&top=4"
 shot cohorts /dashboard/cohorts
 shot cohort "/dashboard/cohorts/$cohort"
