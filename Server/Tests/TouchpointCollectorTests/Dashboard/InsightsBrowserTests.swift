@@ -294,7 +294,8 @@ struct InsightsBrowserTests {
                 "[...document.querySelectorAll('ul.links a')].find(a => a.textContent === 'Funnel').focus(); window.leaving = true; true"
             )
             try browser.type("", thenEnter: true)
-            try browser.waitUntil("!window.leaving && location.pathname === '/dashboard/funnels'")
+            try browser.waitUntil(
+                "!window.leaving && document.readyState === 'complete' && location.pathname === '/dashboard/funnels'")
             #expect(try browser.evaluate("document.getElementById('cohort').value") == .string(id))
             try session.type("view", into: "step1")
             try session.type("buy", into: "step2")
