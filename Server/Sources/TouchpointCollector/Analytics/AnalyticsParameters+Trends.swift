@@ -38,6 +38,7 @@ extension AnalyticsParameters {
             breakdown = property
         }
         let shared = try filters(prefix: "")
+        let cohort = try cohort()
         var series: [TrendInsight.Series] = []
         for letter in Self.seriesLetters {
             guard let (name, event) = try seriesValue(letter, "event") else {
@@ -48,9 +49,10 @@ extension AnalyticsParameters {
                 continue
             }
             guard event.utf8.count <= 200 else { throw invalid(name, "longer than 200 bytes") }
-            let query = TrendQuery(
+            var query = TrendQuery(
                 event: event, interval: interval, range: range, breakdown: breakdown,
                 measure: try math(letter, interval: interval), filters: shared + (try filters(prefix: "\(letter).")))
+            query.cohort = cohort
             if query.math != nil, !query.filters.isEmpty {
                 throw invalid(
                     try seriesValue(letter, "math")?.name ?? "math",

@@ -32,29 +32,26 @@ struct AnalyticsParameters {
     }
 
     func funnel() throws(CollectorError) -> FunnelQuery {
-        let text = try required("steps")
+        let text = try required("steps", limit: 2000)
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard (2...10).contains(parts.count) else {
             throw invalid("steps", "expected 2 to 10 comma-separated steps, got \(parts.count)")
         }
         var steps: [FunnelStep] = []
         for (index, part) in parts.enumerated() {
-            guard let step = Self.step(part) else {
-                throw invalid(
-                    "steps",
-                    "step \(index + 1): expected an event name, or event[property=value], got \"\(part)\"")
+            do {
+                steps.append(try FunnelStep.parse(part))
+            } catch {
+                throw invalid("steps", "step \(index + 1): \(error.message)")
             }
-            steps.append(step)
         }
-        var window: Int64 = 86_400_000
-        if let text = value("window") {
-            guard let parsed = Self.duration(text), parsed > 0, parsed <= 90 * 86_400_000 else {
-                throw invalid("window", "expected a duration such as 30m, 12h or 7d (at most 90d), got \"\(text)\"")
-            }
-            window = parsed
-        }
+        let window = try duration("window", default: 86_400_000)
         let range = try self.range(defaultSpan: 30 * 86_400_000, interval: nil)
-        return FunnelQuery(steps: steps, window: window, range: range)
+        var query = FunnelQuery(steps: steps, window: window, range: range)
+        query.filters = try filters("where")
+        query.breakdown = try property("breakdown")
+        query.cohort = try cohort()
+        return query
     }
 
     func retention() throws(CollectorError) -> RetentionQuery {
@@ -70,8 +67,34 @@ struct AnalyticsParameters {
         }
         let range = try self.range(
             defaultSpan: Int64(periods) * interval.nominalMilliseconds, interval: interval)
-        return RetentionQuery(
+        var query = RetentionQuery(
             interval: interval, startEvent: start, returnEvent: returnEvent, range: range, periods: periods)
+        query.cohort = try cohort()
+        return query
+    }
+
+    func paths() throws(CollectorError) -> PathQuery {
+        let start = value("start")
+        let end = value("end")
+        if start != nil, end != nil { throw invalid("end", "give start or end, not both") }
+        let direction: PathQuery.Direction = end == nil ? .after : .before
+        guard start != nil || end != nil else { throw invalid("start", "missing (or give end)") }
+        let event = try required(direction.parameter)
+        let steps = try number("steps", in: 1...5, default: 3)
+        let top = try number("top", in: 1...20, default: 5)
+        let window = try duration("window", default: 86_400_000)
+        let range = try self.range(defaultSpan: 30 * 86_400_000, interval: nil)
+        var exclude: [String] = []
+        if let text = value("exclude") {
+            guard text.utf8.count <= 2000 else { throw invalid("exclude", "longer than 2000 bytes") }
+            exclude = text.split(separator: ",").map(String.init)
+            if exclude.contains(event) {
+                throw invalid("exclude", "cannot leave out \(event), which the paths go from")
+            }
+        }
+        return PathQuery(
+            event: event, direction: direction, steps: steps, window: window, range: range, top: top,
+            exclude: exclude, cohort: try cohort())
     }
 
     /// `GET /v1/query/stickiness`: `event`, `interval` week (default) or month, `from`, `to`
@@ -120,10 +143,57 @@ struct AnalyticsParameters {
 
     // MARK: Pieces
 
-    func required(_ name: String) throws(CollectorError) -> String {
+    func required(_ name: String, limit: Int = 200) throws(CollectorError) -> String {
         guard let text = value(name) else { throw invalid(name, "missing") }
-        guard text.utf8.count <= 200 else { throw invalid(name, "longer than 200 bytes") }
+        guard text.utf8.count <= limit else { throw invalid(name, "longer than \(limit) bytes") }
         return text
+    }
+
+    /// An optional property name (for a breakdown).
+    func property(_ name: String) throws(CollectorError) -> String? {
+        guard let property = value(name) else { return nil }
+        guard PropertyName.isValid(property) else {
+            throw invalid(name, "expected a property name (letters, digits and _, at most 64), got \"\(property)\"")
+        }
+        return property
+    }
+
+    /// Optional filters separated by `;` (`plan=pro;amount>10`).
+    func filters(_ name: String) throws(CollectorError) -> [PropertyFilter] {
+        guard let text = value(name) else { return [] }
+        guard text.utf8.count <= 2000 else { throw invalid(name, "longer than 2000 bytes") }
+        do {
+            return try PropertyFilter.parseList(text)
+        } catch {
+            throw invalid(name, error.message)
+        }
+    }
+
+    /// The optional `cohort`: a saved cohort's number (whether it exists is the query's to say).
+    func cohort() throws(CollectorError) -> Int64? {
+        guard let text = value("cohort") else { return nil }
+        guard let id = Int64(text), id > 0 else {
+            throw invalid("cohort", "expected a cohort's number, got \"\(text)\"")
+        }
+        return id
+    }
+
+    /// An optional whole number in `bounds`.
+    func number(_ name: String, in bounds: ClosedRange<Int>, default fallback: Int) throws(CollectorError) -> Int {
+        guard let text = value(name) else { return fallback }
+        guard let parsed = Int(text), bounds.contains(parsed) else {
+            throw invalid(name, "expected \(bounds.lowerBound) to \(bounds.upperBound), got \"\(text)\"")
+        }
+        return parsed
+    }
+
+    /// An optional duration such as `30m` (at most 90 days), in milliseconds.
+    func duration(_ name: String, default fallback: Int64) throws(CollectorError) -> Int64 {
+        guard let text = value(name) else { return fallback }
+        guard let parsed = Self.duration(text), parsed > 0, parsed <= 90 * 86_400_000 else {
+            throw invalid(name, "expected a duration such as 30m, 12h or 7d (at most 90d), got \"\(text)\"")
+        }
+        return parsed
     }
 
     func interval(allowed: [AnalyticsInterval], default fallback: AnalyticsInterval)
@@ -162,20 +232,6 @@ struct AnalyticsParameters {
 
     func invalid(_ name: String, _ message: String) -> CollectorError {
         CollectorError(.invalidParameter, "\(name): \(message)", path: name)
-    }
-
-    /// `event` or `event[property=value]`.
-    static func step(_ text: String) -> FunnelStep? {
-        guard let open = text.firstIndex(of: "[") else {
-            return text.isEmpty || text.contains("]") ? nil : FunnelStep(event: text)
-        }
-        let event = String(text[..<open])
-        guard !event.isEmpty, text.hasSuffix("]") else { return nil }
-        let filter = text[text.index(after: open)..<text.index(before: text.endIndex)]
-        guard let equals = filter.firstIndex(of: "=") else { return nil }
-        let property = String(filter[..<equals])
-        guard PropertyName.isValid(property) else { return nil }
-        return FunnelStep(event: event, property: property, value: String(filter[filter.index(after: equals)...]))
     }
 
     /// `90s`, `30m`, `12h`, `7d`, `2w` in milliseconds.

@@ -16,6 +16,10 @@ public struct RetentionQuery: Sendable, Hashable {
     var range: AnalyticsRange
     /// How many intervals after the cohort's are reported (0 is the cohort's own).
     public var periods: Int
+    /// The saved cohort whose people alone count (the `cohort` parameter).
+    public var cohort: Int64?
+    /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
+    var people: Set<Int64>?
 }
 
 /// One cohort's row of the retention triangle.
@@ -56,7 +60,7 @@ public struct RetentionResult: Sendable, Hashable {
             "from": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.from))),
             "to": .string(Timestamp.format(Timestamp.date(milliseconds: query.range.to))),
             "periods": .int(query.periods), "timeZone": .string(query.range.calendar.identifier),
-            "partial": .bool(partial),
+            "partial": .bool(partial), "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
             "cohorts": .array(cohorts.map(\.json)),
         ])
     }

@@ -28,6 +28,10 @@ public struct TrendQuery: Sendable, Hashable {
         }
         set { measure = newValue.map(TrendMath.active) ?? .total }
     }
+    /// The cohort whose people alone count (the `cohort` parameter).
+    public var cohort: Int64?
+    /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
+    var people: Set<Int64>?
 
     /// Whether its people are counted from its events: by hours (the daily people are by days), or
     /// when filters pick some of its events.
@@ -199,6 +203,7 @@ public struct TrendResult: Sendable, Hashable {
             "breakdown": query.breakdown.map(JSONValue.string) ?? .null,
             "math": query.math.map { .string($0.rawValue) } ?? .null,
             "timeZone": .string(query.range.calendar.identifier), "partial": .bool(partial),
+            "cohort": query.cohort.map { .int(Int($0)) } ?? .null,
             "totals": .array(totals.map(\.json)), "series": .array(series.map(\.json)),
         ])
     }

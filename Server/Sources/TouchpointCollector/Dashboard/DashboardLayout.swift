@@ -12,6 +12,9 @@ enum DashboardLayout {
         ("/dashboard/retention", "Retention"),
         ("/dashboard/stickiness", "Stickiness"),
         ("/dashboard/lifecycle", "Lifecycle"),
+        ("/dashboard/paths", "Paths"),
+        ("/dashboard/cohorts", "Cohorts"),
+        ("/dashboard/boards", "Dashboards"),
         ("/dashboard/live", "Live"),
     ]
 
@@ -88,6 +91,7 @@ enum DashboardLayout {
 
     /// A link to the same page as CSV, keeping its parameters.
     static func csvLink(_ context: DashboardPageContext, path: String) -> HTML {
+        guard !context.isTile else { return .empty }
         var query = context.parameters.filter { $0.key != "source" && $0.key != "format" && $0.key != "cursor" }
             .sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
         query.append(("format", "csv"))

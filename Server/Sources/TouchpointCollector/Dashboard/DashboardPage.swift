@@ -13,4 +13,7 @@ struct DashboardPage: Sendable {
     var status: HTTPTypes.HTTPResponse.Status = .ok
     /// The page's main table as CSV (served for `?format=csv`), when it has one.
     var csv: DashboardCSV?
+    /// An insight page's parameters as its query reads them, when it shows one whose form
+    /// names them otherwise (what saving it keeps); nil: the page's own parameters.
+    var insight: [String: String]?
 }

@@ -12,6 +12,13 @@ struct DashboardPageContext: Sendable {
     let now: Date
     /// Path parameters (`:sessionId`, `:surveyId`).
     let pathParameters: [String: String]
+    /// Whether the page is drawn as a tile of a saved dashboard: its insight alone, without its
+    /// form and links.
+    var isTile = false
+    /// The source's cohorts, for the insight pages' cohort picker.
+    var cohorts: [Cohort] = []
+    /// The names of the source's events, which the insight pages' event fields offer.
+    var eventNames: [String] = []
 
     /// The query parameter `name`, nil when absent or empty.
     func parameter(_ name: String) -> String? {

@@ -29,14 +29,21 @@ enum DashboardRoutes {
         ("/dashboard/retention", RetentionPage.render),
         ("/dashboard/stickiness", StickinessPage.render),
         ("/dashboard/lifecycle", LifecyclePage.render),
+        ("/dashboard/paths", PathsPage.render),
+        ("/dashboard/cohorts", CohortsPage.render),
+        ("/dashboard/cohorts/:cohortId", CohortPage.render),
+        ("/dashboard/boards", BoardsPage.render),
+        ("/dashboard/boards/:boardId", BoardPage.render),
+        ("/dashboard/insights/:insightId", InsightPage.render),
         ("/dashboard/live", LivePage.render),
     ]
 
     /// The routes that need a session and are not pages.
-    static let otherProtectedRoutes: [(method: HTTPRequest.Method, path: String)] = [
-        (.get, "/dashboard/live/events"),
-        (.post, "/dashboard/sign-out"),
-    ]
+    static let otherProtectedRoutes: [(method: HTTPRequest.Method, path: String)] =
+        [
+            (.get, "/dashboard/live/events"),
+            (.post, "/dashboard/sign-out"),
+        ] + DashboardForms.routes.map { (.post, $0) }
 
     static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let sessions = DashboardSessions(clock: services.clock)
@@ -105,13 +112,22 @@ enum DashboardRoutes {
         for page in pages {
             routes.get(page.path, access: .dashboardSession) { request, context in
                 guard signedIn(request, sessions) else { return redirectToSignIn(request) }
-                let pageContext = DashboardPageContext(
+                var pageContext = DashboardPageContext(
                     services: services, source: try services.adminSource(request),
                     parameters: parameters(of: request), now: services.clock.now(),
                     pathParameters: pathParameters(context))
-                let rendered: DashboardPage
+                let kind = InsightKind(page: page.path)
+                if kind != nil {
+                    // What an insight's form offers: the source's event names and cohorts.
+                    pageContext.cohorts = try await services.saved.cohorts(source: pageContext.source)
+                    pageContext.eventNames = try await services.query.eventNames(source: pageContext.source)
+                }
+                var rendered: DashboardPage
                 do {
                     rendered = try await page.render(pageContext)
+                    if let kind, let saved = savable(rendered, kind: kind, context: pageContext) {
+                        rendered.body += try await InsightPage.saveBox(pageContext, kind: kind, parameters: saved)
+                    }
                 } catch let error as DashboardInputError {
                     rendered = DashboardPage(
                         title: "Cannot show this page", section: page.path,
@@ -139,6 +155,8 @@ enum DashboardRoutes {
             }
         }
 
+        DashboardForms.register(on: routes, services: services, sessions: sessions)
+
         routes.get("/dashboard/live/events", access: .dashboardSession) { request, _ in
             guard let token = sessionToken(request), sessions.isValid(token) else { return refusal() }
             let source = try services.adminSource(request)
@@ -147,6 +165,23 @@ enum DashboardRoutes {
             }
             // Ends at sign-out and when the session expires, not only when the page goes away.
             return LiveEventStream.response(subscription) { sessions.isValid(token) }
+        }
+    }
+
+    /// The parameters an insight page's answer is saved with: those the page says, or its own
+    /// when they make a query of its kind; nil when the page shows no answer.
+    static func savable(_ page: DashboardPage, kind: InsightKind, context: DashboardPageContext) -> [String: String]? {
+        guard page.status == .ok else { return nil }
+        if let parameters = page.insight { return parameters }
+        var values = context.parameters.filter { !InsightKind.ignoredParameters.contains($0.key) && !$0.value.isEmpty }
+        for name in ["from", "to"] {
+            if let date = try? context.time(name) { values[name] = Timestamp.format(date) }
+        }
+        do {
+            try kind.validate(AnalyticsParameters(now: context.now) { values[$0] })
+            return values
+        } catch {
+            return nil
         }
     }
 
@@ -201,7 +236,7 @@ enum DashboardRoutes {
 
     static func pathParameters(_ context: CollectorRequestContext) -> [String: String] {
         var parameters: [String: String] = [:]
-        for name in ["sessionId", "surveyId", "userId"] {
+        for name in ["sessionId", "surveyId", "userId", "cohortId", "boardId", "insightId"] {
             if let value = try? context.pathParameter(name) { parameters[name] = value }
         }
         return parameters

@@ -44,6 +44,9 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         /// The credentials are valid but do not allow this (403): a write key where the admin
         /// token or a user's signature is needed.
         public static let forbidden = Code("forbidden", .forbidden)
+        /// The request conflicts with what is stored, such as deleting a cohort that saved
+        /// insights use (409; change what it names first).
+        public static let conflict = Code("conflict", .conflict)
         /// The write would take the source past a quota (403; retrying does not help).
         public static let quotaExceeded = Code("quota_exceeded", .forbidden)
         /// Too many wrong attempts at a secret from one address; `Retry-After` says when to try again (429).

@@ -9,9 +9,12 @@ import TouchpointCore
 /// ```
 public final class CollectorQuery: Sendable {
     let storage: any CollectorStorage
+    /// The time cohorts are worked out at ("in the last 7 days").
+    let clock: any WallClock
 
-    init(storage: any CollectorStorage) {
+    init(storage: any CollectorStorage, clock: any WallClock = SystemClock()) {
         self.storage = storage
+        self.clock = clock
     }
 
     /// Sessions, newest first; of one user when `user` is set.
@@ -185,6 +188,9 @@ extension CollectorQuery {
     /// read for counts only, and people cost no more with more events. By hours, both come from
     /// the events.
     func trend(source: String, _ query: TrendQuery, groupLimit: Int) async throws -> TrendResult {
+        var filtered = query
+        if filtered.people == nil { filtered.people = try await people(source: source, cohort: query.cohort) }
+        let query = filtered
         guard !query.peopleFromEvents else { return try await trendFromEvents(source: source, query, groupLimit) }
         let window = query.math?.days ?? 1
         let days = query.range.days
@@ -192,7 +198,8 @@ extension CollectorQuery {
         async let people = storage.dailyPeople(
             source: source, event: query.event, days: (days.lowerBound - window + 1)...days.upperBound)
         var result = try await trendFromEvents(source: source, query, groupLimit)
-        let read = try await people
+        var read = try await people
+        read.people = read.people.restricted(to: query.people)
         let ranges = query.range.dayRanges(query.interval).map(\.days)
         let users = PeopleInsights.uniquePeople(read.people, days: ranges)
         let active =
@@ -255,11 +262,14 @@ extension CollectorQuery {
         var previousResults: [TrendResult] = []
         var previousAggregates: [TrendCount] = []
         for series in insight.series {
-            let result = try await trend(source: source, series.query)
+            // The cohort's people read once for the series, its aggregate and the period before.
+            var query = series.query
+            query.people = try await people(source: source, cohort: query.cohort)
+            let result = try await trend(source: source, query)
             results.append(result)
-            aggregates.append(try await aggregate(source: source, series.query, result))
+            aggregates.append(try await aggregate(source: source, query, result))
             guard let previous = insight.previous else { continue }
-            let before = try await previousTrend(source: source, series.query, range: previous, current: result)
+            let before = try await previousTrend(source: source, query, range: previous, current: result)
             previousResults.append(before)
             previousAggregates.append(try await aggregate(source: source, before.query, before))
         }
@@ -313,10 +323,11 @@ extension CollectorQuery {
 
     /// How many people went through the funnel's steps in order.
     public func funnel(source: String, _ query: FunnelQuery) async throws -> FunnelResult {
-        FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
+        var query = query
+        query.people = try await people(source: source, cohort: query.cohort)
+        return FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
     }
 
-    /// The retention triangle, periods that have not begun by `now` left out.
     /// How many people did an event on 1, 2, … n days of each week or month.
     public func stickiness(source: String, _ query: StickinessQuery) async throws -> StickinessResult {
         let read = try await storage.dailyPeople(
@@ -333,7 +344,10 @@ extension CollectorQuery {
         return LifecycleResult.compute(query, people: read.people, before: try await before, partial: read.partial)
     }
 
+    /// The retention triangle, periods that have not begun by `now` left out.
     public func retention(source: String, _ query: RetentionQuery, now: Date) async throws -> RetentionResult {
+        var query = query
+        query.people = try await people(source: source, cohort: query.cohort)
         let calendar = query.range.calendar
         let intervals = query.range.intervals(query.interval)
         let firstDay = calendar.firstDay(of: intervals.lowerBound, query.interval)
@@ -350,7 +364,8 @@ extension CollectorQuery {
             : try await storage.dailyPeople(source: source, event: query.startEvent, days: startDays)
         let returned = try await returns
         return RetentionResult.compute(
-            query, start: start.people, returns: returned.people, now: Timestamp.milliseconds(now),
+            query, start: start.people.restricted(to: query.people),
+            returns: returned.people.restricted(to: query.people), now: Timestamp.milliseconds(now),
             partial: start.partial || returned.partial)
     }
 

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import TouchpointCore
 
-/// People, definitions, trends, funnels, retention and the export under `/v1/query` (admin token).
+/// People, definitions, trends, funnels, retention, paths and the export under `/v1/query` (admin token).
 enum AnalyticsRoutes {
     static func register(on routes: CollectorRouteTable, services: CollectorServices) {
         let query = services.query
@@ -56,6 +56,12 @@ enum AnalyticsRoutes {
             let retention = try parameters(request, services, source).retention()
             return Response.json(
                 try await query.retention(source: source, retention, now: services.clock.now()).json)
+        }
+
+        routes.get("/v1/query/paths", access: .admin) { request, _ in
+            let source = try services.adminSource(request)
+            let paths = try parameters(request, services, source).paths()
+            return Response.json(try await query.paths(source: source, paths).json)
         }
 
         routes.get("/v1/query/stickiness", access: .admin) { request, _ in

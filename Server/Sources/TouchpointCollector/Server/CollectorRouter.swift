@@ -22,6 +22,7 @@ enum CollectorRouter {
         ScenarioRoutes.register(on: table, services: services)
         QueryRoutes.register(on: table, services: services)
         AnalyticsRoutes.register(on: table, services: services)
+        SavedRoutes.register(on: table, services: services)
         DeletionRoutes.register(on: table, services: services)
         OperationsRoutes.register(on: table, services: services)
         DashboardRoutes.register(on: table, services: services)

@@ -58,6 +58,8 @@ public final class CollectorServices: Sendable {
     public let deletions: DeletionService
     /// Deletes what is older than each source's retention.
     public let retention: RetentionService
+    /// Saved cohorts, insights and dashboards.
+    public let saved: SavedLibrary
     /// Wrong admin tokens and dashboard sign-ins, per client address.
     let secretGuesses: FailedAttemptLimiter
 
@@ -113,7 +115,8 @@ public final class CollectorServices: Sendable {
         scenarios = ScenarioService(
             storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes,
             quota: configuration.scenarioQuota)
-        query = CollectorQuery(storage: storage)
+        query = CollectorQuery(storage: storage, clock: configuration.clock)
+        saved = SavedLibrary(storage: storage, clock: configuration.clock)
         retention = RetentionService(
             storage: storage, sources: sources, defaultDays: configuration.retentionDays, clock: configuration.clock,
             logger: configuration.logger)

@@ -10,16 +10,7 @@ enum DeletionRoutes {
         // {"userIds": [...], "anonymousIds": [...], "suppress": true}
         routes.post("/v1/admin/deletions", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let body = try await RequestBodyReader.read(request, limit: 64 * 1024)
-            let json: JSONValue
-            do {
-                json = try JSONParser.parse(Array(buffer: body))
-            } catch {
-                throw CollectorError(.invalidJSON, "body: \(error)")
-            }
-            guard case .object(let members) = json else {
-                throw CollectorError(.invalidRequest, "body: expected an object, found \(json.typeName)")
-            }
+            let members = try await JSONBody(request).members
             let userIds = try strings(members["userIds"], "userIds")
             let anonymousIds = try strings(members["anonymousIds"], "anonymousIds")
             var suppress = false

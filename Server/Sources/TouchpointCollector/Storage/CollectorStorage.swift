@@ -114,6 +114,26 @@ protocol CollectorStorage: Sendable {
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
+    // Paths and cohorts (SQLCollectorStorage+Paths.swift, SQLCollectorStorage+Cohorts.swift)
+    func eventNames(source: String) async throws -> [String]
+    func paths(source: String, query: PathQuery) async throws -> [PathCount]
+    func peoplePerforming(source: String, event: String, times: Int, from: Int64, to: Int64) async throws
+        -> Set<Int64>
+    func identifyPayloads(source: String) async throws -> [(person: Int64, payload: String)]
+    func people(source: String, numbers: Set<Int64>, after: String?, limit: Int) async throws -> [CohortMember]
+
+    // Saved cohorts, insights and dashboards (SQLCollectorStorage+Saved.swift): `id` nil lists
+    // the source's, by name; saving one whose id is 0 adds it, else replaces it (nil: no such
+    // one); deleting says whether there was one.
+    func cohorts(source: String, id: Int64?) async throws -> [Cohort]
+    func saveCohort(source: String, _ cohort: Cohort) async throws -> Cohort?
+    func deleteCohort(source: String, id: Int64) async throws -> Bool
+    func insights(source: String, id: Int64?) async throws -> [SavedInsight]
+    func saveInsight(source: String, _ insight: SavedInsight) async throws -> SavedInsight?
+    func deleteInsight(source: String, id: Int64) async throws -> Bool
+    func dashboards(source: String, id: Int64?) async throws -> [SavedDashboard]
+    func saveDashboard(source: String, _ dashboard: SavedDashboard) async throws -> SavedDashboard?
+    func deleteDashboard(source: String, id: Int64) async throws -> Bool
 
     // Definitions and arrivals (SQLCollectorStorage+Definitions.swift)
     /// The event names (the `limit` most frequent, or only `event`), their properties and the

@@ -4,11 +4,23 @@ import TouchpointCore
 extension SQLCollectorStorage {
     /// `FROM … WHERE` for some event names of `source` in `from ..< to` that pass `filters`,
     /// through the name-and-minute index, with each event's merge joined (for
-    /// ``PersonKeys/expression``).
+    /// ``PersonKeys/expression``); only the events of `people` when given (a cohort's).
     func eventsNamed(
-        _ names: [String], source: String, from: Int64, to: Int64, filters: [PropertyFilter] = []
+        _ names: [String], source: String, from: Int64, to: Int64, filters: [PropertyFilter] = [],
+        people: Set<Int64>? = nil
     ) -> SQLStatement {
-        var statement = SQLStatement(dialect, " FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
+        var statement = SQLStatement(dialect)
+        appendEventsNamed(
+            names, source: source, from: from, to: to, filters: filters, people: people, to: &statement)
+        return statement
+    }
+
+    /// Appends ``eventsNamed(_:source:from:to:filters:people:)`` to `statement`.
+    func appendEventsNamed(
+        _ names: [String], source: String, from: Int64, to: Int64, filters: [PropertyFilter], people: Set<Int64>?,
+        to statement: inout SQLStatement
+    ) {
+        statement.append(" FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
         statement.bind(.text(source))
         if names.count == 1 {
             statement.append(" AND event = ")
@@ -19,11 +31,17 @@ extension SQLCollectorStorage {
         }
         appendRange(
             TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to)), to: &statement)
+        appendFilters(filters, source: source, to: &statement)
+        if let people { statement.appendIsIn(PersonKeys.expression, people) }
+    }
+
+    /// Appends ` AND (condition)` for each of `filters` (``appendFilter(_:source:to:)``).
+    func appendFilters(_ filters: [PropertyFilter], source: String, to statement: inout SQLStatement) {
         for filter in filters {
-            statement.append(" AND ")
+            statement.append(" AND (")
             appendFilter(filter, source: source, to: &statement)
+            statement.append(")")
         }
-        return statement
     }
 
     /// Appends the condition of `filter` on an `events` row: on its property, or on its person's
@@ -67,7 +85,8 @@ extension SQLCollectorStorage {
     /// The trend's events in `from ..< to` (its range when nil).
     private func trendEvents(_ query: TrendQuery, source: String) -> SQLStatement {
         eventsNamed(
-            [query.event], source: source, from: query.range.from, to: query.range.to, filters: query.filters)
+            [query.event], source: source, from: query.range.from, to: query.range.to, filters: query.filters,
+            people: query.people)
     }
 
     /// The columns a trend's subquery gives its groups: `idx` (`index`, the interval by default),
@@ -280,23 +299,31 @@ extension SQLCollectorStorage {
 
     // MARK: Funnels
 
-    /// Every event of the funnel's step names from its start to `window` after its end, with the
-    /// person and the filter properties' values.
+    /// Every event of the funnel's steps from its start to `window` after its end that meets
+    /// the funnel's filters, with the person, the steps it is (its name and filters considered)
+    /// and the breakdown property's value. Read through the name-and-minute index: events that
+    /// are no step are not read.
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow] {
         let names = Array(Set(query.steps.map(\.event))).sorted()
-        let properties = query.properties
-        let rest = eventsNamed(
-            names, source: source, from: query.range.from, to: query.range.to + query.window)
-        let values = properties.map { ", \(dialect.analyticsPropertyText($0))" }.joined()
-        let (sql, binds) = select(
-            "SELECT \(PersonKeys.expression), event, timestamp\(values)", rest)
-        return try await backend.query(sql, binds).compactMap { row in
-            guard let person = row[0].int, let event = row[1].text, let timestamp = row[2].int else { return nil }
-            var found: [String: String] = [:]
-            for (offset, property) in properties.enumerated() {
-                if let value = row[3 + offset].text { found[property] = value }
-            }
-            return FunnelRow(person: person, event: event, timestamp: timestamp, values: found)
+        // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
+        var statement = SQLStatement(
+            dialect,
+            "SELECT person, timestamp, steps, value FROM (SELECT \(PersonKeys.expression) AS person, timestamp, ")
+        for (index, step) in query.steps.enumerated() {
+            statement.append(index == 0 ? "(" : " | ")
+            statement.append("CASE WHEN event = ")
+            statement.bind(.text(step.event))
+            appendFilters(step.filters, source: source, to: &statement)
+            statement.append(" THEN \(1 << index) ELSE 0 END")
+        }
+        statement.append(") AS steps, \(query.breakdown.map(dialect.analyticsPropertyText) ?? "NULL") AS value")
+        appendEventsNamed(
+            names, source: source, from: query.range.from, to: query.range.to + query.window, filters: query.filters,
+            people: query.people, to: &statement)
+        statement.append(") q WHERE steps <> 0")
+        return try await backend.query(statement).compactMap { row in
+            guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
+            return FunnelRow(person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text)
         }
     }
 }

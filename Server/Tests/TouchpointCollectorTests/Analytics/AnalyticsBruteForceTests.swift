@@ -196,11 +196,11 @@ struct AnalyticsBruteForceTests {
         let names = Set(query.steps.map(\.event))
         let rows = zip(world.stored, world.people).compactMap { message, person -> FunnelRow? in
             guard let person, let name = message.name, names.contains(name),
-                message.timestamp >= query.range.from, message.timestamp < query.range.to + query.window
+                message.timestamp >= query.range.from, message.timestamp < query.range.to + query.window,
+                case .object(let members)? = try? JSONParser.parse(message.payload)
             else { return nil }
-            return FunnelRow(
-                person: person, event: name, timestamp: message.timestamp,
-                values: plan(of: message).map { ["plan": $0] } ?? [:])
+            let steps = query.matches(event: name, properties: members["properties"]?.objectValue ?? [:])
+            return steps == 0 ? nil : FunnelRow(person: person, timestamp: message.timestamp, steps: steps, value: nil)
         }
         return FunnelResult.compute(query, rows: rows)
     }

@@ -15,7 +15,8 @@ struct DashboardRouteTests {
         DashboardRoutes.pages.map { page in
             page.path.replacingOccurrences(of: ":sessionId", with: "s1").replacingOccurrences(
                 of: ":surveyId", with: "rate"
-            ).replacingOccurrences(of: ":userId", with: "u1")
+            ).replacingOccurrences(of: ":userId", with: "u1").replacingOccurrences(of: ":cohortId", with: "1")
+                .replacingOccurrences(of: ":boardId", with: "1").replacingOccurrences(of: ":insightId", with: "1")
         }
     }
 
@@ -64,7 +65,7 @@ struct DashboardRouteTests {
                     DashboardClient.cookie("touchpoint_dashboard=" + RouterHarness.adminToken)
                 ),
             ]
-            #expect(Self.protectedPages.count == 14)
+            #expect(Self.protectedPages.count == 20)
             for page in Self.protectedPages {
                 for (attempt, headers) in attempts {
                     let response = try await client.execute(

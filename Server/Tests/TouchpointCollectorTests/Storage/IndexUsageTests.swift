@@ -41,6 +41,20 @@ struct IndexUsageTests {
 
             backend.statementLog.withLock { $0 = [] }
             let admin = HTTPFields.bearer(RouterHarness.adminToken)
+            var json = admin
+            json[.contentType] = "application/json"
+            for (path, body) in [
+                (
+                    "/v1/cohorts",
+                    #"{"name":"c","conditions":[{"event":"signup","days":30},{"trait":"plan","operator":"?"}]}"#
+                ),
+                ("/v1/insights", #"{"name":"i","kind":"paths","parameters":{"start":"signup","cohort":"1"}}"#),
+                ("/v1/dashboards", #"{"name":"d","insights":[1]}"#),
+            ] {
+                let response = try await client.execute(
+                    uri: path, method: .post, headers: json, body: ByteBuffer(string: body))
+                #expect(response.status == .created, "\(path): \(response.status)")
+            }
             let range =
                 "from=\(Timestamp.format(Date().addingTimeInterval(-12 * 86_400)))&to=\(Timestamp.format(Date()))"
                 .replacingOccurrences(of: ":", with: "%3A")
@@ -61,9 +75,22 @@ struct IndexUsageTests {
                 "/v1/query/stickiness?event=app_opened&interval=week&\(range)",
                 "/v1/query/lifecycle?event=app_opened&interval=day&\(range)",
                 "/v1/query/export?\(range)", "/v1/admin/deletions",
+                "/v1/query/funnel?steps=product_viewed[plan=pro],cart_added&where=plan%3F&breakdown=plan&cohort=1&\(range)",
+                "/v1/query/paths?start=screen_viewed&cohort=1&\(range)",
+                "/v1/query/paths?end=signup&exclude=app_opened&\(range)",
+                "/v1/query/trends?event=screen_viewed&cohort=1&\(range)",
+                "/v1/query/retention?start=signup&cohort=1&\(range)",
+                "/v1/cohorts", "/v1/cohorts/1", "/v1/cohorts/1/members", "/v1/insights", "/v1/insights/1",
+                "/v1/dashboards", "/v1/dashboards/1",
             ] {
                 let response = try await client.execute(uri: uri, method: .get, headers: admin)
                 #expect(response.status == .ok, "\(uri): \(response.status)")
+            }
+            let changed = try await client.execute(
+                uri: "/v1/dashboards/1", method: .put, headers: json, body: ByteBuffer(string: #"{"insights":[]}"#))
+            #expect(changed.status == .ok)
+            for path in ["/v1/dashboards/1", "/v1/insights/1", "/v1/cohorts/1"] {
+                #expect(try await client.execute(uri: path, method: .delete, headers: admin).status == .ok, "\(path)")
             }
             var headers = admin
             headers[.contentType] = "application/json"

@@ -94,3 +94,9 @@ enum OlderSchemas {
         }
     }
 }
+
+extension SchemaMigrations {
+    /// The versions from `first` on, in order: what migrating a database at the version before
+    /// `first` applies.
+    static func versions(from first: Int) -> [Int] { all.map(\.version).filter { $0 >= first } }
+}

@@ -16,15 +16,19 @@ enum RouterHarness {
 
     /// Runs `body` against a collector router.
     static func run(
-        _ setup: TestingSetup = .router, configure: (inout CollectorConfiguration) -> Void = { _ in },
+        _ setup: TestingSetup = .router, storage kind: StorageKind = .sqlite,
+        configure: (inout CollectorConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol, CollectorServices) async throws -> Void
     ) async throws {
-        try await runWithRoutes(setup, configure: configure) { client, services, _ in try await body(client, services) }
+        try await runWithRoutes(setup, storage: kind, configure: configure) { client, services, _ in
+            try await body(client, services)
+        }
     }
 
     /// Runs `body` against a collector router, with the routes the collector added and their access.
     static func runWithRoutes(
-        _ setup: TestingSetup = .router, configure: (inout CollectorConfiguration) -> Void = { _ in },
+        _ setup: TestingSetup = .router, storage kind: StorageKind = .sqlite,
+        configure: (inout CollectorConfiguration) -> Void = { _ in },
         _ body: @Sendable (any TestClientProtocol, CollectorServices, [CollectorRoute]) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory(prefix: "collector-router")
@@ -33,8 +37,22 @@ enum RouterHarness {
             additionalSources: [CollectorSource(id: "web", writeKey: "web-key")])
         configuration.logger.logLevel = .warning
         configure(&configuration)
+        guard kind == .sqlite else {
+            // The same router over a fresh PostgreSQL database.
+            try await TestDatabase.with(kind) { database in
+                try await run(setup, storage: try await database.storage(), configuration, body)
+            }
+            return
+        }
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: configuration.logger)
+        try await run(setup, storage: storage, configuration, body)
+    }
+
+    private static func run(
+        _ setup: TestingSetup, storage: SQLCollectorStorage, _ configuration: CollectorConfiguration,
+        _ body: @Sendable (any TestClientProtocol, CollectorServices, [CollectorRoute]) async throws -> Void
+    ) async throws {
         let services = CollectorServices(
             storage: storage,
             credentials: CollectorCredentials(writeKey: writeKey, adminToken: adminToken),

@@ -46,3 +46,13 @@ struct MergedPeople: Sendable {
         return result
     }
 }
+
+extension DailyPeople {
+    /// Only the people of `people` on each day (a cohort's, as ``PersonKeys`` numbers); everyone
+    /// when `people` is nil.
+    func restricted(to people: Set<Int64>?) -> DailyPeople {
+        guard let people else { return self }
+        let kept = PersonSet(people)
+        return DailyPeople(days.mapValues { $0.intersection(kept) })
+    }
+}

@@ -103,6 +103,29 @@ enum DashboardStylesheet {
         .heat-10 { background: rgba(36, 88, 211, .95); color: #fff; }
         .heat-scale { display: flex; align-items: center; gap: .25rem; font-size: .85rem; color: var(--muted); margin: 0 0 .5rem; }
         .heat-scale span.heat { display: inline-block; width: 1.25rem; height: .9rem; border-radius: .15rem; }
+        fieldset.step { grid-column: 1 / -1; display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); \
+        gap: .5rem 1rem; align-items: end; border: 1px solid var(--line); border-radius: .4rem; margin: 0; }
+        fieldset.step legend { font-size: .9rem; color: var(--muted); padding: 0 .25rem; }
+        .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(30rem, 100%), 1fr)); gap: 1rem; }
+        .tile { border: 1px solid var(--line); border-radius: .4rem; padding: .5rem .75rem; overflow: auto; min-width: 0; }
+        .tile h2 { margin: .25rem 0 .5rem; font-size: 1.05rem; }
+        .tile .meta { font-size: .85rem; font-weight: 400; }
+        .tile-actions { margin: .5rem 0 0; }
+        .tile-actions button, button.danger { background: Canvas; color: var(--accent); }
+        button.danger { border-color: var(--problem); color: var(--problem); }
+        .save { margin-top: 1.5rem; padding-top: .5rem; border-top: 1px solid var(--line); }
+        .inline label { color: var(--muted); }
+        .links { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; }
+        .path-tree, .path-tree ul { list-style: none; margin: 0; padding-left: 1.25rem; border-left: 2px solid var(--line); }
+        .path-tree { padding-left: .5rem; margin: 1rem 0; }
+        .path-node { margin: .35rem 0; }
+        .path-label { display: inline-block; }
+        .path-event { font-weight: 600; }
+        .path-people { font-variant-numeric: tabular-nums; }
+        .path-ended { color: var(--muted); font-size: .9rem; }
+        .path-bar { display: block; width: 100%; max-width: 24rem; height: .35rem; }
+        .path-bar .bar { fill: var(--bar); }
+        .path-node[data-other] > .path-label { color: var(--muted); font-style: italic; }
         @media (max-width: 40rem) { main { padding: .75rem; } .sign-out { margin-left: 0; } h1 { font-size: 1.3rem; } }
 
         """

@@ -60,8 +60,8 @@ enum AnalyticsForm {
     static func range(_ context: DashboardPageContext) -> HTML {
         let zone = HTML.escape(context.calendar.identifier)
         return """
-            <p><label for="from">From (\(zone))</label><input id="from" name="from" type="datetime-local" value="\(context.parameter("from") ?? "")"></p>
-            <p><label for="to">Until (\(zone))</label><input id="to" name="to" type="datetime-local" value="\(context.parameter("to") ?? "")"></p>
+            <p><label for="from">From (\(zone))</label><input id="from" name="from" type="datetime-local" value="\(local(context, "from"))"></p>
+            <p><label for="to">Until (\(zone))</label><input id="to" name="to" type="datetime-local" value="\(local(context, "to"))"></p>
             <p class="zone">Days, weeks and months begin in \(zone).</p>
             """
     }
@@ -75,9 +75,25 @@ enum AnalyticsForm {
             """
     }
 
-    /// A GET form to `path` around `fields`.
+    /// A time parameter as a `datetime-local` field shows it (`2026-11-22T09:41`), in the source's
+    /// time zone; as it is when it is not a time.
+    static func local(_ context: DashboardPageContext, _ name: String) -> String {
+        guard let text = context.parameter(name) else { return "" }
+        guard let date = try? context.time(name) else { return text }
+        let time = Timestamp.milliseconds(date)
+        let formatted = Timestamp.format(Timestamp.date(milliseconds: time + context.calendar.offset(at: time)))
+        return String(formatted.prefix(formatted.dropFirst(16).hasPrefix(":00.000") ? 16 : 19))
+    }
+
+    /// A GET form to `path` around `fields` (none on a dashboard's tile); an insight page's
+    /// form also offers the source's event names and cohorts.
     static func form(_ context: DashboardPageContext, path: String, label: String, fields: HTML, submit: String) -> HTML
     {
+        guard !context.isTile else { return .empty }
+        var fields = fields
+        if InsightKind(page: path) != nil {
+            fields += InsightFields.cohort(context) + InsightFields.eventNames(context)
+        }
         let sourceField: HTML =
             context.source == CollectorSource.defaultID
             ? "" : "<input type=\"hidden\" name=\"source\" value=\"\(context.source)\">"

@@ -162,57 +162,6 @@ enum TrendsPage {
     }
 }
 
-/// `/dashboard/funnels`: how many people went through a sequence of events.
-enum FunnelsPage {
-    static func render(_ context: DashboardPageContext) async throws -> DashboardPage {
-        let form = AnalyticsForm.form(
-            context, path: "/dashboard/funnels", label: "Funnel",
-            fields: """
-                \(AnalyticsForm.field(context, "steps", "Steps", hint: "Events in order, comma-separated; a step may filter: checkout[plan=pro]"))
-                \(AnalyticsForm.field(context, "window", "Within", hint: "From the first step to the last, such as 30m, 12h or 7d (1d when empty)"))
-                \(AnalyticsForm.range(context))
-                """, submit: "Show")
-        guard context.parameter("steps") != nil else {
-            return DashboardPage(
-                title: "Funnels", section: "/dashboard/funnels",
-                body: "\(form)<p class=\"empty\">Name two or more steps to see how many people get through them.</p>")
-        }
-        let parameters = try AnalyticsForm.parameters(context)
-        let query = try AnalyticsForm.read { () throws(CollectorError) in try parameters.funnel() }
-        let result = try await context.services.query.funnel(source: context.source, query)
-        let chart = SVGChart.rows(
-            result.steps.map { SVGChart.Bar(label: $0.step.description, value: $0.users) }, title: "People per step",
-            description: result.steps.map { "\($0.step): \($0.users)" }.joined(separator: "; "), id: "funnel-chart")
-        let rows = result.steps.map { step -> HTML in
-            """
-            <tr><th scope="row">\(step.step.description)</th><td class="users">\(step.users)</td>\
-            <td>\(DashboardFormat.percent(step.conversionFromFirst))</td><td>\(DashboardFormat.percent(step.conversionFromPrevious))</td>\
-            <td>\(AnalyticsForm.duration(step.medianSecondsFromPrevious))</td></tr>
-            """
-        }
-        let table = DashboardLayout.table(
-            caption: "Funnel",
-            head: ["Step", "People", "Of the first step", "Of the step before", "Median time from the step before"],
-            rows: rows, id: "funnel", empty: "")
-        let csv = DashboardCSV(
-            name: "funnel",
-            header: ["step", "people", "conversionFromFirst", "conversionFromPrevious", "medianSecondsFromPrevious"],
-            rows: result.steps.map { step in
-                [
-                    step.step.description, String(step.users), String(step.conversionFromFirst),
-                    String(step.conversionFromPrevious), step.medianSecondsFromPrevious.map { String($0) } ?? "",
-                ]
-            })
-        let body: HTML = """
-            \(form)
-            \(chart)
-            \(table)
-            \(DashboardLayout.csvLink(context, path: "/dashboard/funnels"))
-            """
-        return DashboardPage(title: "Funnels", section: "/dashboard/funnels", body: body, csv: csv)
-    }
-}
-
 /// `/dashboard/retention`: cohorts by their first start event, and the share of each that came
 /// back in each later interval.
 enum RetentionPage {

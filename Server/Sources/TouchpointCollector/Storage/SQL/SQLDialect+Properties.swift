@@ -47,20 +47,30 @@ extension SQLDialect {
         switch filter.op {
         case .equals:
             statement.append("\(text) = ")
-            statement.bind(.text(filter.value ?? ""))
+            statement.bind(.text(filter.value))
         case .notEquals:
             statement.append("(\(text) IS NULL OR \(text) <> ")
-            statement.bind(.text(filter.value ?? ""))
+            statement.bind(.text(filter.value))
             statement.append(")")
         case .contains:
-            statement.append(self == .sqlite ? "instr(\(text), " : "strpos(\(text), ")
-            statement.bind(.text(filter.value ?? ""))
+            statement.append(self == .sqlite ? "instr(" : "strpos(")
+            statement.append("\(asciiLowercased(text)), ")
+            statement.bind(.text(PropertyFilter.folded(filter.value)))
             statement.append(") > 0")
         case .greaterThan, .lessThan:
             statement.append("\(number) \(filter.op == .greaterThan ? ">" : "<") ")
             statement.bind(.double(filter.number ?? 0))
         case .isSet:
             statement.append("\(text) IS NOT NULL")
+        }
+    }
+
+    /// `text` with the ASCII capitals made small, and nothing else (SQLite's `lower` does only
+    /// that; PostgreSQL's follows the database's locale).
+    func asciiLowercased(_ text: String) -> String {
+        switch self {
+        case .sqlite: "lower(\(text))"
+        case .postgres: "translate(\(text), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
         }
     }
 

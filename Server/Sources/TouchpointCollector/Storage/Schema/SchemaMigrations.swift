@@ -595,6 +595,56 @@ enum SchemaMigrations {
                         "CREATE INDEX arrivals_minute ON arrivals (source, minute)",
                     ])
         },
+        Migration(version: 22, summary: "saved cohorts, insights and dashboards") { dialect in
+            // See `SavedLibrary`. Small tables a person writes to, read by source and by number;
+            // an insight's parameters are its query string, a dashboard's insights rows in order.
+            // A number is never given twice (AUTOINCREMENT; an identity), so a link to something
+            // deleted finds nothing rather than what was saved after it.
+            let key =
+                dialect == .sqlite
+                ? "id INTEGER PRIMARY KEY AUTOINCREMENT" : "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            return [
+                """
+                CREATE TABLE cohorts (
+                    \(key),
+                    source TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    definition TEXT NOT NULL,
+                    created_at \(integer) NOT NULL,
+                    updated_at \(integer) NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE insights (
+                    \(key),
+                    source TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    parameters TEXT NOT NULL,
+                    created_at \(integer) NOT NULL,
+                    updated_at \(integer) NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE dashboards (
+                    \(key),
+                    source TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at \(integer) NOT NULL,
+                    updated_at \(integer) NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE dashboard_insights (
+                    dashboard_id \(integer) NOT NULL,
+                    insight_id \(integer) NOT NULL,
+                    position \(integer) NOT NULL,
+                    PRIMARY KEY (dashboard_id, insight_id)
+                )
+                """,
+            ]
+        },
     ]
 
     /// The newest schema version this build knows.

@@ -1,7 +1,10 @@
-CREATE TABLE arrivals (
+CREATE TABLE cohorts (
+    id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
     source text NOT NULL,
-    minute bigint NOT NULL,
-    events bigint NOT NULL
+    name text NOT NULL,
+    definition text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
 );
 
 CREATE TABLE configs (
@@ -40,19 +43,18 @@ CREATE TABLE daily_people_state (
     complete bigint NOT NULL
 );
 
-CREATE TABLE definitions (
-    source text NOT NULL,
-    kind text NOT NULL,
-    event text NOT NULL,
-    property text NOT NULL,
-    type text NOT NULL,
-    events bigint NOT NULL,
-    last_seen bigint NOT NULL
+CREATE TABLE dashboard_insights (
+    dashboard_id bigint NOT NULL,
+    insight_id bigint NOT NULL,
+    position bigint NOT NULL
 );
 
-CREATE TABLE definitions_backfill (
-    done bigint NOT NULL,
-    last bigint NOT NULL
+CREATE TABLE dashboards (
+    id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+    source text NOT NULL,
+    name text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
 );
 
 CREATE TABLE deletion_requests (
@@ -89,6 +91,16 @@ CREATE TABLE identities (
     anonymous_id text NOT NULL,
     user_id text NOT NULL,
     merged_at bigint NOT NULL
+);
+
+CREATE TABLE insights (
+    id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+    source text NOT NULL,
+    name text NOT NULL,
+    kind text NOT NULL,
+    parameters text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
 );
 
 CREATE TABLE person_keys (
@@ -147,10 +159,6 @@ CREATE TABLE source_counts (
     sessions bigint NOT NULL
 );
 
-CREATE TABLE suppression_key (
-    fingerprint text NOT NULL
-);
-
 CREATE TABLE suppressions (
     source text NOT NULL,
     kind text NOT NULL,
@@ -159,17 +167,25 @@ CREATE TABLE suppressions (
     hashed bigint NOT NULL DEFAULT 0
 );
 
+ALTER TABLE cohorts ADD CONSTRAINT cohorts_pkey PRIMARY KEY (id);
+
 ALTER TABLE configs ADD CONSTRAINT configs_pkey PRIMARY KEY (source, kind);
 
 ALTER TABLE contexts ADD CONSTRAINT contexts_pkey PRIMARY KEY (id);
 
 ALTER TABLE daily_people_state ADD CONSTRAINT daily_people_state_pkey PRIMARY KEY (source);
 
+ALTER TABLE dashboard_insights ADD CONSTRAINT dashboard_insights_pkey PRIMARY KEY (dashboard_id, insight_id);
+
+ALTER TABLE dashboards ADD CONSTRAINT dashboards_pkey PRIMARY KEY (id);
+
 ALTER TABLE deletion_requests ADD CONSTRAINT deletion_requests_pkey PRIMARY KEY (id);
 
 ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY (seq);
 
 ALTER TABLE identities ADD CONSTRAINT identities_pkey PRIMARY KEY (source, anonymous_id);
+
+ALTER TABLE insights ADD CONSTRAINT insights_pkey PRIMARY KEY (id);
 
 ALTER TABLE person_keys ADD CONSTRAINT person_keys_pkey PRIMARY KEY (person_key);
 
@@ -187,19 +203,13 @@ ALTER TABLE schema_migrations ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY 
 
 ALTER TABLE sessions ADD CONSTRAINT sessions_pkey PRIMARY KEY (source, session_id);
 
-ALTER TABLE suppression_key ADD CONSTRAINT suppression_key_pkey PRIMARY KEY (fingerprint);
-
 ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
-
-CREATE INDEX arrivals_minute ON arrivals USING btree (source, minute);
 
 CREATE UNIQUE INDEX contexts_body ON contexts USING btree (body);
 
 CREATE INDEX daily_people_day ON daily_people USING btree (source, day);
 
 CREATE INDEX daily_people_key ON daily_people USING btree (source, event, day, chunk);
-
-CREATE INDEX definitions_key ON definitions USING btree (source, kind, event, property, type);
 
 CREATE INDEX deletion_requests_source ON deletion_requests USING btree (source, requested_at);
 

@@ -1,9 +1,11 @@
-CREATE TABLE arrivals (
+CREATE TABLE cohorts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL,
-    minute INTEGER NOT NULL,
-    events INTEGER NOT NULL,
-    PRIMARY KEY (source, minute)
-) WITHOUT ROWID;
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
 
 CREATE TABLE configs (
     source TEXT NOT NULL,
@@ -37,18 +39,20 @@ CREATE TABLE daily_people_state (
     complete INTEGER NOT NULL
 );
 
-CREATE TABLE definitions (
-    source TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    event TEXT NOT NULL,
-    property TEXT NOT NULL,
-    type TEXT NOT NULL,
-    events INTEGER NOT NULL,
-    last_seen INTEGER NOT NULL,
-    PRIMARY KEY (source, kind, event, property, type)
-) WITHOUT ROWID;
+CREATE TABLE dashboard_insights (
+    dashboard_id INTEGER NOT NULL,
+    insight_id INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (dashboard_id, insight_id)
+);
 
-CREATE TABLE definitions_backfill (done INTEGER NOT NULL, last INTEGER NOT NULL);
+CREATE TABLE dashboards (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
 
 CREATE TABLE deletion_requests (
     id TEXT PRIMARY KEY,
@@ -81,6 +85,16 @@ CREATE TABLE identities (
     user_id TEXT NOT NULL,
     merged_at INTEGER NOT NULL,
     PRIMARY KEY (source, anonymous_id)
+);
+
+CREATE TABLE insights (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    parameters TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
 );
 
 CREATE TABLE message_keys (
@@ -140,9 +154,9 @@ CREATE TABLE "sessions" (
 
 CREATE TABLE source_counts (source TEXT PRIMARY KEY, events INTEGER NOT NULL, sessions INTEGER NOT NULL);
 
-CREATE TABLE storage_settings (name TEXT PRIMARY KEY, value);
+CREATE TABLE sqlite_sequence(name,seq);
 
-CREATE TABLE suppression_key (fingerprint TEXT PRIMARY KEY);
+CREATE TABLE storage_settings (name TEXT PRIMARY KEY, value);
 
 CREATE TABLE suppressions (
     source TEXT NOT NULL,
