@@ -167,7 +167,8 @@ struct DashboardBrowserTests {
         _ = try browser.evaluate("document.querySelector('#sessions tbody a').focus(); true")
         try browser.type("", thenEnter: true)
         try browser.waitUntil(
-            "location.pathname === '/dashboard/sessions/\(expected.firstSession)' && !!document.getElementById('timeline')"
+            // The whole page parsed, not only the list's start: a page arrives in several reads.
+            "location.pathname === '/dashboard/sessions/\(expected.firstSession)' && !!document.getElementById('timeline') && document.readyState === 'complete'"
         )
         let timelineEvents = try browser.evaluate("document.querySelectorAll('#timeline li.event').length")
         let timelineProperties = try browser.evaluate("document.querySelectorAll('#timeline dl dt').length")
