@@ -59,12 +59,16 @@ public struct FunnelQuery: Sendable, Hashable {
     /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
     var people: Set<Int64>?
 
-    /// The steps that `event` with these properties is (bit `i` for step `i`).
+    /// The steps that `event` with these properties is (bit `i` for step `i`), by the filters on
+    /// event properties; those on a person's traits (`person.…`) are read from their `identify`
+    /// calls and left to the caller.
     func matches(event: String, properties: [String: JSONValue]) -> Int {
-        guard filters.allSatisfy({ $0.matches(properties[$0.property]) }) else { return 0 }
+        func passes(_ filter: PropertyFilter) -> Bool {
+            filter.scope == .person || filter.matches(properties[filter.property])
+        }
+        guard filters.allSatisfy(passes) else { return 0 }
         var mask = 0
-        for (index, step) in steps.enumerated()
-        where step.event == event && step.filters.allSatisfy({ $0.matches(properties[$0.property]) }) {
+        for (index, step) in steps.enumerated() where step.event == event && step.filters.allSatisfy(passes) {
             mask |= 1 << index
         }
         return mask

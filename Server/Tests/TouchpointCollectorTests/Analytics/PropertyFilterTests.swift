@@ -25,6 +25,23 @@ struct PropertyFilterTests {
         #expect(try PropertyFilter.parse(filter.description) == filter)
     }
 
+    @Test func aPersonsTraitIsNamedWithPersonBeforeIt() throws {
+        let filter = try PropertyFilter.parse("person.plan~Pro")
+        #expect(filter == PropertyFilter(scope: .person, property: "plan", op: .contains, value: "Pro"))
+        #expect(filter.description == "person.plan~Pro")
+        #expect(filter.label == "person.plan contains Pro")
+        #expect(throws: PropertyFilter.SyntaxError.self) { try PropertyFilter.parse("person.=pro") }
+    }
+
+    @Test func everyOperatorIsFoundByEachOfItsNames() {
+        for op in PropertyFilter.Operator.allCases {
+            for name in [op.rawValue, op.name, op.sign, op.symbol] {
+                #expect(PropertyFilter.Operator(name: name) == op, "\(name)")
+            }
+        }
+        #expect(PropertyFilter.Operator(name: "like") == nil)
+    }
+
     @Test(arguments: ["", "plan", "=pro", "pl an=pro", "plan>lots", "plan<", "plan?x", "a.b=c", "x>inf"])
     func filtersThatCannotBeReadAreRefused(text: String) {
         #expect(throws: PropertyFilter.SyntaxError.self) { try PropertyFilter.parse(text) }

@@ -1,3 +1,9 @@
+CREATE TABLE arrivals (
+    source text NOT NULL,
+    minute bigint NOT NULL,
+    events bigint NOT NULL
+);
+
 CREATE TABLE cohorts (
     id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
     source text NOT NULL,
@@ -55,6 +61,21 @@ CREATE TABLE dashboards (
     name text NOT NULL,
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL
+);
+
+CREATE TABLE definitions (
+    source text NOT NULL,
+    kind text NOT NULL,
+    event text NOT NULL,
+    property text NOT NULL,
+    type text NOT NULL,
+    events bigint NOT NULL,
+    last_seen bigint NOT NULL
+);
+
+CREATE TABLE definitions_backfill (
+    done bigint NOT NULL,
+    last bigint NOT NULL
 );
 
 CREATE TABLE deletion_requests (
@@ -159,6 +180,10 @@ CREATE TABLE source_counts (
     sessions bigint NOT NULL
 );
 
+CREATE TABLE suppression_key (
+    fingerprint text NOT NULL
+);
+
 CREATE TABLE suppressions (
     source text NOT NULL,
     kind text NOT NULL,
@@ -203,13 +228,19 @@ ALTER TABLE schema_migrations ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY 
 
 ALTER TABLE sessions ADD CONSTRAINT sessions_pkey PRIMARY KEY (source, session_id);
 
+ALTER TABLE suppression_key ADD CONSTRAINT suppression_key_pkey PRIMARY KEY (fingerprint);
+
 ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
+
+CREATE INDEX arrivals_minute ON arrivals USING btree (source, minute);
 
 CREATE UNIQUE INDEX contexts_body ON contexts USING btree (body);
 
 CREATE INDEX daily_people_day ON daily_people USING btree (source, day);
 
 CREATE INDEX daily_people_key ON daily_people USING btree (source, event, day, chunk);
+
+CREATE INDEX definitions_key ON definitions USING btree (source, kind, event, property, type);
 
 CREATE INDEX deletion_requests_source ON deletion_requests USING btree (source, requested_at);
 

@@ -1,3 +1,10 @@
+CREATE TABLE arrivals (
+    source TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    PRIMARY KEY (source, minute)
+) WITHOUT ROWID;
+
 CREATE TABLE cohorts (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL,
@@ -53,6 +60,19 @@ CREATE TABLE dashboards (
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
 );
+
+CREATE TABLE definitions (
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    event TEXT NOT NULL,
+    property TEXT NOT NULL,
+    type TEXT NOT NULL,
+    events INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    PRIMARY KEY (source, kind, event, property, type)
+) WITHOUT ROWID;
+
+CREATE TABLE definitions_backfill (done INTEGER NOT NULL, last INTEGER NOT NULL);
 
 CREATE TABLE deletion_requests (
     id TEXT PRIMARY KEY,
@@ -157,6 +177,8 @@ CREATE TABLE source_counts (source TEXT PRIMARY KEY, events INTEGER NOT NULL, se
 CREATE TABLE sqlite_sequence(name,seq);
 
 CREATE TABLE storage_settings (name TEXT PRIMARY KEY, value);
+
+CREATE TABLE suppression_key (fingerprint TEXT PRIMARY KEY);
 
 CREATE TABLE suppressions (
     source TEXT NOT NULL,
