@@ -103,7 +103,9 @@ struct AnalyticsParameters {
         let event = try required("event")
         let interval = try self.interval(allowed: [.week, .month], default: .week)
         let range = try self.range(defaultSpan: 12 * interval.nominalMilliseconds, interval: interval)
-        return StickinessQuery(event: event, interval: interval, range: range)
+        var query = StickinessQuery(event: event, interval: interval, range: range)
+        query.cohort = try cohort()
+        return query
     }
 
     /// `GET /v1/query/lifecycle`: `event`, `interval` day, week (default) or month, `from`, `to`
@@ -113,7 +115,9 @@ struct AnalyticsParameters {
         let interval = try self.interval(allowed: [.day, .week, .month], default: .week)
         let span = (interval == .day ? 30 : 12) * interval.nominalMilliseconds
         let range = try self.range(defaultSpan: span, interval: interval)
-        return LifecycleQuery(event: event, interval: interval, range: range)
+        var query = LifecycleQuery(event: event, interval: interval, range: range)
+        query.cohort = try cohort()
+        return query
     }
 
     /// `event` (optional) and `limit` (1 to 10,000 event names, 1,000 when absent) of

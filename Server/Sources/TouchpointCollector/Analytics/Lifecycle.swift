@@ -13,6 +13,8 @@ public struct LifecycleQuery: Sendable, Hashable {
     public var interval: AnalyticsInterval
     /// The intervals it touches are reported, whole.
     var range: AnalyticsRange
+    /// The cohort whose people alone count (the `cohort` parameter).
+    public var cohort: Int64?
 }
 
 /// The lifecycle per interval.

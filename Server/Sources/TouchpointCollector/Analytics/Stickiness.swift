@@ -10,6 +10,8 @@ public struct StickinessQuery: Sendable, Hashable {
     public var interval: AnalyticsInterval
     /// The intervals it touches are reported, whole.
     var range: AnalyticsRange
+    /// The cohort whose people alone count (the `cohort` parameter).
+    public var cohort: Int64?
 }
 
 /// Stickiness per interval.

@@ -328,20 +328,27 @@ extension CollectorQuery {
         return FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
     }
 
-    /// How many people did an event on 1, 2, … n days of each week or month.
+    /// How many people did an event on 1, 2, … n days of each week or month (of a cohort's
+    /// people, when it names one).
     public func stickiness(source: String, _ query: StickinessQuery) async throws -> StickinessResult {
+        let cohort = try await people(source: source, cohort: query.cohort)
         let read = try await storage.dailyPeople(
             source: source, event: query.event, days: StickinessResult.days(of: query))
-        return StickinessResult.compute(query, people: read.people, partial: read.partial)
+        return StickinessResult.compute(query, people: read.people.restricted(to: cohort), partial: read.partial)
     }
 
-    /// New, returning, resurrecting and dormant people per interval.
+    /// New, returning, resurrecting and dormant people per interval (of a cohort's people, when
+    /// it names one).
     public func lifecycle(source: String, _ query: LifecycleQuery) async throws -> LifecycleResult {
+        let cohort = try await people(source: source, cohort: query.cohort)
         let days = LifecycleResult.days(of: query)
         let storage = self.storage
         async let before = storage.people(source: source, event: query.event, before: days.lowerBound)
         let read = try await storage.dailyPeople(source: source, event: query.event, days: days)
-        return LifecycleResult.compute(query, people: read.people, before: try await before, partial: read.partial)
+        var earlier = try await before
+        if let cohort { earlier = earlier.intersection(PersonSet(cohort)) }
+        return LifecycleResult.compute(
+            query, people: read.people.restricted(to: cohort), before: earlier, partial: read.partial)
     }
 
     /// The retention triangle, periods that have not begun by `now` left out.

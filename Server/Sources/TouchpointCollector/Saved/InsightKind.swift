@@ -8,6 +8,8 @@ public enum InsightKind: String, Sendable, Hashable, CaseIterable {
     case funnels
     case retention
     case paths
+    case stickiness
+    case lifecycle
 
     /// The insight's name on the dashboard.
     public var label: String {
@@ -16,6 +18,8 @@ public enum InsightKind: String, Sendable, Hashable, CaseIterable {
         case .funnels: "Funnel"
         case .retention: "Retention"
         case .paths: "Paths"
+        case .stickiness: "Stickiness"
+        case .lifecycle: "Lifecycle"
         }
     }
 
@@ -29,6 +33,8 @@ public enum InsightKind: String, Sendable, Hashable, CaseIterable {
         case .funnels: "/v1/query/funnel"
         case .retention: "/v1/query/retention"
         case .paths: "/v1/query/paths"
+        case .stickiness: "/v1/query/stickiness"
+        case .lifecycle: "/v1/query/lifecycle"
         }
     }
 
@@ -48,6 +54,8 @@ public enum InsightKind: String, Sendable, Hashable, CaseIterable {
         case .funnels: try parameters.funnel().cohort
         case .retention: try parameters.retention().cohort
         case .paths: try parameters.paths().cohort
+        case .stickiness: try parameters.stickiness().cohort
+        case .lifecycle: try parameters.lifecycle().cohort
         }
     }
 

@@ -331,6 +331,18 @@ struct InsightsBruteForceTests {
             expectedRetention.query.people = returned.query.people
             #expect(returned == expectedRetention, "retention of \(cohort.name)")
             #expect(returned.cohorts.contains { $0.size > 0 })
+            let stickiness = try parameters([
+                "event": "view", "interval": "week", "from": from, "to": to, "cohort": "\(cohort.id)",
+            ]).stickiness()
+            let sticky = try await query.stickiness(source: "default", stickiness)
+            #expect(sticky == AnalyticsBruteForceTests.expectedStickiness(stickiness, .init(kept)))
+            #expect(sticky.intervals.contains { $0.people.reduce(0, +) > 0 }, "stickiness of \(cohort.name)")
+            let lifecycle = try parameters([
+                "event": "view", "interval": "day", "from": from, "to": to, "cohort": "\(cohort.id)",
+            ]).lifecycle()
+            let cycle = try await query.lifecycle(source: "default", lifecycle)
+            #expect(cycle == AnalyticsBruteForceTests.expectedLifecycle(lifecycle, .init(kept)))
+            #expect(cycle.intervals.contains { $0.new > 0 }, "lifecycle of \(cohort.name)")
         }
     }
 

@@ -133,6 +133,8 @@ struct InsightsRouteTests {
             ("/v1/query/paths?start=a&cohort=999", "cohort"),
             ("/v1/query/paths?start=a&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "from"),
             ("/v1/query/trends?event=buy&cohort=0", "cohort"),
+            ("/v1/query/stickiness?event=buy&cohort=x", "cohort"),
+            ("/v1/query/lifecycle?event=buy&cohort=999", "cohort"),
             ("/v1/query/trends?event=buy&cohort=999", "cohort"),
             ("/v1/query/retention?start=open&cohort=x", "cohort"),
             ("/v1/query/retention?start=open&cohort=12", "cohort"),
@@ -190,6 +192,15 @@ struct InsightsRouteTests {
                 ["name": "Views", "kind": "trends", "parameters": "event=view&interval=hour"])
             let trendId = try #require(try trend.json["id"]?.intValue)
             #expect(try trend.json["parameters"]?["interval"] == "hour")
+            let sticky = try await Self.send(
+                client, .post, "/v1/insights",
+                ["name": "Sticky", "kind": "stickiness", "parameters": ["event": "view", "cohort": .string(String(cohort))]])
+            #expect(sticky.status == .created)
+            #expect(try sticky.json["query"] == .string("/v1/query/stickiness?cohort=\(cohort)&event=view"))
+            let stickyId = try #require(try sticky.json["id"]?.intValue)
+            let unsaved = try await client.execute(
+                uri: "/v1/insights/\(stickyId)", method: .delete, headers: .bearer(RouterHarness.adminToken))
+            #expect(unsaved.status == .ok)
 
             let board = try await Self.send(
                 client, .post, "/v1/dashboards", ["name": "Growth", "insights": [.int(funnelId), .int(trendId)]])
@@ -244,6 +255,11 @@ struct InsightsRouteTests {
                 "parameters.cohort"
             ),
             ("POST", "/v1/insights", #"{"name":"x","kind":"trends","parameters":[1]}"#, "parameters"),
+            (
+                "POST", "/v1/insights", #"{"name":"x","kind":"stickiness","parameters":{"event":"a","interval":"day"}}"#,
+                "parameters.interval"
+            ),
+            ("POST", "/v1/insights", #"{"name":"x","kind":"lifecycle","parameters":{}}"#, "parameters.event"),
             ("POST", "/v1/dashboards", #"{"name":"d","insights":[999]}"#, "insights[0]"),
             ("POST", "/v1/dashboards", #"{"name":"d","insights":"all"}"#, "insights"),
             ("POST", "/v1/cohorts", #"{"name":"c","conditions":[]}"#, "conditions"),
