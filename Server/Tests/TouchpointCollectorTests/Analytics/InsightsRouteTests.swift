@@ -194,7 +194,10 @@ struct InsightsRouteTests {
             #expect(try trend.json["parameters"]?["interval"] == "hour")
             let sticky = try await Self.send(
                 client, .post, "/v1/insights",
-                ["name": "Sticky", "kind": "stickiness", "parameters": ["event": "view", "cohort": .string(String(cohort))]])
+                [
+                    "name": "Sticky", "kind": "stickiness",
+                    "parameters": ["event": "view", "cohort": .string(String(cohort))],
+                ])
             #expect(sticky.status == .created)
             #expect(try sticky.json["query"] == .string("/v1/query/stickiness?cohort=\(cohort)&event=view"))
             let stickyId = try #require(try sticky.json["id"]?.intValue)
@@ -256,7 +259,8 @@ struct InsightsRouteTests {
             ),
             ("POST", "/v1/insights", #"{"name":"x","kind":"trends","parameters":[1]}"#, "parameters"),
             (
-                "POST", "/v1/insights", #"{"name":"x","kind":"stickiness","parameters":{"event":"a","interval":"day"}}"#,
+                "POST", "/v1/insights",
+                #"{"name":"x","kind":"stickiness","parameters":{"event":"a","interval":"day"}}"#,
                 "parameters.interval"
             ),
             ("POST", "/v1/insights", #"{"name":"x","kind":"lifecycle","parameters":{}}"#, "parameters.event"),
