@@ -18,6 +18,15 @@ import TouchpointCore
 /// (`FINAL`), never the bare table.
 struct ClickHouseEvents: Sendable {
     let client: ClickHouseClient
+    /// Ingest's inserts, gathered across concurrent requests.
+    let queue: ClickHouseInsertQueue
+
+    init(client: ClickHouseClient) {
+        self.client = client
+        queue = ClickHouseInsertQueue { [client] lines in
+            try await client.insert(into: ClickHouseEvents.table, jsonLines: lines)
+        }
+    }
 
     /// The table's name in the client's database.
     static let table = "events"
@@ -52,7 +61,8 @@ struct ClickHouseEvents: Sendable {
         try await client.execute(Self.createStatement)
     }
 
-    /// Stores `messages` of `source` in one insert, all or nothing. Copies of a message already
+    /// Stores `messages` of `source` in one insert, all or nothing, with those of the requests
+    /// that arrive at the same time (``ClickHouseInsertQueue``). Copies of a message already
     /// stored (a retry) are written again and collapse into one (see the type's documentation), so
     /// a request may be inserted as often as it is retried.
     func insert(_ messages: [IngestMessage], source: String) async throws {
@@ -98,7 +108,7 @@ struct ClickHouseEvents: Sendable {
             lines += writer.bytes
             lines.append(UInt8(ascii: "\n"))
         }
-        try await client.insert(into: Self.table, jsonLines: lines)
+        try await queue.insert(lines)
     }
 
     /// How many distinct events `source` has.
