@@ -18,6 +18,10 @@ public struct CollectorConfiguration: Sendable {
     public var dataDirectory: URL
     /// A `postgres://…` URL to store in PostgreSQL instead of SQLite.
     public var databaseURL: String?
+    /// A `clickhouse://host:8123/database` URL to keep the events in ClickHouse as well, for the
+    /// insights; needs ``databaseURL`` (PostgreSQL keeps sessions, people, configuration and
+    /// deletions). An ingest request is acknowledged only once its events are in both.
+    public var eventsURL: String? = nil
     /// The default source's write key; nil to use the one kept in the data directory (created on first start).
     public var writeKey: String?
     /// The admin token; nil to use the one kept in the data directory (created on first start).

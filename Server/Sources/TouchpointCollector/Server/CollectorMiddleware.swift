@@ -50,8 +50,9 @@ struct CollectorMiddleware: RouterMiddleware {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             let failure = CollectorError(
                 .storageUnavailable,
-                "storage unavailable; nothing was acknowledged, retry later (a resend is stored once)")
-            return Response.json(failure.json, status: failure.status)
+                "storage unavailable; nothing was acknowledged, retry later (a resend is stored once)",
+                retryAfter: 1)
+            return failure.response
         }
     }
 }

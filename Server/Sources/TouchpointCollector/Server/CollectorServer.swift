@@ -127,10 +127,30 @@ public struct CollectorServer: Sendable {
         }
         let storage: SQLCollectorStorage
         let storageDescription: String
+        if configuration.eventsURL != nil && configuration.databaseURL == nil {
+            throw CollectorError(
+                .invalidConfiguration,
+                "--events (TOUCHPOINT_EVENTS) needs --database postgres://… (TOUCHPOINT_DATABASE_URL): "
+                    + "PostgreSQL keeps the sessions, people and configuration beside ClickHouse's events")
+        }
         if let url = configuration.databaseURL {
+            var clickHouse: ClickHouseEvents?
+            var eventsDescription = ""
+            if let text = configuration.eventsURL {
+                let eventsURL: ClickHouseURL
+                do {
+                    eventsURL = try ClickHouseURL(text)
+                } catch let error as StorageError {
+                    throw CollectorError(.invalidConfiguration, "--events (TOUCHPOINT_EVENTS): \(error.message)")
+                }
+                clickHouse = ClickHouseEvents(
+                    client: ClickHouseClient(url: eventsURL, timeout: .seconds(10), logger: logger))
+                eventsDescription = ", events in ClickHouse at \(eventsURL)"
+            }
             storage = try await SQLCollectorStorage.postgres(
-                url: url, maximumConnections: configuration.postgresMaximumConnections, logger: logger)
-            storageDescription = "PostgreSQL at \(PostgresURL.redacted(url))"
+                url: url, maximumConnections: configuration.postgresMaximumConnections, clickHouse: clickHouse,
+                logger: logger)
+            storageDescription = "PostgreSQL at \(PostgresURL.redacted(url))" + eventsDescription
         } else {
             let path = configuration.dataDirectory.appendingPathComponent(CollectorConfiguration.sqliteFileName).path
             storage = try await SQLCollectorStorage.sqlite(path: path, logger: logger)

@@ -24,6 +24,11 @@ enum OperationsRoutes {
             } catch {
                 problems.append("the database does not answer")
             }
+            do {
+                try await services.storage.pingEventStore()
+            } catch {
+                problems.append("ClickHouse, where the events are kept, does not answer")
+            }
             var body: [String: JSONValue] = [
                 "status": .string(problems.isEmpty ? "ready" : "unavailable"),
                 "storage": .string(services.storageBackend), "schema": .int(SchemaMigrations.latestVersion),

@@ -59,6 +59,9 @@ protocol CollectorStorage: Sendable {
     /// Deletes at most `limit` sessions of `source` whose last event is before `before` (ms).
     /// - Returns: how many it deleted.
     func deleteSessions(source: String, lastBefore before: Int64, limit: Int) async throws -> Int
+    /// Drops the months of every source's events that end by `instant` (ms) from the store the
+    /// events are also kept in (ClickHouse's monthly partitions); nothing when there is none.
+    func dropEventStoreMonths(endingBy instant: Int64) async throws
     /// Deletes `source`'s daily people (``DailyPeopleRollup``) before local day `day`.
     func deleteDailyPeople(source: String, before day: Int64) async throws
 
@@ -151,6 +154,9 @@ protocol CollectorStorage: Sendable {
 
     /// Checks that the database answers.
     func ping() async throws
+    /// Checks that the store the events are also kept in answers (ClickHouse, with `--events`);
+    /// succeeds when there is none.
+    func pingEventStore() async throws
     /// The newest schema version the database records (the collector's own when it is current).
     func schemaVersion() async throws -> Int
     /// Closes the database; nothing may be called afterwards.

@@ -17,40 +17,64 @@ final class SQLCollectorStorage: CollectorStorage {
     let calendars: SourceCalendars
     /// Builds the daily people of stored events in the background.
     let backfill: DailyPeopleBackfill
+    /// Where events are kept as well, for the insights (`--events clickhouse://…`), when they are.
+    let clickHouse: ClickHouseEvents?
     var dialect: SQLDialect { backend.dialect }
     var backendName: String { backend.dialect.rawValue }
 
-    private init(backend: any SQLBackend, writer: any EventWriter, calendars: SourceCalendars, logger: Logger) {
+    private init(
+        backend: any SQLBackend, writer: any EventWriter, calendars: SourceCalendars, clickHouse: ClickHouseEvents?,
+        logger: Logger
+    ) {
         self.backend = backend
         self.writer = writer
         self.calendars = calendars
+        self.clickHouse = clickHouse
         backfill = DailyPeopleBackfill(backend: backend, calendars: calendars, logger: logger)
     }
 
-    /// Brings the schema up to date and opens the event writer; closes the backend when either
-    /// fails.
+    /// Brings the schema up to date, opens the event writer and creates ClickHouse's table when
+    /// `clickHouse` is given; closes the backend and the client when any fails.
     static func migrated<Backend: SQLBackend>(
-        _ backend: Backend, logger: Logger, writer: (Backend, SourceCalendars) async throws -> any EventWriter
+        _ backend: Backend, clickHouse: ClickHouseEvents? = nil, logger: Logger,
+        writer: (Backend, SourceCalendars) async throws -> any EventWriter
     ) async throws -> SQLCollectorStorage {
         do {
             try await SchemaMigrations.migrate(backend, logger: logger)
+            try await clickHouse?.prepare()
             let calendars = SourceCalendars()
             return SQLCollectorStorage(
-                backend: backend, writer: try await writer(backend, calendars), calendars: calendars, logger: logger)
+                backend: backend, writer: try await writer(backend, calendars), calendars: calendars,
+                clickHouse: clickHouse, logger: logger)
         } catch {
             try? await backend.close()
+            await clickHouse?.client.close()
             throw error
         }
     }
 
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool] {
-        try await writer.insert(messages, source: source)
+        let stored = try await writer.insert(messages, source: source)
+        // After the database's commit, every message of the request goes to ClickHouse, also those
+        // the database already had: an earlier copy may have been committed there while its
+        // ClickHouse insert failed. ClickHouse's copies collapse (``ClickHouseEvents``). A failure
+        // throws, so the request is answered 503 and its retry completes the copy.
+        try await clickHouse?.insert(messages, source: source)
+        return stored
     }
 
     func writerMetrics() -> String { writer.metrics() }
 
     func ping() async throws {
         _ = try await backend.query("SELECT 1", [])
+    }
+
+    func pingEventStore() async throws {
+        try await clickHouse?.client.ping()
+    }
+
+    func dropEventStoreMonths(endingBy instant: Int64) async throws {
+        try await clickHouse?.dropMonths(endingBy: instant)
     }
 
     func schemaVersion() async throws -> Int {
@@ -61,6 +85,7 @@ final class SQLCollectorStorage: CollectorStorage {
     func close() async throws {
         await backfill.stop()
         await writer.close()
+        await clickHouse?.client.close()
         try await backend.close()
     }
 

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
             Stores events in SQLite under the data directory unless --database names a PostgreSQL URL.
             The write key and admin token are created on first start and kept in the data directory.
             Every option can also come from the environment: TOUCHPOINT_HOST, TOUCHPOINT_PORT, \
-            TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN, \
+            TOUCHPOINT_DATA, TOUCHPOINT_DATABASE_URL, TOUCHPOINT_EVENTS, TOUCHPOINT_WRITE_KEY, TOUCHPOINT_ADMIN_TOKEN, \
             TOUCHPOINT_CORS_ORIGINS, TOUCHPOINT_PUBLIC_URL, TOUCHPOINT_TLS_CERT, TOUCHPOINT_TLS_KEY, \
             TOUCHPOINT_METRICS_TOKEN, TOUCHPOINT_IDENTITY_SECRET, TOUCHPOINT_RETENTION_DAYS.
             """
@@ -29,6 +29,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "postgres://user@host:port/database to store in PostgreSQL (env TOUCHPOINT_DATABASE_URL).")
     var database: String?
+
+    @Option(
+        help: """
+            clickhouse://host:8123/database to keep the events in ClickHouse as well, for the insights; \
+            needs --database (env TOUCHPOINT_EVENTS).
+            """)
+    var events: String?
 
     @Option(help: "Write key of the default source (env TOUCHPOINT_WRITE_KEY; default: kept in the data directory).")
     var writeKey: String?
@@ -112,6 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.dataDirectory = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
         }
         configuration.databaseURL = database ?? environment["TOUCHPOINT_DATABASE_URL"]
+        configuration.eventsURL = events ?? environment["TOUCHPOINT_EVENTS"]
         configuration.writeKey = writeKey ?? environment["TOUCHPOINT_WRITE_KEY"]
         configuration.adminToken = adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"]
         guard configMaxAge >= 0 else { throw ValidationError("--config-max-age: \(configMaxAge) is negative") }

@@ -24,6 +24,9 @@ public final class RetentionService: Sendable {
     public let days: [String: Int]
     /// Each source's calendar, where its days begin.
     private let calendars: [String: SourceCalendar]
+    /// Whether every source has a retention, so whole months of everyone's events may go at once
+    /// (ClickHouse's partitions).
+    private let everySourceExpires: Bool
     let storage: any CollectorStorage
     private let clock: any WallClock
     private let logger: Logger
@@ -35,6 +38,7 @@ public final class RetentionService: Sendable {
     ) {
         var days: [String: Int] = [:]
         var calendars: [String: SourceCalendar] = [:]
+        everySourceExpires = sources.allSatisfy { ($0.retentionDays ?? defaultDays) != nil }
         for source in sources {
             if let kept = source.retentionDays ?? defaultDays { days[source.id] = kept }
             calendars[source.id] = SourceCalendar(identifier: source.timeZone) ?? .utc
@@ -52,12 +56,14 @@ public final class RetentionService: Sendable {
     public func runPass() async throws -> Report {
         var report = Report()
         let now = Timestamp.milliseconds(clock.now())
+        var earliestCutoff = Int64.max
         for (source, kept) in days.sorted(by: { $0.key < $1.key }) {
             // The start of the local day that holds the limit: a day is kept whole until all of
             // it is older than the limit.
             let calendar = calendars[source] ?? .utc
             let firstDay = calendar.day(of: now - Int64(kept) * 86_400_000)
             let cutoff = calendar.start(ofDay: firstDay)
+            earliestCutoff = min(earliestCutoff, cutoff)
             while true {
                 let deleted = try await storage.deleteEvents(
                     source: source, beforeMinute: SQLCollectorStorage.minute(cutoff), limit: batchSize)
@@ -73,6 +79,10 @@ public final class RetentionService: Sendable {
                 if deleted < batchSize { break }
                 await Task.yield()
             }
+        }
+        // ClickHouse's copy (`--events`): the months that end before every source's limit go whole.
+        if everySourceExpires && earliestCutoff != .max {
+            try await storage.dropEventStoreMonths(endingBy: earliestCutoff)
         }
         if report != Report() {
             logger.info(

@@ -203,6 +203,10 @@ extension SQLCollectorStorage {
         }
         // And the log that held them as they were written goes (SQLite's write-ahead log).
         try await backend.purgeLog()
+        // ClickHouse's copies, after the commit: the ids are suppressed by now, so no event of
+        // theirs arrives after the mutation. When it fails, the deletion answers an error and a
+        // repeat of it deletes there again (here it finds nothing left).
+        try await clickHouse?.delete(source: source, userIds: userIds, anonymousIds: anonymousIds)
         return deleted
     }
 

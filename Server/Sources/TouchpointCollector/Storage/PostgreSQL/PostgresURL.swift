@@ -14,16 +14,8 @@ struct PostgresURL {
     /// Reads `text`.
     /// - Throws: ``StorageError`` with code `invalidDatabaseURL`, naming what is wrong.
     init(_ text: String) throws {
-        guard let components = URLComponents(string: text), let scheme = components.scheme,
-            scheme == "postgres" || scheme == "postgresql"
-        else {
-            throw StorageError(
-                code: .invalidDatabaseURL,
-                message: "\(Self.redacted(text)): expected postgres://user@host:port/database")
-        }
-        guard let host = components.host, !host.isEmpty else {
-            throw StorageError(code: .invalidDatabaseURL, message: "\(Self.redacted(text)): no host")
-        }
+        let (components, host) = try DatabaseURL.components(
+            text, schemes: ["postgres", "postgresql"], expected: "postgres://user@host:port/database")
         self.host = host
         port = components.port ?? 5432
         username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
@@ -50,9 +42,5 @@ struct PostgresURL {
     }
 
     /// `text` with any password replaced by `***`, for logs and errors.
-    static func redacted(_ text: String) -> String {
-        guard var components = URLComponents(string: text), components.password != nil else { return text }
-        components.password = "***"
-        return components.string ?? "postgres://…"
-    }
+    static func redacted(_ text: String) -> String { DatabaseURL.redacted(text) }
 }

@@ -1,0 +1,239 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import TouchpointCore
+
+/// ClickHouse over its HTTP interface: statements, rows read as `JSONEachRow`, and batched inserts
+/// sent as gzipped `JSONEachRow`.
+///
+/// Every request names the database of its ``ClickHouseURL`` and runs with `wait_end_of_query=1`,
+/// so a statement that fails answers an HTTP error carrying ClickHouse's exception rather than a
+/// `200` cut short. Failures are ``StorageError``s: `database` with ClickHouse's own text and the
+/// statement that failed (a bad statement, a missing table), `unavailable` when the server does
+/// not answer within ``timeout`` or cannot be reached (the caller may retry).
+///
+/// The SQL is text: ClickHouse 18.16 has no bound parameters over HTTP, so values go through
+/// ``literal(_:)``.
+final class ClickHouseClient: Sendable {
+    /// The server and database.
+    let url: ClickHouseURL
+    /// How long one request may take, from sending to its last byte; the server is asked to stop
+    /// a query at the same limit (`max_execution_time`).
+    let timeout: Duration
+    /// The most a response may hold (rows of a query).
+    let maximumResponseBytes: Int
+    private let http: HTTPClient
+    private let logger: Logger
+
+    /// Opens a client; it connects on the first request.
+    /// - Parameters:
+    ///   - url: the server and database.
+    ///   - timeout: how long one request may take.
+    ///   - maximumResponseBytes: the most a response may hold.
+    ///   - logger: where requests that failed are logged.
+    init(url: ClickHouseURL, timeout: Duration = .seconds(30), maximumResponseBytes: Int = 256 << 20, logger: Logger) {
+        self.url = url
+        self.timeout = timeout
+        self.maximumResponseBytes = maximumResponseBytes
+        self.logger = logger
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5)))
+        // ClickHouse closes an idle connection after 3 s (`keep_alive_timeout`): a pooled
+        // connection is dropped before that, so a request never goes out on one being closed.
+        configuration.connectionPool.idleTimeout = .seconds(2)
+        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// Runs a statement that returns no rows (`CREATE`, `ALTER`, `DROP`, `INSERT … SELECT`).
+    func execute(_ sql: String) async throws {
+        _ = try await send(sql: sql, body: Array(sql.utf8), settings: [], gzip: false)
+    }
+
+    /// The rows of a `SELECT`, each as an object of column → value. 64-bit integers arrive as
+    /// numbers; dates and times as ClickHouse writes them (`2024-01-31 10:00:00`).
+    /// - Parameter sql: a `SELECT` without a `FORMAT` clause.
+    func rows(_ sql: String) async throws -> [[String: JSONValue]] {
+        let text = sql + "\nFORMAT JSONEachRow"
+        let answer = try await send(
+            sql: sql, body: Array(text.utf8), settings: [("output_format_json_quote_64bit_integers", "0")],
+            gzip: false)
+        let body = Array(buffer: answer)
+        var rows: [[String: JSONValue]] = []
+        var start = body.startIndex
+        while start < body.endIndex {
+            let end = body[start...].firstIndex(of: UInt8(ascii: "\n")) ?? body.endIndex
+            if end > start {
+                do {
+                    guard case .object(let row) = try JSONParser.parse(Array(body[start..<end])) else {
+                        throw JSONParseError(offset: 0, reason: "a row is not an object")
+                    }
+                    rows.append(row)
+                } catch {
+                    throw StorageError(
+                        code: .corruptRow, message: "ClickHouse at \(url) answered `\(Self.excerpt(sql))` with \(error)"
+                    )
+                }
+            }
+            start = end + 1
+        }
+        return rows
+    }
+
+    /// Inserts rows in one request: `lines` is `JSONEachRow` (one JSON object per line, members
+    /// named as the table's columns), sent gzipped. One insert of up to a million rows is written
+    /// by ClickHouse as one part, all or nothing.
+    /// - Parameters:
+    ///   - table: the table, a plain name in the client's database.
+    ///   - lines: the rows.
+    func insert(into table: String, jsonLines lines: [UInt8]) async throws {
+        precondition(ClickHouseURL.isIdentifier(table), "a table name is letters, digits and _")
+        guard !lines.isEmpty else { return }
+        let statement = "INSERT INTO \(table) FORMAT JSONEachRow"
+        let compressed: [UInt8]
+        do {
+            compressed = try Gzip.compress(lines, level: .fastest)
+        } catch {
+            throw StorageError(code: .database, message: "cannot compress an insert into \(table): \(error)")
+        }
+        _ = try await send(
+            sql: statement, body: compressed,
+            settings: [("query", statement)], gzip: true)
+    }
+
+    /// Inserts `rows` (objects of column → value) in one request; see ``insert(into:jsonLines:)``.
+    func insert(into table: String, rows: [[String: JSONValue]]) async throws {
+        var lines: [UInt8] = []
+        var writer = JSONWriter()
+        for row in rows {
+            // A writer of its own per row: `JSONEachRow` has no commas between rows.
+            writer.reset()
+            writer.value(.object(row))
+            lines += writer.bytes
+            lines.append(UInt8(ascii: "\n"))
+        }
+        try await insert(into: table, jsonLines: lines)
+    }
+
+    /// Succeeds when the server answers a query.
+    func ping() async throws {
+        let rows = try await rows("SELECT 1 AS ok")
+        guard rows.first?["ok"]?.intValue == 1 else {
+            throw StorageError(code: .unavailable, message: "ClickHouse at \(url) answered SELECT 1 with \(rows)")
+        }
+    }
+
+    /// The server's version, e.g. `18.16.1`.
+    func version() async throws -> String {
+        try await rows("SELECT version() AS version").first?["version"]?.stringValue ?? ""
+    }
+
+    /// Closes the connections.
+    func close() async {
+        do {
+            try await http.shutdown()
+        } catch {
+            logger.warning("closing the ClickHouse client failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `value` as a ClickHouse string literal: quoted, with `\` and `'` escaped.
+    static func literal(_ value: String) -> String {
+        var quoted = "'"
+        quoted.reserveCapacity(value.utf8.count + 2)
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": quoted += "\\\\"
+            case "'": quoted += "\\'"
+            case "\0": quoted += "\\0"
+            default: quoted.unicodeScalars.append(character)
+            }
+        }
+        return quoted + "'"
+    }
+
+    // MARK: - One request
+
+    private var timeAmount: TimeAmount {
+        .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+    }
+
+    private func send(
+        sql: String, body: [UInt8], settings: [(String, String)], gzip: Bool
+    ) async throws -> ByteBuffer {
+        let seconds = max(1, timeout.components.seconds)
+        var query: [URLQueryItem] = [
+            URLQueryItem(name: "database", value: url.database),
+            URLQueryItem(name: "wait_end_of_query", value: "1"),
+            URLQueryItem(name: "max_execution_time", value: String(seconds)),
+        ]
+        query += settings.map { URLQueryItem(name: $0.0, value: $0.1) }
+        var components = URLComponents()
+        components.queryItems = query
+        // `+` is a space in a query string: ClickHouse reads it so.
+        let encoded = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        var request = HTTPClientRequest(url: "\(url.endpoint)/?\(encoded)")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        if gzip { request.headers.add(name: "Content-Encoding", value: "gzip") }
+        if url.username != "default" || url.password != nil {
+            let credentials = Data("\(url.username):\(url.password ?? "")".utf8).base64EncodedString()
+            request.headers.add(name: "Authorization", value: "Basic \(credentials)")
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        let response: HTTPClientResponse
+        let data: ByteBuffer
+        do {
+            response = try await http.execute(request, deadline: .now() + timeAmount)
+            data = try await response.body.collect(upTo: maximumResponseBytes)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw StorageError(
+                code: .unavailable,
+                message: "ClickHouse at \(url) did not answer `\(Self.excerpt(sql))` within \(timeout)")
+        } catch let error as NIOTooManyBytesError {
+            throw StorageError(
+                code: .database,
+                message:
+                    "ClickHouse at \(url) answered `\(Self.excerpt(sql))` with more than \(error.maxBytes ?? maximumResponseBytes) bytes"
+            )
+        } catch {
+            throw StorageError(
+                code: .unavailable,
+                message: "ClickHouse at \(url) cannot be reached for `\(Self.excerpt(sql))`: \(error)")
+        }
+        guard response.status == .ok else {
+            let text = Self.exceptionText(String(buffer: data))
+            logger.warning(
+                "ClickHouse refused a statement",
+                metadata: [
+                    "status": "\(response.status.code)", "statement": "\(Self.excerpt(sql))", "error": "\(text)",
+                ])
+            // 5xx that are not exceptions (a proxy in front, a server starting) may pass; the rest
+            // is the statement's fault and will fail again.
+            let code: StorageError.Code =
+                response.status == .serviceUnavailable || response.status == .badGateway
+                    || response.status == .gatewayTimeout ? .unavailable : .database
+            throw StorageError(
+                code: code,
+                message: "ClickHouse at \(url) failed `\(Self.excerpt(sql))` (HTTP \(response.status.code)): \(text)")
+        }
+        return data
+    }
+
+    /// ClickHouse's exception without the decoration 18.16 adds (`e.displayText() = `,
+    /// `, e.what() = DB::Exception`).
+    static func exceptionText(_ body: String) -> String {
+        var text = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        text = text.replacingOccurrences(of: "e.displayText() = ", with: "")
+        if let range = text.range(of: ", e.what() = ") { text = String(text[..<range.lowerBound]) }
+        return text.isEmpty ? "no message" : String(text.prefix(2000))
+    }
+
+    /// The start of a statement, on one line, for errors and logs.
+    static func excerpt(_ sql: String) -> String {
+        let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: " ")
+        return line.count > 160 ? String(line.prefix(160)) + "…" : line
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+@Suite("ClickHouse URL")
+struct ClickHouseURLTests {
+    @Test func readsEveryPart() throws {
+        let url = try ClickHouseURL("clickhouse://reader:s%40cret@ch.internal:9123/analytics")
+        #expect(url.scheme == "http")
+        #expect(url.host == "ch.internal")
+        #expect(url.port == 9123)
+        #expect(url.username == "reader")
+        #expect(url.password == "s@cret")
+        #expect(url.database == "analytics")
+        #expect(url.description == "http://ch.internal:9123/analytics")
+    }
+
+    @Test func defaults() throws {
+        let plain = try ClickHouseURL("clickhouse://127.0.0.1")
+        #expect(plain.port == 8123)
+        #expect(plain.username == "default")
+        #expect(plain.password == nil)
+        #expect(plain.database == "default")
+        let secure = try ClickHouseURL("clickhouse://ch.internal/events?secure=true")
+        #expect(secure.endpoint == "https://ch.internal:8443")
+        #expect(try ClickHouseURL("http://127.0.0.1:58123").endpoint == "http://127.0.0.1:58123")
+        #expect(try ClickHouseURL("https://ch.internal").port == 8443)
+    }
+
+    @Test(arguments: [
+        ("postgres://127.0.0.1/db", "expected clickhouse://"),
+        ("clickhouse:///db", "no host"),
+        ("clickhouse://127.0.0.1/events;drop", "is not a name of letters, digits and _"),
+        ("clickhouse://127.0.0.1/db?secure=maybe", "secure=maybe"),
+    ])
+    func refusesWhatCannotBeUsed(text: String, reason: String) {
+        #expect {
+            try ClickHouseURL(text)
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .invalidDatabaseURL && error.message.contains(reason)
+        }
+    }
+
+    @Test func neverShowsThePassword() throws {
+        #expect {
+            try ClickHouseURL("clickhouse://user:hunter2@127.0.0.1/bad-name")
+        } throws: { error in
+            let text = "\(error)"
+            return !text.contains("hunter2") && text.contains("***")
+        }
+    }
+}
+
+@Suite("ClickHouse client", .enabled(if: ClickHouseTestEnvironment.enabled, "needs TOUCHPOINT_TEST_CLICKHOUSE_URL"))
+struct ClickHouseClientTests {
+    @Test func insertsInOneBatchAndReadsBack() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            try await client.execute(
+                """
+                CREATE TABLE things (id UInt64, name String, at DateTime, score Float64)
+                ENGINE = MergeTree ORDER BY id
+                """)
+            let awkward = "it's a \\ back'slash\nnew line, tab\t, ünïcödé 🙂"
+            var rows: [[String: JSONValue]] = (0..<2000).map { index in
+                [
+                    "id": .int(index), "name": .string("thing \(index)"), "at": .int(1_704_067_200 + index),
+                    "score": .double(0.5),
+                ]
+            }
+            rows.append([
+                "id": .int(1 << 40), "name": .string(awkward), "at": .int(1_704_067_200), "score": .double(-1.25),
+            ])
+            try await client.insert(into: "things", rows: rows)
+
+            let counted = try await client.rows("SELECT count() AS n, max(id) AS largest FROM things")
+            #expect(counted.first?["n"] == .int(2001))
+            #expect(counted.first?["largest"] == .int(1 << 40))
+            // The literal round-trips the same awkward text the insert stored.
+            let found = try await client.rows(
+                "SELECT id, name, toUnixTimestamp(at) AS at, score FROM things WHERE name = \(ClickHouseClient.literal(awkward))"
+            )
+            #expect(found.count == 1)
+            #expect(found.first?["id"] == .int(1 << 40))
+            #expect(found.first?["name"] == .string(awkward))
+            #expect(found.first?["at"] == .int(1_704_067_200))
+            #expect(found.first?["score"] == .double(-1.25))
+        }
+    }
+
+    @Test func anEmptyResultIsNoRows() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            try await client.execute("CREATE TABLE empty (id UInt64) ENGINE = MergeTree ORDER BY id")
+            #expect(try await client.rows("SELECT id FROM empty").isEmpty)
+            try await client.insert(into: "empty", rows: [])
+            #expect(try await client.rows("SELECT count() AS n FROM empty").first?["n"] == .int(0))
+            try await client.ping()
+            #expect(try await !client.version().isEmpty)
+        }
+    }
+
+    @Test func aFailedStatementCarriesClickHousesException() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            await #expect {
+                try await client.rows("SELECT id FROM no_such_table")
+            } throws: { error in
+                guard let error = error as? StorageError else { return false }
+                // Named: the statement, the server, ClickHouse's code and its text.
+                return error.code == .database && error.message.contains("SELECT id FROM no_such_table")
+                    && error.message.contains("Code: 60") && error.message.contains("no_such_table")
+                    && error.message.contains(client.url.endpoint) && !error.message.contains("e.what()")
+            }
+        }
+    }
+
+    @Test func aRowThatDoesNotFitTheTableFailsTheWholeInsert() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            try await client.execute("CREATE TABLE typed (id UInt64, name String) ENGINE = MergeTree ORDER BY id")
+            await #expect {
+                try await client.insert(
+                    into: "typed",
+                    rows: [
+                        ["id": .int(1), "name": .string("ok")], ["id": .string("not a number"), "name": .string("x")],
+                    ])
+            } throws: { error in
+                (error as? StorageError)?.code == .database && "\(error)".contains("INSERT INTO typed")
+            }
+            #expect(try await client.rows("SELECT count() AS n FROM typed").first?["n"] == .int(0))
+        }
+    }
+}
+
+@Suite("ClickHouse client without a server")
+struct ClickHouseClientFailureTests {
+    @Test func aClosedPortIsUnavailable() async throws {
+        let server = try TestHTTPServer()
+        let port = server.port
+        server.stop()
+        let client = ClickHouseClient(
+            url: try ClickHouseURL("clickhouse://127.0.0.1:\(port)/events"), logger: PostgresTestEnvironment.logger)
+        await #expect {
+            try await client.ping()
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .unavailable && error.message.contains("127.0.0.1:\(port)")
+        }
+        await client.close()
+    }
+
+    @Test func aServerThatDoesNotAnswerTimesOut() async throws {
+        let gate = Gate()
+        let server = try TestHTTPServer { _ in
+            await gate.pass()
+            return TestHTTPResponse(status: 200)
+        }
+        let client = ClickHouseClient(
+            url: try ClickHouseURL("http://127.0.0.1:\(server.port)/events"), timeout: .milliseconds(300),
+            logger: PostgresTestEnvironment.logger)
+        await #expect {
+            try await client.execute("SELECT 1")
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .unavailable && error.message.contains("did not answer `SELECT 1` within")
+        }
+        gate.open()
+        await client.close()
+        server.stop()
+    }
+
+    @Test func aProxyInFrontThatIsUnavailableMayBeRetried() async throws {
+        let server = try TestHTTPServer { _ in TestHTTPResponse(status: 503, body: Array("starting".utf8)) }
+        let client = ClickHouseClient(
+            url: try ClickHouseURL("http://127.0.0.1:\(server.port)/events"), logger: PostgresTestEnvironment.logger)
+        await #expect {
+            try await client.execute("SELECT 1")
+        } throws: { error in
+            (error as? StorageError)?.code == .unavailable && "\(error)".contains("HTTP 503): starting")
+        }
+        await client.close()
+        server.stop()
+    }
+
+    @Test(arguments: [
+        ("plain", "'plain'"), ("it's", "'it\\'s'"), ("a\\b", "'a\\\\b'"), ("nul\0", "'nul\\0'"),
+    ])
+    func literalsAreQuoted(value: String, literal: String) {
+        #expect(ClickHouseClient.literal(value) == literal)
+    }
+}

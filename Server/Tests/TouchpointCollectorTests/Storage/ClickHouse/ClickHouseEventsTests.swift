@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import TouchpointCore
+
+@testable import TouchpointCollector
+
+@Suite("ClickHouse events", .enabled(if: ClickHouseTestEnvironment.enabled, "needs TOUCHPOINT_TEST_CLICKHOUSE_URL"))
+struct ClickHouseEventsTests {
+    /// 2026-01-01T00:00:00Z, as `TestMessages.base`.
+    static let january: TimeInterval = 0
+    static let day: TimeInterval = 86_400
+
+    @Test func aResentBatchIsStoredOnceAndTheFirstCopyWins() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            try await events.prepare()  // idempotent: a second collector starting
+            let batch = (0..<50).map { index in
+                TestMessages.ingest(
+                    "Opened", id: "m-\(index)", user: index % 2 == 0 ? "u-\(index)" : nil, at: Double(index))
+            }
+            try await events.insert(batch, source: "app")
+            // The retry: the same messages received later, their times corrected a few ms apart.
+            let retry = batch.map { message in
+                var copy = message
+                copy.timestamp += 3
+                copy.receivedAt += 60_000
+                return copy
+            }
+            try await events.insert(retry, source: "app")
+            try await events.insert(Array(retry.prefix(10)), source: "app")
+            #expect(try await events.count(source: "app") == 50)
+
+            // Merged on disk, the first copy is the one left.
+            try await client.execute("OPTIMIZE TABLE events FINAL")
+            let rows = try await client.rows(
+                "SELECT count() AS n, min(time_ms) AS ms, countIf(user_id != '') AS users FROM events")
+            #expect(rows.first?["n"] == .int(50))
+            #expect(rows.first?["ms"] == .int(0))
+            #expect(rows.first?["users"] == .int(25))
+        }
+    }
+
+    @Test func theSameMessageIdInAnotherSourceIsAnotherEvent() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            let message = TestMessages.ingest("Opened", id: "shared-id")
+            try await events.insert([message], source: "app")
+            try await events.insert([message], source: "web")
+            #expect(try await events.count(source: "app") == 1)
+            #expect(try await events.count(source: "web") == 1)
+        }
+    }
+
+    @Test func storesTheColumnsTheInsightsRead() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            var message = TestMessages.ingest(
+                "Purchased", id: "p-1", session: "s-9", user: "user-7", anonymous: "anon-7", at: 1.25,
+                properties: ["plan": "pro", "price": 9.5, "nested": ["tier": "inner"]])
+            message.timestamp = Timestamp.milliseconds(TestMessages.base) + 1250
+            try await events.insert([message], source: "app")
+            let rows = try await client.rows(
+                """
+                SELECT event, type, toUnixTimestamp(time) AS seconds, time_ms, person, session_id,
+                       visitParamExtractString(properties, 'plan') AS plan,
+                       visitParamExtractFloat(properties, 'price') AS price
+                FROM \(ClickHouseEvents.deduplicated)
+                """)
+            #expect(rows.count == 1)
+            let row = try #require(rows.first)
+            #expect(row["event"] == .string("Purchased"))
+            #expect(row["type"] == .string("track"))
+            #expect(row["seconds"]?.intValue.map(Int64.init) == Timestamp.milliseconds(TestMessages.base) / 1000 + 1)
+            #expect(row["time_ms"] == .int(250))
+            #expect(row["person"] == .string("user-7"))
+            #expect(row["session_id"] == .string("s-9"))
+            #expect(row["plan"] == .string("pro"))
+            #expect(row["price"]?.doubleValue == 9.5)
+        }
+    }
+
+    @Test func retentionDropsWholeMonths() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            // January, February and March 2026.
+            let messages = [0.0, 20, 31, 45, 59, 70].map { days in
+                TestMessages.ingest("Opened", at: days * Self.day)
+            }
+            try await events.insert(messages, source: "app")
+            let march = Timestamp.milliseconds(TestMessages.base) + 59 * 86_400_000
+            let midMarch = march + 10 * 86_400_000
+            // Mid-March: January and February end before it; March does not.
+            #expect(try await events.dropMonths(endingBy: midMarch) == [202601, 202602])
+            #expect(try await events.count(source: "app") == 2)
+            #expect(try await events.dropMonths(endingBy: march) == [])
+            #expect(try await events.count(source: "app") == 2)
+        }
+    }
+
+    @Test func aDeletionReachesClickHouse() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            try await events.insert(
+                [
+                    TestMessages.ingest("Opened", user: "leaving", anonymous: "anon-l"),
+                    TestMessages.ingest("Opened", user: nil, anonymous: "anon-l"),
+                    TestMessages.ingest("Opened", user: nil, anonymous: "anon-before-login"),
+                    TestMessages.ingest("Opened", user: "staying", anonymous: "anon-s"),
+                ], source: "app")
+            var alias = TestMessages.ingest("", type: .alias, user: "staying", anonymous: nil)
+            alias.payload = #"{"type":"alias","userId":"staying","previousId":"anon-before-login","messageId":"a-1"}"#
+            try await events.insert([alias], source: "app")
+            try await events.insert(
+                [TestMessages.ingest("Opened", user: "leaving", anonymous: "anon-l")], source: "web")
+            try await events.delete(
+                source: "app", userIds: ["leaving", "it's"], anonymousIds: ["anon-l", "anon-before-login"])
+            #expect(try await events.count(source: "app") == 1)
+            #expect(try await events.count(source: "web") == 1)
+            let left = try await client.rows(
+                "SELECT user_id FROM \(ClickHouseEvents.deduplicated) WHERE source = 'app'")
+            #expect(left.first?["user_id"] == .string("staying"))
+        }
+    }
+}
+
+@Suite("ClickHouse event values")
+struct ClickHouseEventValuesTests {
+    @Test(arguments: [
+        (Int64(1_767_225_601_250), Int64(1_767_225_601), Int64(250)), (Int64(0), Int64(0), Int64(0)),
+        (Int64(999), Int64(0), Int64(999)),
+    ])
+    func splitsMilliseconds(instant: Int64, seconds: Int64, milliseconds: Int64) {
+        #expect(ClickHouseEvents.split(instant) == (seconds, milliseconds))
+    }
+
+    @Test func theMonthThatHoldsAnInstantIsKept() {
+        let firstOfMarch2026: Int64 = 1_772_323_200_000
+        #expect(ClickHouseEvents.firstMonthKept(endingBy: firstOfMarch2026) == 202603)
+        #expect(ClickHouseEvents.firstMonthKept(endingBy: firstOfMarch2026 - 1) == 202602)
+        #expect(ClickHouseEvents.firstMonthKept(endingBy: 0) == 197001)
+    }
+
+    @Test func propertiesAreLiftedOutOfThePayload() {
+        #expect(ClickHouseEvents.properties(ofPayload: #"{"type":"track","properties":{"a":1}}"#) == #"{"a":1}"#)
+        #expect(ClickHouseEvents.properties(ofPayload: #"{"type":"identify","traits":{"a":1}}"#) == "{}")
+        #expect(ClickHouseEvents.properties(ofPayload: "not json") == "{}")
+    }
+}
