@@ -21,7 +21,9 @@ struct UsersCommandTests {
                 [
                     "users", "delete", "--collector", collector.baseURL.absoluteString, "--admin-token",
                     collector.adminToken, "--user-id", "u-42", "--suppress",
-                ], timeout: 60)
+                ],
+                // The command's own wait (300 s) decides; on a busy machine a deletion may take more than 30 s.
+                timeout: 330)
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.output.contains(#""events":1"#), "\(result.output)")
             #expect(try await collector.services.query.counts(source: "default").events == 1)
@@ -35,6 +37,17 @@ struct UsersCommandTests {
                 timeout: 60)
             #expect(refused.status != 0)
             #expect(refused.errors.contains("name at least one --user-id or --anonymous-id"), "\(refused.errors)")
+
+            let impatient = try await ChildProcess.run(
+                ChildProcess.builtProduct("touchpoint"),
+                [
+                    "users", "delete", "--collector", collector.baseURL.absoluteString, "--admin-token",
+                    collector.adminToken, "--user-id", "u-7", "--timeout", "0",
+                ],
+                timeout: 60)
+            #expect(impatient.status != 0)
+            #expect(impatient.errors.contains("--timeout must be a positive number of seconds"), "\(impatient.errors)")
+            #expect(try await collector.services.query.counts(source: "default").events == 1)
         } catch {
             try? await collector.shutdown()
             throw error

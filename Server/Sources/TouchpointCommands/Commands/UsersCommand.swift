@@ -37,6 +37,9 @@ struct UsersDeleteCommand: AsyncParsableCommand {
     @Flag(help: "Refuse the ids' later events until the suppression is lifted.")
     var suppress = false
 
+    @Option(help: "Seconds to wait for the collector's answer (a deletion rewrites what held the ids).")
+    var timeout: Double = 300
+
     func run() async throws {
         guard let base = URL(string: collector), ["http", "https"].contains(base.scheme?.lowercased() ?? "") else {
             throw ValidationError("--collector: not an http or https URL: \(collector)")
@@ -47,6 +50,9 @@ struct UsersDeleteCommand: AsyncParsableCommand {
         guard !userIds.isEmpty || !anonymousIds.isEmpty else {
             throw ValidationError("name at least one --user-id or --anonymous-id")
         }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds, got \(timeout)")
+        }
         var path = base.absoluteString
         while path.hasSuffix("/") { path.removeLast() }
         path += "/v1/admin/deletions"
@@ -55,6 +61,7 @@ struct UsersDeleteCommand: AsyncParsableCommand {
         }
         guard let url = URL(string: path) else { throw ValidationError("--collector: \(collector) makes no URL") }
         var request = TransportRequest(method: .post, url: url)
+        request.timeout = timeout
         request.headers["Authorization"] = "Bearer \(token)"
         request.headers["Content-Type"] = "application/json"
         request.body = JSONValue.object([
