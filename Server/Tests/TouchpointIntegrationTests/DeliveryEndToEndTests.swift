@@ -119,7 +119,7 @@ struct DeliveryEndToEndTests {
         _ = await app.recorder.startSession()
         expected += try await app.record(20, name: "anonymous", from: 80)
 
-        let report = try await dispatcher.dispatch(timeout: 60)
+        let report = try await dispatcher.dispatch(timeout: 300)
         #expect(report == DispatchReport(deliveredEvents: 100, droppedEvents: 0))
         try await Self.expectStored(expected, in: collector)
         #expect(try await collector.metric("touchpoint_events_deduplicated_total") == 0)
@@ -164,7 +164,7 @@ struct DeliveryEndToEndTests {
 
         _ = await app.recorder.startSession(userID: "alice")
         var expected = try await app.record(30)
-        #expect(try await dispatcher.dispatch(timeout: 60).deliveredEvents == 30)
+        #expect(try await dispatcher.dispatch(timeout: 300).deliveredEvents == 30)
         expected += try await app.record(10, from: 30)
 
         // The collector goes away with 10 events pending; the app keeps recording, in the same
@@ -182,7 +182,7 @@ struct DeliveryEndToEndTests {
 
         // Back on the same port and data directory: the rest arrives, and nothing twice.
         try await collector.restart()
-        let report = try await dispatcher.dispatch(timeout: 60)
+        let report = try await dispatcher.dispatch(timeout: 300)
         #expect(report.deliveredEvents == 50)
         try await Self.expectStored(expected, in: collector)
         #expect(try await collector.metric("touchpoint_events_deduplicated_total") == 0)
@@ -191,7 +191,7 @@ struct DeliveryEndToEndTests {
         // persisted cursor: nothing is pending, nothing is sent again.
         await dispatcher.shutdown()
         let relaunched = app.dispatcher(to: collector)
-        #expect(try await relaunched.dispatch(timeout: 60) == DispatchReport())
+        #expect(try await relaunched.dispatch(timeout: 300) == DispatchReport())
         try await Self.expectStored(expected, in: collector)
         await relaunched.shutdown()
         try await collector.stop()
