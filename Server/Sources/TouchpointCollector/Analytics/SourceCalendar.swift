@@ -159,10 +159,13 @@ struct SourceCalendar: Sendable, Hashable {
 
     /// SQL for the local day of `column` (ms since 1970) for times in `from ..< to`: the time plus
     /// the offset of its segment (``offsets(from:to:)``), floored to a day. Times at least two days
-    /// after 1970 in local time.
-    func sqlDay(_ column: String, from: Int64, to: Int64) -> String {
+    /// after 1970 in local time. `quotient` writes the whole quotient of two non-negative integers
+    /// (``slashQuotient(_:_:)`` for SQLite and PostgreSQL, whose `/` of integers is one).
+    func sqlDay(
+        _ column: String, from: Int64, to: Int64, quotient: (String, Int64) -> String = SourceCalendar.slashQuotient
+    ) -> String {
         let segments = offsets(from: from, to: to)
-        func day(_ offset: Int64) -> String { "((\(column) + \(offset + 2 * Self.day)) / \(Self.day) - 2)" }
+        func day(_ offset: Int64) -> String { "(\(quotient("\(column) + \(offset + 2 * Self.day)", Self.day)) - 2)" }
         guard segments.count > 1 else { return day(segments[0].offset) }
         var sql = "(CASE"
         for index in 0..<(segments.count - 1) {
@@ -171,14 +174,20 @@ struct SourceCalendar: Sendable, Hashable {
         return sql + " ELSE \(day(segments[segments.count - 1].offset)) END)"
     }
 
+    /// `(dividend) / divisor`: SQLite's and PostgreSQL's `/` of two integers is their whole quotient.
+    static func slashQuotient(_ dividend: String, _ divisor: Int64) -> String { "((\(dividend)) / \(divisor))" }
+
     /// SQL for the index of the interval holding `column`, for times in `from ..< to` (as
     /// ``index(of:_:)`` computes it).
-    func sqlIndex(_ column: String, _ interval: AnalyticsInterval, from: Int64, to: Int64) -> String {
+    func sqlIndex(
+        _ column: String, _ interval: AnalyticsInterval, from: Int64, to: Int64,
+        quotient: (String, Int64) -> String = SourceCalendar.slashQuotient
+    ) -> String {
         switch interval {
         case .hour:
             let segments = offsets(from: from, to: to)
             func hour(_ offset: Int64) -> String {
-                "((\(column) + \(offset + 48 * Self.hour)) / \(Self.hour) - 48)"
+                "(\(quotient("\(column) + \(offset + 48 * Self.hour)", Self.hour)) - 48)"
             }
             guard segments.count > 1 else { return hour(segments[0].offset) }
             var sql = "(CASE"
@@ -187,10 +196,10 @@ struct SourceCalendar: Sendable, Hashable {
             }
             return sql + " ELSE \(hour(segments[segments.count - 1].offset)) END)"
         case .day:
-            return sqlDay(column, from: from, to: to)
+            return sqlDay(column, from: from, to: to, quotient: quotient)
         case .week:
             // floor((day - 4) / 7) for days from -2 on.
-            return "((\(sqlDay(column, from: from, to: to)) + 10) / 7 - 2)"
+            return "(\(quotient("\(sqlDay(column, from: from, to: to, quotient: quotient)) + 10", 7)) - 2)"
         case .month:
             // The months' first instants, compared in order.
             let first = index(of: from, .month)

@@ -62,6 +62,10 @@ protocol CollectorStorage: Sendable {
     /// Drops the months of every source's events that end by `instant` (ms) from the store the
     /// events are also kept in (ClickHouse's monthly partitions); nothing when there is none.
     func dropEventStoreMonths(endingBy instant: Int64) async throws
+    /// Hides `source`'s events before `instant` (ms) in the store the events are also kept in,
+    /// which deletes them by whole months (``ClickHouseEvents/cut(source:before:)``); nothing when
+    /// there is none.
+    func cutEventStore(source: String, before instant: Int64) async throws
     /// Deletes `source`'s daily people (``DailyPeopleRollup``) before local day `day`.
     func deleteDailyPeople(source: String, before day: Int64) async throws
 

@@ -74,6 +74,26 @@ extension SQLCollectorStorage {
         statement.append(")")
     }
 
+    /// ClickHouse's answers for `source` when it holds the events and can answer a query with
+    /// `filters` and a cohort of `people` (``ClickHouseInsights``); nil: this store answers.
+    private func clickHouseInsights(source: String, _ filters: [PropertyFilter], _ people: Set<Int64>?)
+        async throws -> ClickHouseInsights?
+    {
+        guard let clickHouse, ClickHouseInsights.answers(filters: filters, people: people) else { return nil }
+        var statement = SQLStatement(
+            dialect,
+            """
+            SELECT a.person, u.person FROM person_merges m JOIN person_keys a ON a.person_key = -m.anonymous_key \
+            JOIN person_keys u ON u.person_key = m.user_key WHERE a.source = 
+            """)
+        statement.bind(.text(source))
+        let merges = try await backend.query(statement).compactMap { row -> (anonymous: String, user: String)? in
+            guard let anonymous = row[0].text, let user = row[1].text else { return nil }
+            return (anonymous, user)
+        }
+        return ClickHouseInsights(client: clickHouse.client, source: source, merges: merges)
+    }
+
     /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
     /// (`select` binds nothing, so the placeholders keep their numbers).
     private func select(_ select: String, _ rest: SQLStatement, suffix: String = "") -> (String, [SQLValue]) {
@@ -132,6 +152,9 @@ extension SQLCollectorStorage {
     /// The `limit` most frequent values of `property` among the trend's events (absent ones
     /// left out: they always have a series of their own).
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
+        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
+            return try await insights.trendTopValues(query, property: property, limit: limit)
+        }
         let (sql, binds) = select(
             "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val",
             trendEvents(query, source: source),
@@ -141,6 +164,9 @@ extension SQLCollectorStorage {
 
     /// Counts and distinct people (and the math's aggregate) per interval of the trend's events.
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
+        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
+            return try await insights.trendTotals(query)
+        }
         let (sql, binds) = select(
             "SELECT idx, \(trendAggregates(query)) FROM (\(trendColumns(query))", trendEvents(query, source: source),
             suffix: ") q GROUP BY idx")
@@ -155,6 +181,9 @@ extension SQLCollectorStorage {
     /// Counts and distinct people (and the math's aggregate) over the trend's whole range: its
     /// people once however many intervals they did it in.
     func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount {
+        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
+            return try await insights.trendAggregate(query)
+        }
         let (sql, binds) = select(
             "SELECT \(trendAggregates(query)) FROM (\(trendColumns(query, index: "0"))",
             trendEvents(query, source: source),
@@ -169,6 +198,9 @@ extension SQLCollectorStorage {
     /// name-and-minute index alone when the math has no property (the people come from the daily
     /// people).
     func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
+        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
+            return try await insights.trendTotals(query, people: false)
+        }
         if query.measure.property == nil, query.filters.isEmpty, query.people == nil,
             query.range.from >= Self.wholeMinuteOffsetsSince
         {
@@ -227,6 +259,11 @@ extension SQLCollectorStorage {
     /// index alone while the two halves of the range, split where an interval starts so that no
     /// group straddles them, are grouped at once, on three of the reader connections.
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass {
+        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
+            async let totals = insights.trendTotals(query)
+            let rows = try await insights.trendByValue(query, property: property, limit: limit)
+            return TrendPass(rows: rows, totals: try await totals)
+        }
         guard dialect.queriesRunOnOneCore else {
             return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
         }
@@ -302,6 +339,9 @@ extension SQLCollectorStorage {
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws
         -> [TrendRow]
     {
+        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
+            return try await insights.trendBreakdown(query, property: property, top: top)
+        }
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
             dialect,
@@ -338,6 +378,11 @@ extension SQLCollectorStorage {
     /// and the breakdown property's value. Read through the name-and-minute index: events that
     /// are no step are not read.
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow] {
+        if let insights = try await clickHouseInsights(
+            source: source, query.filters + query.steps.flatMap(\.filters), query.people)
+        {
+            return try await insights.funnelRows(query)
+        }
         let names = Array(Set(query.steps.map(\.event))).sorted()
         // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
         var statement = SQLStatement(

@@ -77,6 +77,10 @@ final class SQLCollectorStorage: CollectorStorage {
         try await clickHouse?.dropMonths(endingBy: instant)
     }
 
+    func cutEventStore(source: String, before instant: Int64) async throws {
+        try await clickHouse?.cut(source: source, before: instant)
+    }
+
     func schemaVersion() async throws -> Int {
         let rows = try await backend.query("SELECT MAX(version) FROM schema_migrations", [])
         return Int(rows.first?.first?.int ?? 0)

@@ -349,7 +349,7 @@ struct AnalyticsBruteForceTests {
 
     static let logger = Logger(label: "touchpoint.tests.analytics")
 
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func answersEqualTheOnesWorkedOutFromTheMessages(kind: StorageKind) async throws {
         let messages = Self.traffic(seed: 20)
         let more = Self.traffic(seed: 21, shift: 0.5)
@@ -359,6 +359,8 @@ struct AnalyticsBruteForceTests {
         }
         // The same messages as schema 7 stored them, upgraded: schema 8 merges their identities,
         // schema 12 numbers their people, schema 20 counts them by day in the background.
+        // (ClickHouse gets events from ingest only: a store upgraded to it starts with none there.)
+        guard kind != .clickhouse else { return }
         try await OlderSchemas.upgrade(kind, from: 7) { backend async throws in
             try await OlderSchemas.store(messages, source: "default", in: backend)
         } opened: { storage async throws in
@@ -376,7 +378,7 @@ struct AnalyticsBruteForceTests {
 
     /// Ten days over the change to summer time in Berlin (2026-03-29, a day of 23 hours), with a
     /// tenth of the events arriving after the rest.
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func theAnswersHoldInAZoneWithLateEventsADeletionAndARetentionCut(kind: StorageKind) async throws {
         let berlin = try #require(SourceCalendar(identifier: "Europe/Berlin"))
         let start = 82 * Self.day  // 2026-03-24
@@ -449,7 +451,7 @@ struct AnalyticsBruteForceTests {
 
     /// A resent message id stores nothing, whatever it carries now (another name, day or person):
     /// it adds no one to any day, on either store.
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func aResentMessageAddsNoOne(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             try await storage.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger)

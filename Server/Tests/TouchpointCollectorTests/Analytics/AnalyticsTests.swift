@@ -135,7 +135,7 @@ struct AnalyticsTests {
         #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
     }
 
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func trendsCountPerIntervalWithTheTopValuesAbsentAndOther(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             try await Self.seedTrend(storage)
@@ -197,7 +197,7 @@ struct AnalyticsTests {
 
     // MARK: Funnels
 
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func funnelsCountPeopleWhoWentThroughTheStepsInOrderWithinTheWindow(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             var messages: [IngestMessage] = []

@@ -346,7 +346,7 @@ struct InsightsBruteForceTests {
         }
     }
 
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func answersEqualTheOnesWorkedOutFromTheMessages(kind: StorageKind) async throws {
         let messages = Self.traffic(seed: 47)
         try await withStorage(kind) { storage async throws in

@@ -246,7 +246,7 @@ struct TrendInsightBruteForceTests {
         #expect(checked == filters.count + (filters.count + 2) / 3)
     }
 
-    @Test(arguments: StorageKind.available)
+    @Test(arguments: StorageKind.insightStores)
     func severalSeriesWithFiltersAndFormulasEqualTheMessages(kind: StorageKind) async throws {
         let messages = Self.traffic(seed: 47)
         try await withStorage(kind) { storage async throws in

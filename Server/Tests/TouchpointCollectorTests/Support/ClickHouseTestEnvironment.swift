@@ -14,6 +14,21 @@ enum ClickHouseTestEnvironment {
 
     /// A fresh, empty database for one test, dropped afterwards (also when `body` throws).
     static func withDatabase(_ body: (ClickHouseClient) async throws -> Void) async throws {
+        try await withDatabaseURL { url in
+            let client = ClickHouseClient(url: url, logger: PostgresTestEnvironment.logger)
+            do {
+                try await body(client)
+            } catch {
+                await client.close()
+                throw error
+            }
+            await client.close()
+        }
+    }
+
+    /// A fresh, empty database for one test, named by its URL, dropped afterwards (also when
+    /// `body` throws).
+    static func withDatabaseURL(_ body: (ClickHouseURL) async throws -> Void) async throws {
         guard let text = url else {
             throw TestFailure("TOUCHPOINT_REQUIRE_CLICKHOUSE=1 but TOUCHPOINT_TEST_CLICKHOUSE_URL is not set")
         }
@@ -26,16 +41,13 @@ enum ClickHouseTestEnvironment {
             await admin.close()
             throw TestFailure("ClickHouse at \(server) is required for this test and unreachable: \(error)")
         }
-        let client = ClickHouseClient(url: server.with(database: name), logger: PostgresTestEnvironment.logger)
         do {
-            try await body(client)
+            try await body(server.with(database: name))
         } catch {
-            await client.close()
             try? await admin.execute("DROP DATABASE IF EXISTS \(name)")
             await admin.close()
             throw error
         }
-        await client.close()
         try? await admin.execute("DROP DATABASE IF EXISTS \(name)")
         await admin.close()
     }

@@ -56,9 +56,18 @@ enum PostgresTestEnvironment {
 enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
+    /// PostgreSQL with the events in ClickHouse as well (`--events clickhouse://…`), which
+    /// answers the insights that read events (``ClickHouseInsights``).
+    case clickhouse
 
     /// SQLite always; PostgreSQL when configured (or required).
     static var available: [StorageKind] { PostgresTestEnvironment.enabled ? [.sqlite, .postgres] : [.sqlite] }
+
+    /// The stores the insights' suites run against: ``available``, and PostgreSQL with
+    /// ClickHouse when both are configured (or required).
+    static var insightStores: [StorageKind] {
+        available + (PostgresTestEnvironment.enabled && ClickHouseTestEnvironment.enabled ? [.clickhouse] : [])
+    }
 
     var testDescription: String { rawValue }
 }
@@ -84,6 +93,8 @@ struct TestDatabase: Sendable {
     let kind: StorageKind
     /// The SQLite file's path, or PostgreSQL's URL.
     let location: String
+    /// ClickHouse's database, for ``StorageKind/clickhouse``.
+    var events: ClickHouseURL?
 
     /// Runs `body` with a fresh database of `kind`, deleted afterwards.
     static func with(_ kind: StorageKind, _ body: (TestDatabase) async throws -> Void) async throws {
@@ -91,10 +102,16 @@ struct TestDatabase: Sendable {
         case .sqlite:
             let directory = try TemporaryDirectory(prefix: "collector-sqlite")
             try await body(TestDatabase(kind: kind, location: directory.appending("touchpoint.sqlite").path))
-        case .postgres:
+        case .postgres, .clickhouse:
             let database = try await PostgresTestEnvironment.createDatabase()
             do {
-                try await body(TestDatabase(kind: kind, location: database.url))
+                if kind == .clickhouse {
+                    try await ClickHouseTestEnvironment.withDatabaseURL { events in
+                        try await body(TestDatabase(kind: kind, location: database.url, events: events))
+                    }
+                } else {
+                    try await body(TestDatabase(kind: kind, location: database.url))
+                }
             } catch {
                 await PostgresTestEnvironment.drop(database.name)
                 throw error
@@ -107,7 +124,7 @@ struct TestDatabase: Sendable {
     func backend() async throws -> any SQLBackend {
         switch kind {
         case .sqlite: try await SQLiteBackend.open(path: location, logger: PostgresTestEnvironment.logger)
-        case .postgres:
+        case .postgres, .clickhouse:
             try await PostgresBackend.open(url: location, maximumConnections: 2, logger: PostgresTestEnvironment.logger)
         }
     }
@@ -120,6 +137,13 @@ struct TestDatabase: Sendable {
         case .postgres:
             try await SQLCollectorStorage.postgres(
                 url: location, maximumConnections: 4, logger: PostgresTestEnvironment.logger)
+        case .clickhouse:
+            try await SQLCollectorStorage.postgres(
+                url: location, maximumConnections: 4,
+                clickHouse: events.map {
+                    ClickHouseEvents(client: ClickHouseClient(url: $0, logger: PostgresTestEnvironment.logger))
+                },
+                logger: PostgresTestEnvironment.logger)
         }
     }
 }

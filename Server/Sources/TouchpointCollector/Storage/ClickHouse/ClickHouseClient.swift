@@ -52,12 +52,28 @@ final class ClickHouseClient: Sendable {
 
     /// The rows of a `SELECT`, each as an object of column → value. 64-bit integers arrive as
     /// numbers; dates and times as ClickHouse writes them (`2024-01-31 10:00:00`).
-    /// - Parameter sql: a `SELECT` without a `FORMAT` clause.
-    func rows(_ sql: String) async throws -> [[String: JSONValue]] {
+    /// - Parameters:
+    ///   - sql: a `SELECT` without a `FORMAT` clause.
+    ///   - external: tables sent with the query, which it reads by their names (ClickHouse's
+    ///     external data): small lookups the server does not keep, such as the merges of people.
+    func rows(_ sql: String, external: [ClickHouseExternalTable] = []) async throws -> [[String: JSONValue]] {
         let text = sql + "\nFORMAT JSONEachRow"
-        let answer = try await send(
-            sql: sql, body: Array(text.utf8), settings: [("output_format_json_quote_64bit_integers", "0")],
-            gzip: false)
+        var settings = [("output_format_json_quote_64bit_integers", "0")]
+        let answer: ByteBuffer
+        if external.isEmpty {
+            answer = try await send(sql: sql, body: Array(text.utf8), settings: settings, gzip: false)
+        } else {
+            // With external data the body is a form of the tables; the query goes in the URL.
+            let boundary = "touchpoint-\(UInt64.random(in: 0...UInt64.max))"
+            settings.append(("query", text))
+            for table in external {
+                settings.append(("\(table.name)_structure", table.structure))
+                settings.append(("\(table.name)_format", "JSONEachRow"))
+            }
+            answer = try await send(
+                sql: sql, body: ClickHouseExternalTable.form(external, boundary: boundary), settings: settings,
+                gzip: false, contentType: "multipart/form-data; boundary=\(boundary)")
+        }
         let body = Array(buffer: answer)
         var rows: [[String: JSONValue]] = []
         var start = body.startIndex
@@ -159,7 +175,8 @@ final class ClickHouseClient: Sendable {
     }
 
     private func send(
-        sql: String, body: [UInt8], settings: [(String, String)], gzip: Bool
+        sql: String, body: [UInt8], settings: [(String, String)], gzip: Bool,
+        contentType: String = "text/plain; charset=utf-8"
     ) async throws -> ByteBuffer {
         let seconds = max(1, timeout.components.seconds)
         var query: [URLQueryItem] = [
@@ -174,7 +191,7 @@ final class ClickHouseClient: Sendable {
         let encoded = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
         var request = HTTPClientRequest(url: "\(url.endpoint)/?\(encoded)")
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        request.headers.add(name: "Content-Type", value: contentType)
         if gzip { request.headers.add(name: "Content-Encoding", value: "gzip") }
         if url.username != "default" || url.password != nil {
             let credentials = Data("\(url.username):\(url.password ?? "")".utf8).base64EncodedString()
@@ -235,5 +252,32 @@ final class ClickHouseClient: Sendable {
         let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .joined(separator: " ")
         return line.count > 160 ? String(line.prefix(160)) + "…" : line
+    }
+}
+
+/// A table sent with a query (ClickHouse's external data, read by the query as `name`): its
+/// columns as ClickHouse declares them (`anonymous_id String, merged String`) and its rows as
+/// `JSONEachRow`.
+struct ClickHouseExternalTable: Sendable {
+    /// The name the query reads it by: letters, digits and `_`.
+    var name: String
+    /// Its columns: `name Type, …`.
+    var structure: String
+    /// One JSON object per line, members named as the columns.
+    var rows: [UInt8]
+
+    /// The tables as a `multipart/form-data` body, a part per table named as the table.
+    static func form(_ tables: [ClickHouseExternalTable], boundary: String) -> [UInt8] {
+        var body: [UInt8] = []
+        for table in tables {
+            precondition(ClickHouseURL.isIdentifier(table.name), "a table name is letters, digits and _")
+            body += Array(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(table.name)\"; filename=\"\(table.name)\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8)
+            body += table.rows
+            body += Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        return body
     }
 }

@@ -5,8 +5,8 @@ import TouchpointCore
 ///
 /// **The table.** One row per stored copy of a message: `DateTime` (seconds, UTC) plus a
 /// milliseconds column, since ClickHouse 18.16 has no `DateTime64`; the event's properties as JSON
-/// text (read with `visitParamExtract*`, which both 18.16 and current releases have); the person
-/// as the message carries it (`user_id`, else `anonymous_id`). Partitioned by month
+/// text, and its top-level members again as arrays the insights read (``PropertyColumns``); the
+/// person as the message carries it (`user_id`, else `anonymous_id`). Partitioned by month
 /// (`toYYYYMM(time)`), so retention drops whole partitions.
 ///
 /// **Deduplication.** A `ReplacingMergeTree` whose sorting key ends in the message id:
@@ -48,6 +48,10 @@ struct ClickHouseEvents: Sendable {
             person String,
             session_id String,
             properties String,
+            property_keys Array(String),
+            property_texts Array(String),
+            property_numbers Array(Float64),
+            property_numeric Array(UInt8),
             received_at DateTime,
             payload String,
             version UInt64
@@ -56,9 +60,32 @@ struct ClickHouseEvents: Sendable {
         ORDER BY (source, event, toDate(time), message_id)
         """
 
-    /// Creates the table if it is missing.
+    /// The columns added to the table after its first release, with their types: a table made
+    /// before gets them from ``prepare()`` (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`),
+    /// filled with empty arrays for the rows it holds.
+    static let addedColumns = [
+        ("property_keys", "Array(String)"), ("property_texts", "Array(String)"),
+        ("property_numbers", "Array(Float64)"), ("property_numeric", "Array(UInt8)"),
+    ]
+
+    /// Each source's retention cut (``cut(source:before:)``): its events before `before` (ms)
+    /// are no longer read. The newest cut of a source is its largest.
+    static let cutsStatement = """
+        CREATE TABLE IF NOT EXISTS retention_cuts (source String, before Int64)
+        ENGINE = ReplacingMergeTree(before) ORDER BY source
+        """
+
+    /// Creates the tables if they are missing, and adds the columns an older `events` lacks.
     func prepare() async throws {
         try await client.execute(Self.createStatement)
+        try await client.execute(Self.cutsStatement)
+        let present = Set(
+            try await client.rows(
+                "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
+            ).compactMap { $0["name"]?.stringValue })
+        for (name, type) in Self.addedColumns where !present.contains(name) {
+            try await client.execute("ALTER TABLE \(Self.table) ADD COLUMN \(name) \(type)")
+        }
     }
 
     /// Stores `messages` of `source` in one insert, all or nothing, with those of the requests
@@ -96,8 +123,10 @@ struct ClickHouseEvents: Sendable {
             writer.string(message.userId ?? message.anonymousId ?? "")
             writer.key("session_id")
             writer.string(message.sessionId ?? "")
+            let properties = PropertyColumns(payload: message.payload)
             writer.key("properties")
-            writer.string(Self.properties(ofPayload: message.payload))
+            writer.string(properties.json)
+            properties.write(to: &writer)
             writer.key("received_at")
             writer.int(Int(Self.split(message.receivedAt).seconds))
             writer.key("payload")
@@ -136,6 +165,22 @@ struct ClickHouseEvents: Sendable {
             try await client.execute("ALTER TABLE \(Self.table) DROP PARTITION \(month)")
         }
         return months
+    }
+
+    /// Hides `source`'s events before `instant` (ms) from every read of the insights
+    /// (``ClickHouseInsights``), as retention deletes them from the SQL store. Partitions hold
+    /// every source's events of a month, and a mutation would rewrite them each time the cut moves
+    /// by a day; so the rows stay until their month is dropped (``dropMonths(endingBy:)``) while
+    /// reads skip them. A cut never moves back.
+    func cut(source: String, before instant: Int64) async throws {
+        try await client.insert(
+            into: "retention_cuts", rows: [["source": .string(source), "before": .int(Int(instant))]])
+    }
+
+    /// The condition that skips `source`'s events its retention cut hides (`ts` is the event's
+    /// time in ms).
+    static func afterCut(of source: String) -> String {
+        "ts >= (SELECT max(before) FROM retention_cuts WHERE source = \(ClickHouseClient.literal(source)))"
     }
 
     /// The month (`yyyymm`, UTC) that holds `instant`: the first one kept, since a month is
@@ -201,13 +246,64 @@ struct ClickHouseEvents: Sendable {
         return (max(0, seconds), milliseconds - seconds * 1000)
     }
 
-    /// The `properties` object of a stored payload as compact JSON, `{}` when it has none.
-    static func properties(ofPayload payload: String) -> String {
+}
+
+/// A message's properties as the `events` table keeps them: the object as compact JSON
+/// (`properties`, `{}` when it has none), and each top-level member that is not `null` in four
+/// arrays of the same order, which the insights read as the SQL stores read a property
+/// (``SQLDialect/analyticsPropertyText(_:)``): its name (`property_keys`), its text
+/// (`property_texts`: a string as it is, `true`/`false`, a number as written back from its
+/// value, an object or array as compact JSON), its value as a number (`property_numbers`, 0 when
+/// not a number) and whether it is one (`property_numeric`). A member read with
+/// `visitParamExtract*` would be found at any depth; these hold the top level only.
+struct PropertyColumns: Equatable {
+    var json = "{}"
+    var keys: [String] = []
+    var texts: [String] = []
+    var numbers: [Double] = []
+    var numeric: [Bool] = []
+
+    init(payload: String) {
         guard case .object(let members)? = try? JSONParser.parse(payload),
             case .object(let properties)? = members["properties"]
-        else { return "{}" }
+        else { return }
         var writer = JSONWriter()
         writer.value(.object(properties))
-        return String(decoding: writer.bytes, as: UTF8.self)
+        json = String(decoding: writer.bytes, as: UTF8.self)
+        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
+            let text: String
+            var number: Double?
+            switch value {
+            case .null: continue
+            case .string(let string): text = string
+            case .bool(let flag): text = flag ? "true" : "false"
+            case .int(let integer):
+                text = String(integer)
+                number = Double(integer)
+            case .double(let double):
+                text = String(double)
+                number = double
+            case .array, .object:
+                var member = JSONWriter()
+                member.value(value)
+                text = String(decoding: member.bytes, as: UTF8.self)
+            }
+            keys.append(key)
+            texts.append(text)
+            numbers.append(number ?? 0)
+            numeric.append(number != nil)
+        }
+    }
+
+    /// Writes the four arrays as members of the row `writer` is writing.
+    func write(to writer: inout JSONWriter) {
+        writer.key("property_keys")
+        writer.value(.array(keys.map(JSONValue.string)))
+        writer.key("property_texts")
+        writer.value(.array(texts.map(JSONValue.string)))
+        writer.key("property_numbers")
+        writer.value(.array(numbers.map { $0.isFinite ? JSONValue.double($0) : .int(0) }))
+        writer.key("property_numeric")
+        writer.value(.array(numeric.map { .int($0 ? 1 : 0) }))
     }
 }

@@ -64,6 +64,8 @@ public final class RetentionService: Sendable {
             let firstDay = calendar.day(of: now - Int64(kept) * 86_400_000)
             let cutoff = calendar.start(ofDay: firstDay)
             earliestCutoff = min(earliestCutoff, cutoff)
+            // ClickHouse's copy first: what this deletes below is never seen there either.
+            try await storage.cutEventStore(source: source, before: cutoff)
             while true {
                 let deleted = try await storage.deleteEvents(
                     source: source, beforeMinute: SQLCollectorStorage.minute(cutoff), limit: batchSize)

@@ -146,8 +146,23 @@ struct ClickHouseEventValuesTests {
     }
 
     @Test func propertiesAreLiftedOutOfThePayload() {
-        #expect(ClickHouseEvents.properties(ofPayload: #"{"type":"track","properties":{"a":1}}"#) == #"{"a":1}"#)
-        #expect(ClickHouseEvents.properties(ofPayload: #"{"type":"identify","traits":{"a":1}}"#) == "{}")
-        #expect(ClickHouseEvents.properties(ofPayload: "not json") == "{}")
+        #expect(PropertyColumns(payload: #"{"type":"track","properties":{"a":1}}"#).json == #"{"a":1}"#)
+        #expect(PropertyColumns(payload: #"{"type":"identify","traits":{"a":1}}"#) == PropertyColumns(payload: ""))
+        #expect(PropertyColumns(payload: "not json").json == "{}")
+        #expect(PropertyColumns(payload: "not json").keys.isEmpty)
+    }
+
+    /// The arrays hold the top level only, in name order, each member read as the SQL stores read
+    /// a property: null members are absent, text as it is, numbers also as numbers.
+    @Test func eachTopLevelMemberHasItsTextAndNumber() {
+        let payload = #"""
+            {"type":"track","properties":{"plan":"pro","n":12,"f":2.5,"s":"12","b":true,"z":null,
+            "o":{"plan":"nested"},"l":[1,"x"]}}
+            """#
+        let columns = PropertyColumns(payload: payload)
+        #expect(columns.keys == ["b", "f", "l", "n", "o", "plan", "s"])
+        #expect(columns.texts == ["true", "2.5", #"[1,"x"]"#, "12", #"{"plan":"nested"}"#, "pro", "12"])
+        #expect(columns.numbers == [0, 2.5, 0, 12, 0, 0, 0])
+        #expect(columns.numeric == [false, true, false, true, false, false, false])
     }
 }

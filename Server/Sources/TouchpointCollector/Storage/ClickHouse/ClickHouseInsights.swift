@@ -1,0 +1,282 @@
+import Foundation
+import TouchpointCore
+
+/// The insights that read events — trends (counts, people, the numeric maths, breakdowns) and
+/// funnels — answered by ClickHouse when it holds the events (`--events clickhouse://…`), with the
+/// same answers as the SQL stores give (``SQLCollectorStorage``'s statements of the same names).
+///
+/// **People.** A SQL store counts integers (``PersonKeys``); ClickHouse counts the id strings they
+/// stand for: an event's person is its user id, else the user its anonymous id was merged into,
+/// else the anonymous id — the same person a SQL store finds. The merges live in PostgreSQL (the
+/// identity rules run in its transactions); each query gets the source's merges as an external
+/// table (`merges`, sent with the query), so a merge counts from the moment it is committed, and
+/// a deletion, which removes the merges it names, counts at once too.
+///
+/// **What stays in PostgreSQL.** A query with a cohort or a filter on people's traits is
+/// answered by PostgreSQL, which holds every event too: both name people by their numbers and
+/// traits, which PostgreSQL keeps. Retention, active people, stickiness and lifecycle read the
+/// daily people (``DailyPeopleRollup``) kept at ingest, whose cost follows people and days.
+///
+/// Every read goes through `events FINAL` (``ClickHouseEvents/deduplicated``). ClickHouse's `/`
+/// divides as floating point, so intervals are computed with `intDiv`.
+struct ClickHouseInsights: Sendable {
+    let client: ClickHouseClient
+    let source: String
+    /// The source's merges: `anonymous_id String, merged String`.
+    let merges: ClickHouseExternalTable
+
+    /// The insights of `source` over `client`'s events, with the source's `merges` (each merged
+    /// anonymous id and the user id it was merged into).
+    init(client: ClickHouseClient, source: String, merges: [(anonymous: String, user: String)]) {
+        self.client = client
+        self.source = source
+        var lines: [UInt8] = []
+        var writer = JSONWriter()
+        for merge in merges {
+            writer.reset()
+            writer.value(.object(["anonymous_id": .string(merge.anonymous), "merged": .string(merge.user)]))
+            lines += writer.bytes
+            lines.append(UInt8(ascii: "\n"))
+        }
+        self.merges = ClickHouseExternalTable(
+            name: "merges", structure: "anonymous_id String, merged String", rows: lines)
+    }
+
+    /// Whether ClickHouse can answer a query with these filters and cohort: not one on people's
+    /// traits or with a cohort (see the type's documentation).
+    static func answers(filters: [PropertyFilter], people: Set<Int64>?) -> Bool {
+        people == nil && filters.allSatisfy { $0.scope == .event }
+    }
+
+    // MARK: Trends
+
+    /// Counts, distinct people and the math's aggregate per interval of the trend's events.
+    func trendTotals(_ query: TrendQuery, people: Bool = true) async throws -> TrendTotals {
+        let sql = trendSelect(query, keys: ["idx"], people: people, columns: "\(index(query)) AS idx")
+        var totals: TrendTotals = [:]
+        for row in try await rows(sql) {
+            guard let index = row["idx"]?.intValue else { continue }
+            totals[Int64(index)] = Self.count(row)
+        }
+        return totals
+    }
+
+    /// Counts, distinct people and the math's aggregate over the trend's whole range.
+    func trendAggregate(_ query: TrendQuery) async throws -> TrendCount {
+        let rows = try await rows(trendSelect(query, keys: ["idx"], people: true, columns: "0 AS idx"))
+        return rows.first.map(Self.count) ?? TrendCount(count: 0, users: 0, aggregate: nil)
+    }
+
+    /// The `limit` most frequent values of `property` among the trend's events, absent ones left out.
+    func trendTopValues(_ query: TrendQuery, property: String, limit: Int) async throws -> [String] {
+        let sql = """
+            SELECT val, count() AS n FROM (\(events([query.event], from: query.range.from, to: query.range.to,
+                filters: query.filters, where: Self.has(property), columns: "\(Self.text(property)) AS val")))
+            GROUP BY val ORDER BY n DESC, val LIMIT \(limit)
+            """
+        return try await rows(sql).compactMap { $0["val"]?.stringValue }
+    }
+
+    /// Counts, distinct people and the math's aggregate per interval and value of `property`
+    /// (nil: absent); nil when there are more than `limit` pairs.
+    func trendByValue(_ query: TrendQuery, property: String, limit: Int) async throws -> [TrendRow]? {
+        let sql = trendSelect(
+            query, keys: ["idx", "present", "val"], people: true,
+            columns: "\(index(query)) AS idx, \(Self.has(property)) AS present, \(Self.text(property)) AS val",
+            suffix: " LIMIT \(limit + 1)")
+        let rows = try await rows(sql)
+        guard rows.count <= limit else { return nil }
+        return rows.compactMap { row in
+            guard let index = row["idx"]?.intValue else { return nil }
+            let value = row["present"]?.intValue == 1 ? row["val"]?.stringValue : nil
+            return TrendRow(index: Int64(index), value: value, isOther: false, Self.count(row))
+        }
+    }
+
+    /// Counts, distinct people and the math's aggregate per interval and breakdown value: each of
+    /// the `top` values on its own, absent values together, every other value as "other".
+    func trendBreakdown(_ query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow] {
+        let isTop = top.isEmpty ? "0" : "has([\(top.map(ClickHouseClient.literal).joined(separator: ", "))], val)"
+        // kind 0: a top value; 1: absent; 2: other.
+        let columns = """
+            \(index(query)) AS idx, \(Self.has(property)) AS present, \(Self.text(property)) AS val, \
+            multiIf(present AND \(isTop), 0, NOT present, 1, 2) AS kind, if(kind = 0, val, '') AS value
+            """
+        let sql = trendSelect(query, keys: ["idx", "kind", "value"], people: true, columns: columns)
+        return try await rows(sql).compactMap { row in
+            guard let index = row["idx"]?.intValue, let kind = row["kind"]?.intValue else { return nil }
+            return TrendRow(
+                index: Int64(index), value: kind == 0 ? row["value"]?.stringValue : nil, isOther: kind == 2,
+                Self.count(row))
+        }
+    }
+
+    /// The interval of an event's `ts`, as ``AnalyticsRange/sqlIndex(_:)`` computes it.
+    private func index(_ query: TrendQuery) -> String {
+        query.range.calendar.sqlIndex(
+            "ts", query.interval, from: query.range.from, to: query.range.to,
+            quotient: { "intDiv(\($0), \($1))" })
+    }
+
+    /// A trend's groups by `keys` of the trend's events given `columns`: `n` events, `people`
+    /// distinct people (0 when not `people`) and `agg`, the math's aggregate of its property (NULL
+    /// when the group has no number, or the math needs none).
+    private func trendSelect(
+        _ query: TrendQuery, keys: [String], people: Bool, columns: String, suffix: String = ""
+    ) -> String {
+        var inner = columns
+        var aggregate = "NULL"
+        var innerAggregates = ""
+        if let property = query.measure.property {
+            inner += ", \(Self.number(property)) AS num"
+            innerAggregates = ", countIf(NOT isNaN(num)) AS numbers"
+            switch query.measure {
+            case .sum: innerAggregates += ", sumIf(num, NOT isNaN(num)) AS s"
+            case .average: innerAggregates += ", avgIf(num, NOT isNaN(num)) AS s"
+            default: innerAggregates += ", arraySort(groupArrayIf(num, NOT isNaN(num))) AS s"
+            }
+            switch query.measure {
+            case .median: aggregate = Self.percentile(0.5)
+            case .p90: aggregate = Self.percentile(0.9)
+            default: aggregate = "s"
+            }
+            aggregate = "if(numbers = 0, NULL, \(aggregate))"
+        }
+        let list = keys.joined(separator: ", ")
+        let distinct = people ? "uniqExactIf(person, person != '')" : "0"
+        return """
+            SELECT \(list), n, people, \(aggregate) AS agg FROM (
+                SELECT \(list), count() AS n, \(distinct) AS people\(innerAggregates)
+                FROM (\(events([query.event], from: query.range.from, to: query.range.to, filters: query.filters,
+                    columns: "\(inner), person")))
+                GROUP BY \(list)
+            )\(suffix)
+            """
+    }
+
+    /// The `fraction` percentile of the sorted numbers `s` (`numbers` of them, at least one),
+    /// interpolated between the two nearest ranks as PostgreSQL's `percentile_cont`.
+    private static func percentile(_ fraction: Double) -> String {
+        let position = "(\(fraction) * (numbers - 1))"
+        let below = "toUInt64(floor(\(position)))"
+        return "s[\(below) + 1] + (\(position) - floor(\(position))) * (s[\(below) + 2] - s[\(below) + 1])"
+    }
+
+    /// The three counts of a trend's group row.
+    private static func count(_ row: [String: JSONValue]) -> TrendCount {
+        let aggregate: Double? =
+            switch row["agg"] {
+            case .double(let value)?: value
+            case .int(let value)?: Double(value)
+            default: nil
+            }
+        return TrendCount(count: row["n"]?.intValue ?? 0, users: row["people"]?.intValue ?? 0, aggregate: aggregate)
+    }
+
+    // MARK: Funnels
+
+    /// Every event of the funnel's steps from its start to `window` after its end that meets the
+    /// funnel's filters, with the person (numbered here, in order of appearance), the steps it is
+    /// and the breakdown property's value.
+    func funnelRows(_ query: FunnelQuery) async throws -> [FunnelRow] {
+        let names = Array(Set(query.steps.map(\.event))).sorted()
+        var steps: [String] = []
+        for (index, step) in query.steps.enumerated() {
+            let conditions = ["event = \(ClickHouseClient.literal(step.event))"] + step.filters.map(Self.condition)
+            steps.append("if(\(conditions.joined(separator: " AND ")), \(1 << index), 0)")
+        }
+        let value =
+            query.breakdown.map { "\(Self.has($0)) AS present, \(Self.text($0)) AS val" } ?? "0 AS present, '' AS val"
+        let sql = """
+            SELECT person, ts, steps, present, val FROM (\(events(names, from: query.range.from,
+                to: query.range.to + query.window, filters: query.filters,
+                columns: "person, ts, (\(steps.joined(separator: " + "))) AS steps, \(value)")))
+            WHERE steps != 0 AND person != ''
+            """
+        var numbers: [String: Int64] = [:]
+        return try await rows(sql).compactMap { row in
+            guard let person = row["person"]?.stringValue, let timestamp = row["ts"]?.intValue,
+                let steps = row["steps"]?.intValue
+            else { return nil }
+            let number = numbers[person] ?? Int64(numbers.count)
+            numbers[person] = number
+            let value = row["present"]?.intValue == 1 ? row["val"]?.stringValue : nil
+            return FunnelRow(person: number, timestamp: Int64(timestamp), steps: steps, value: value)
+        }
+    }
+
+    // MARK: Events
+
+    /// `SELECT columns` of the events of `names` in `from ..< to` that pass `filters` (and
+    /// `where`), with `ts` (milliseconds since 1970), `person` (merges resolved), `event` and the
+    /// property arrays to read.
+    private func events(
+        _ names: [String], from: Int64, to: Int64, filters: [PropertyFilter], where extra: String? = nil,
+        columns: String
+    ) -> String {
+        let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
+        let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
+        var conditions = [
+            "source = \(ClickHouseClient.literal(source))",
+            names.count == 1
+                ? "event = \(ClickHouseClient.literal(names[0]))"
+                : "event IN (\(names.map(ClickHouseClient.literal).joined(separator: ", ")))",
+            "time >= toDateTime(\(firstSecond))", "time <= toDateTime(\(lastSecond))",
+            "ts >= \(from)", "ts < \(to)", ClickHouseEvents.afterCut(of: source),
+        ]
+        conditions += filters.map(Self.condition)
+        if let extra { conditions.append(extra) }
+        return """
+            SELECT \(columns) FROM (
+                SELECT event, ts, if(user_id != '', user_id, if(merged != '', merged, anonymous_id)) AS person,
+                    property_keys, property_texts, property_numbers, property_numeric
+                FROM (
+                    SELECT event, toInt64(time) * 1000 + time_ms AS ts, user_id, anonymous_id,
+                        property_keys, property_texts, property_numbers, property_numeric
+                    FROM \(ClickHouseEvents.deduplicated)
+                    WHERE \(conditions.joined(separator: " AND "))
+                ) ANY LEFT JOIN merges USING anonymous_id
+            )
+            """
+    }
+
+    private func rows(_ sql: String) async throws -> [[String: JSONValue]] {
+        try await client.rows(sql, external: [merges])
+    }
+
+    // MARK: Properties
+
+    /// Whether the event has `property` (not null): ``PropertyColumns``.
+    static func has(_ property: String) -> String { "has(property_keys, \(ClickHouseClient.literal(property)))" }
+
+    /// `property`'s text (empty when absent: test ``has(_:)``).
+    static func text(_ property: String) -> String {
+        "property_texts[indexOf(property_keys, \(ClickHouseClient.literal(property)))]"
+    }
+
+    /// `property` as a number; `nan` when absent or not a JSON number.
+    static func number(_ property: String) -> String {
+        let index = "indexOf(property_keys, \(ClickHouseClient.literal(property)))"
+        return "if(\(index) != 0 AND property_numeric[\(index)] = 1, property_numbers[\(index)], nan)"
+    }
+
+    /// The condition of an event-scoped `filter`, as ``SQLDialect/appendCondition(_:text:number:to:)``
+    /// writes it for the SQL stores.
+    static func condition(_ filter: PropertyFilter) -> String {
+        let has = has(filter.property)
+        let text = text(filter.property)
+        switch filter.op {
+        case .equals: return "(\(has) AND \(text) = \(ClickHouseClient.literal(filter.value)))"
+        case .notEquals: return "NOT (\(has) AND \(text) = \(ClickHouseClient.literal(filter.value)))"
+        case .contains:
+            // `lower` folds ASCII letters only, as the SQL stores do.
+            return
+                "(\(has) AND position(lower(\(text)), \(ClickHouseClient.literal(PropertyFilter.folded(filter.value)))) > 0)"
+        case .greaterThan, .lessThan:
+            let bound = filter.number ?? 0
+            let literal = bound.isNaN ? "nan" : bound.isInfinite ? (bound > 0 ? "inf" : "-inf") : "\(bound)"
+            return "(\(number(filter.property)) \(filter.op == .greaterThan ? ">" : "<") \(literal))"
+        case .isSet: return has
+        }
+    }
+}

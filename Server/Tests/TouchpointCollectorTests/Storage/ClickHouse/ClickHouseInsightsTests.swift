@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TouchpointCore
+
+@testable import TouchpointCollector
+
+/// The insights that read events come from ClickHouse when it holds them; the brute-force suites
+/// (`AnalyticsBruteForceTests`, `InsightsBruteForceTests`, `TrendInsightBruteForceTests`) check
+/// their answers on the `clickhouse` store against the messages, and these check that it is
+/// ClickHouse that answers, and what stays with PostgreSQL.
+@Suite(
+    "Insights from ClickHouse",
+    .enabled(
+        if: ClickHouseTestEnvironment.enabled && PostgresTestEnvironment.enabled,
+        "needs TOUCHPOINT_TEST_CLICKHOUSE_URL and TOUCHPOINT_TEST_POSTGRES_URL"))
+struct ClickHouseInsightsTests {
+    /// Two days of `buy` by two people, one of them anonymous and then signed in.
+    static let messages: [IngestMessage] = [
+        TestMessages.ingest("buy", id: "b1", anonymous: "anon-1", at: 3600, properties: ["plan": "pro"]),
+        AnalyticsTests.call(.identify, id: "i1", user: "user-1", anonymous: "anon-1", at: 7200),
+        TestMessages.ingest(
+            "buy", id: "b2", user: "user-1", anonymous: nil, at: 86_400 + 3600, properties: ["plan": "pro"]),
+        TestMessages.ingest(
+            "buy", id: "b3", user: "user-2", anonymous: nil, at: 86_400 + 7200, properties: ["plan": "free"]),
+    ]
+
+    static func trend(filters: [PropertyFilter] = []) throws -> TrendQuery {
+        let parameters = AnalyticsParameters(now: TestMessages.base.addingTimeInterval(3 * 86_400), calendar: .utc) {
+            ["event": "buy", "interval": "day", "from": "2026-01-01T00:00:00Z", "to": "2026-01-03T00:00:00Z"][$0]
+        }
+        var trend = try parameters.trend()
+        trend.filters = filters
+        return trend
+    }
+
+    /// Rows only ClickHouse holds count in the trends and funnels (so ClickHouse answered them),
+    /// while a cohort's or a trait's query is answered from PostgreSQL's events.
+    @Test func eventInsightsReadClickHouseAndTraitQueriesPostgreSQL() async throws {
+        try await withStorage(.clickhouse) { storage async throws in
+            let clickHouse = try #require(storage.clickHouse)
+            #expect(try await storage.insert(Self.messages, source: "default").allSatisfy { $0 })
+            // A purchase only ClickHouse has.
+            try await clickHouse.insert(
+                [
+                    TestMessages.ingest(
+                        "buy", id: "only-ch", user: "user-3", anonymous: nil, at: 86_400 + 60,
+                        properties: ["plan": "pro"])
+                ],
+                source: "default")
+
+            let query = CollectorQuery(storage: storage)
+            let trend = try Self.trend()
+            let answer = try await query.trend(source: "default", trend)
+            #expect(answer.totals.map(\.count) == [1, 3])
+            // anon-1 counts as user-1 on the first day: its merge came from PostgreSQL.
+            #expect(
+                try await storage.trendTotals(source: "default", query: trend).mapValues(\.users).values.sorted() == [
+                    1, 3,
+                ])
+
+            var breakdown = trend
+            breakdown.breakdown = "plan"
+            let series = try await query.trend(source: "default", breakdown).series
+            #expect(series.first { $0.value == "pro" }?.points.map(\.count) == [1, 2])
+
+            // A trait filter reads people's traits, which PostgreSQL keeps: its events, not ClickHouse's.
+            let traitFilter = try PropertyFilter.parse("person.plan=x")
+            #expect(!ClickHouseInsights.answers(filters: [traitFilter], people: nil))
+            #expect(ClickHouseInsights.answers(filters: try Self.trend(filters: []).filters, people: nil))
+            #expect(!ClickHouseInsights.answers(filters: [], people: [1]))
+        }
+    }
+
+    /// A merge made after the events counts them as the user's at once, and a deletion takes the
+    /// events out of ClickHouse's answers.
+    @Test func mergesAndDeletionsCountAtOnce() async throws {
+        try await withStorage(.clickhouse) { storage async throws in
+            let before = [
+                TestMessages.ingest("buy", id: "x1", anonymous: "anon-9", at: 3600),
+                TestMessages.ingest("buy", id: "x2", user: "user-9", anonymous: nil, at: 7200),
+            ]
+            #expect(try await storage.insert(before, source: "default").allSatisfy { $0 })
+            let trend = try Self.trend()
+            #expect(
+                try await storage.trendTotals(source: "default", query: trend)[trend.range.intervals(.day).lowerBound]?
+                    .users == 2)
+            let identify = AnalyticsTests.call(.identify, id: "i9", user: "user-9", anonymous: "anon-9", at: 9000)
+            #expect(try await storage.insert([identify], source: "default").allSatisfy { $0 })
+            let first = trend.range.intervals(.day).lowerBound
+            #expect(try await storage.trendTotals(source: "default", query: trend)[first]?.users == 1)
+
+            let deletion = StoredDeletion(
+                id: "del_ch", source: "default", body: "{}", suppressing: false,
+                requestedAt: Timestamp.milliseconds(TestMessages.base))
+            _ = try await storage.deleteUserData(deletion, userIds: ["user-9"], anonymousIds: ["anon-9"], suppress: [])
+            #expect(try await storage.trendTotals(source: "default", query: trend)[first] == nil)
+        }
+    }
+
+    /// A table made before the insights read the property arrays gets them when a collector starts.
+    @Test func anOlderTableGetsThePropertyColumns() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            var older = ClickHouseEvents.createStatement
+            for (name, type) in ClickHouseEvents.addedColumns {
+                older = older.replacingOccurrences(of: "    \(name) \(type),\n", with: "")
+            }
+            #expect(!older.contains("property_keys"))
+            try await client.execute(older)
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            try await events.prepare()
+            let columns = try await client.rows(
+                "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events'"
+            ).compactMap { $0["name"]?.stringValue }
+            for (name, _) in ClickHouseEvents.addedColumns { #expect(columns.contains(name)) }
+            try await events.insert([TestMessages.ingest("buy", id: "n1", properties: ["n": 2])], source: "app")
+            let rows = try await client.rows("SELECT property_keys, property_numbers FROM events")
+            #expect(rows.first?["property_keys"] == .array([.string("n")]))
+            #expect(rows.first?["property_numbers"] == .array([.int(2)]))
+        }
+    }
+}
