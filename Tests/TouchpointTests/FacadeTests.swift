@@ -94,6 +94,35 @@ struct FacadeTests {
         }
     }
 
+    /// The analytics tools behind the routing adapters forget the user on `reset()`: the next
+    /// person's events do not carry the previous one's identity to them.
+    @Test func resetTellsTheRoutingAdaptersToForgetTheUser() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let tracker = GlobalTracker(recorder: sdk.recorder)
+            defer { tracker.stopTracking() }
+            let adapter = InMemoryAdapter(name: "Mixpanel")
+            tracker.startTracking(adapters: [adapter])
+            sdk.identify(userId: "u-1", traits: ["plan": "pro"])
+            sdk.track("Signed Out")
+            sdk.reset()
+            sdk.track("Browsed")
+            #expect(await tracker.waitUntilDelivered(timeout: .seconds(30)))
+            let tail = adapter.deliveries.drop {
+                $0 != .property(identifier: "plan", value: "pro", type: "RecordedProperty")
+            }
+            #expect(
+                Array(tail) == [
+                    .property(identifier: "plan", value: "pro", type: "RecordedProperty"),
+                    .event(name: "Signed Out", metadata: [:], type: "RecordedEvent"),
+                    .reset,
+                    .event(name: "Browsed", metadata: [:], type: "RecordedEvent"),
+                ])
+            await sdk.shutdown()
+        }
+    }
+
     @Test func theAnonymousIdUserAndTraitsSurviveARelaunch() async throws {
         try await ProcessDefaults.exclusively {
             let app = try App()
