@@ -123,6 +123,27 @@ struct FacadeTests {
         }
     }
 
+    /// `alias` while anonymous links the anonymous id: `previousId` is it (analytics-kotlin's
+    /// `userId ?: anonymousId`, the Segment spec's "an Anonymous ID … or a User ID"), and the
+    /// collector merges the anonymous visits into the new user.
+    @Test func anAnonymousAliasNamesTheAnonymousIdAsPreviousId() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let anonymousId = sdk.anonymousId
+            sdk.track("Product Viewed")
+            _ = try #require(sdk.alias("u-50"))
+            #expect(sdk.userId == "u-50")
+            _ = try #require(sdk.alias("u-51"))
+            try await sdk.flush(timeout: 60)
+            let aliases = app.collector.messages.filter { $0.type == "alias" }
+            #expect(aliases.map(\.userId) == ["u-50", "u-51"])
+            #expect(aliases.allSatisfy { $0.anonymousId == anonymousId })
+            #expect(aliases.map(\.previousId) == [anonymousId, "u-50"])
+            await sdk.shutdown()
+        }
+    }
+
     @Test func theAnonymousIdUserAndTraitsSurviveARelaunch() async throws {
         try await ProcessDefaults.exclusively {
             let app = try App()
