@@ -34,6 +34,9 @@ struct FacadeTests {
             return try TouchpointSDK.start(writeKey: "wk_facade", collector: server.baseURL, options: options)
         }
 
+        /// Requests for the remote config at `path` so far (`surveys`, `catalog`).
+        func configRequests(_ path: String) -> Int { server.requests.filter { $0.path == "/v1/config/" + path }.count }
+
         /// The names (or types) of what the collector stored, in order.
         var received: [String] { collector.messages.map { $0.type == "track" ? $0.name ?? "?" : $0.type } }
     }
@@ -191,6 +194,37 @@ struct FacadeTests {
             await relaunched.optOut(discardingPending: true)
             #expect(relaunched.track("Tapped") == nil)
             await relaunched.shutdown()
+        }
+    }
+
+    /// Opted out, not even the remote config is fetched (it would tell the collector the app
+    /// runs): the survey schedule waits, refreshes and the catalog serve what they hold. Opting in
+    /// fetches again at once; opting out again stops it.
+    @Test func optedOutTheRemoteConfigSendsNoRequestUntilOptIn() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start(optedOutByDefault: true)
+            #expect(!sdk.configGate.isOpen)
+            #expect(await eventually { sdk.configGate.waiting == 1 }, "the survey schedule waits at the gate")
+            await sdk.surveys.refresh(url: sdk.surveyConfigURL)
+            let catalog = await PromoService(config: PromoConfig(currentAppID: "facade"), recorder: sdk.recorder)
+            await catalog.loadApps()
+            await catalog.forceRefresh()
+            #expect(app.configRequests("surveys") == 0)
+            #expect(app.configRequests("catalog") == 0)
+
+            await sdk.optIn()
+            #expect(sdk.configGate.isOpen)
+            #expect(await eventually { app.configRequests("surveys") >= 1 }, "the survey config is checked at once")
+            await catalog.forceRefresh()
+            #expect(app.configRequests("catalog") == 1)
+
+            await sdk.optOut()
+            #expect(!sdk.configGate.isOpen)
+            await catalog.forceRefresh()
+            #expect(app.configRequests("catalog") == 1)
+            await sdk.shutdown()
+            #expect(PromoConfig.defaultCatalogGate == nil)
         }
     }
 
