@@ -233,7 +233,8 @@ public final class TouchpointSDK: Sendable {
         identity = Locked(Identity.load(for: options.recorder))
         ScreenViews.recorder = options.recorder
         let applicationLifecycle = ApplicationLifecycleRecorder(
-            recorder: options.recorder, application: options.application, events: options.automaticEvents)
+            recorder: options.recorder, application: options.application, events: options.automaticEvents,
+            waitsForActivation: options.lifecycle?.announcesActivation ?? false)
         self.applicationLifecycle = applicationLifecycle
 
         // The recorder and the dispatcher follow a relay that forwards the app's lifecycle only

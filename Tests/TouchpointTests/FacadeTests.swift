@@ -22,13 +22,16 @@ struct FacadeTests {
         }
 
         /// Starts the SDK as a launch of `version` would: manual delivery, no reachability.
-        func start(version: String = "1.0", optedOutByDefault: Bool = false) throws -> TouchpointSDK {
+        func start(
+            version: String = "1.0", optedOutByDefault: Bool = false, lifecycle: ManualAppLifecycle? = nil
+        ) throws -> TouchpointSDK {
             var delivery = DeliveryConfiguration()
             delivery.dispatchInterval = -1
             delivery.reachability = nil
             delivery.maximumRequestsPerMinute = nil
             let options = TouchpointSDK.Options(
-                recorder: EventRecorder(directory: directory.url), delivery: delivery, lifecycle: lifecycle,
+                recorder: EventRecorder(directory: directory.url), delivery: delivery,
+                lifecycle: lifecycle ?? self.lifecycle,
                 surveyRefreshInterval: 3600, application: ApplicationVersion(version: version, build: version),
                 optedOutByDefault: optedOutByDefault)
             return try TouchpointSDK.start(writeKey: "wk_facade", collector: server.baseURL, options: options)
@@ -225,6 +228,25 @@ struct FacadeTests {
             #expect(app.configRequests("catalog") == 1)
             await sdk.shutdown()
             #expect(PromoConfig.defaultCatalogGate == nil)
+        }
+    }
+
+    /// An app with scenes, as UIKit's lifecycle reports it: the launch (no launch options), the
+    /// scene's URL forwarded with `openURL`, then activation. `Application Opened` carries the URL.
+    @Test func aSceneAppsOpenedCarriesTheURLItForwards() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let lifecycle = ManualAppLifecycle(announcesLaunch: true, announcesActivation: true)
+            let sdk = try app.start(lifecycle: lifecycle)
+            lifecycle.send(.didFinishLaunching(url: nil, referringApplication: nil))
+            sdk.openURL(URL(string: "shop://cart/42")!, referringApplication: "com.example.mail")
+            lifecycle.send(.didBecomeActive)
+            try await sdk.flush(timeout: 60)
+            let opened = try #require(app.collector.messages.first { $0.name == "Application Opened" })
+            #expect(opened.properties?["url"] == "shop://cart/42")
+            #expect(opened.properties?["referring_application"] == "com.example.mail")
+            #expect(opened.properties?["from_background"] == false)
+            await sdk.shutdown()
         }
     }
 
