@@ -123,6 +123,28 @@ struct ResetTests {
         #expect(lines.all.contains { $0.contains("RESET FAILED") && $0.contains("refused reset") })
     }
 
+    /// An adapter so far behind that the queue drops events for it still forgets the user before
+    /// the next user's events.
+    @Test func aLaggingAdapterStillGetsTheReset() async throws {
+        var configuration = GlobalTrackerConfiguration()
+        configuration.queueCapacity = 4
+        let harness = try RoutingHarness(configuration: configuration)
+        defer { harness.tracker.stopTracking() }
+        let slow = GatedAdapter(name: "Slow")
+        harness.tracker.startTracking(adapters: [slow])
+        harness.recorder.record("first")
+        #expect(await eventually { slow.gate.waiting == 1 }, "the adapter is busy with the first event")
+        for index in 0..<3 { harness.recorder.record("before \(index)") }
+        harness.recorder.resetIdentity()
+        for index in 0..<6 { harness.recorder.record("after \(index)") }
+        slow.gate.open(100)
+        #expect(await harness.delivered())
+        #expect(slow.resets == 1)
+        #expect(slow.received.eventNames.prefix(1) == ["first"])
+        #expect(slow.received.eventNames.suffix(4) == ["after 2", "after 3", "after 4", "after 5"])
+        #expect(harness.tracker.statistics[adapter: "Slow"]?.dropped == 5, "3 before and 2 after; not the reset")
+    }
+
     /// Deleting what was recorded (an opt-out that discards it) forgets the user too.
     @Test func clearingTheRecorderResetsTheAdapters() async throws {
         let harness = try RoutingHarness()

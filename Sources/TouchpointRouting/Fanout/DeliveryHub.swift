@@ -63,7 +63,8 @@ final class DeliveryHub: @unchecked Sendable {
     }
 
     init(capacity: Int, lingerInterval: TimeInterval) {
-        queue = FanoutQueue(capacity: capacity)
+        // A reset is never lost to a full queue: an adapter that fell behind still forgets the user.
+        queue = FanoutQueue(capacity: capacity, isOwed: { !$0.isRecorded })
         self.lingerInterval = lingerInterval
         spillThreshold = min(64, capacity)
         spareInbox.reserveCapacity(spillThreshold)
