@@ -118,7 +118,8 @@ extension TouchpointSDK {
 
     /// Forgets the user, as when they sign out: a new anonymous id, no user and no traits, and a
     /// new session. What was recorded before is still delivered, under the ids it was recorded
-    /// with; the collector sees two people.
+    /// with; the collector sees two people. Routing's analytics adapters forget the user too
+    /// (`AnalyticsAdapter.reset()`), after the previous user's events and before the next one's.
     public func reset() {
         recorder.resetIdentity()
         identity.withLock { $0 = Identity() }

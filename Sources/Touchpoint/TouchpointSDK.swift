@@ -30,6 +30,8 @@ import TouchpointSurveys
 ///   ``SurveyConfigManager/shared``, which `SurveyTriggerView { … }` reads);
 /// - **cross-promotion**: ``PromoConfig/defaultCatalogURL`` and ``PromoConfig/defaultCatalogHeaders``
 ///   point at `GET /v1/config/catalog`, so `MoreAppsView(currentAppID:)` lists the collector's catalog;
+/// - **consent** for the remote config: while the user opted out, ``configGate`` is closed and
+///   neither the survey config nor the catalog sends a request (they serve what they hold);
 /// - **the scenario store**: ``storeBackend``, an ``HTTPStoreBackend`` on `/v1/scenario/…` (the
 ///   namespaces' shared documents), ``storeBackend(for:)`` for a signed-in user's own, and
 ///   ``makeStore(appID:version:user:)``, a ``DefaultStore`` whose `backend` scopes sync with them;
@@ -134,6 +136,12 @@ public final class TouchpointSDK: Sendable {
 
     /// Records installs, updates, opens and moves to the background (``Options/automaticEvents``).
     public let applicationLifecycle: ApplicationLifecycleRecorder
+    /// Closed while the user opted out (``optOut(discardingPending:)``): the survey config and the
+    /// promo catalog send no request (a config fetch tells the collector the app is running), and
+    /// serve what they hold; opened again by ``optIn()``, when the survey config checks at once.
+    public let configGate: RequestGate
+
+    private let consentFollower: ConsentFollower
 
     private let storeTransport: any HTTPTransport
     private let lifecycleObservation = Locked<AppLifecycleObservation?>(nil)
@@ -177,6 +185,7 @@ public final class TouchpointSDK: Sendable {
         if let previous { Task { await previous.stop(clearingDefaults: false) } }
         PromoConfig.defaultCatalogURL = sdk.catalogURL
         PromoConfig.defaultCatalogHeaders = sdk.headers
+        PromoConfig.defaultCatalogGate = sdk.configGate
         SurveyConfigManager.shared = sdk.surveys
         return sdk
     }
@@ -207,20 +216,25 @@ public final class TouchpointSDK: Sendable {
         self.catalogURL = catalogURL
         headers = ["Authorization": TransportHeaders.basicAuthorization(user: writeKey)]
 
+        if options.optedOutByDefault { options.recorder.setOptedOutByDefault(true) }
         dispatcher = EventDispatcher.start(
             writeKey: writeKey, endpoint: baseURL, recorder: options.recorder, configuration: options.delivery,
             transport: options.transport)
+        // Closed while the user opted out: the remote config sends no request.
+        configGate = RequestGate(isOpen: !options.recorder.isOptedOut)
+        consentFollower = ConsentFollower(gate: configGate)
+        options.recorder.addConsumer(consentFollower)
         surveys = SurveyConfigManager(
             initial: options.initialSurveys, recorder: options.recorder, transport: options.transport,
-            configuration: RemoteResourceConfiguration(headers: headers))
+            configuration: RemoteResourceConfiguration(headers: headers, gate: configGate))
         surveys.startAutoRefresh(url: surveysURL, interval: options.surveyRefreshInterval)
         storeBackend = HTTPStoreBackend(collector: baseURL, writeKey: writeKey, transport: options.transport)
         storeTransport = options.transport
         identity = Locked(Identity.load(for: options.recorder))
-        if options.optedOutByDefault { options.recorder.setOptedOutByDefault(true) }
         ScreenViews.recorder = options.recorder
         let applicationLifecycle = ApplicationLifecycleRecorder(
-            recorder: options.recorder, application: options.application, events: options.automaticEvents)
+            recorder: options.recorder, application: options.application, events: options.automaticEvents,
+            waitsForActivation: options.lifecycle?.announcesActivation ?? false)
         self.applicationLifecycle = applicationLifecycle
 
         // The recorder and the dispatcher follow a relay that forwards the app's lifecycle only
@@ -266,6 +280,7 @@ public final class TouchpointSDK: Sendable {
     public func promoConfig(currentAppID: String) -> PromoConfig {
         var config = PromoConfig(jsonURL: catalogURL, currentAppID: currentAppID)
         config.resource.headers = headers
+        config.resource.gate = configGate
         return config
     }
 
@@ -287,6 +302,7 @@ public final class TouchpointSDK: Sendable {
             if PromoConfig.defaultCatalogURL == catalogURL {
                 PromoConfig.defaultCatalogURL = nil
                 PromoConfig.defaultCatalogHeaders = [:]
+                PromoConfig.defaultCatalogGate = nil
             }
             if SurveyConfigManager.shared === surveys { SurveyConfigManager.shared = nil }
             if ScreenViews.recorder === recorder { ScreenViews.recorder = .shared }
@@ -297,8 +313,23 @@ public final class TouchpointSDK: Sendable {
         }
         _ = observation  // released here, outside the lock: the app's lifecycle is no longer followed
         surveys.stopAutoRefresh()
+        recorder.removeConsumer(consentFollower)
         await dispatcher.shutdown()
         // The identity is on disk for the next start.
         await withCheckedContinuation { continuation in identityQueue.async { continuation.resume() } }
+    }
+}
+
+/// Opens and closes the SDK's ``RequestGate`` as the user opts in and out.
+final class ConsentFollower: EventConsumer {
+    let gate: RequestGate
+
+    init(gate: RequestGate) { self.gate = gate }
+
+    func eventRecorder(_ recorder: EventRecorder, didRecord event: Event, attachment: (any Sendable)?) {}
+
+    func eventRecorder(_ recorder: EventRecorder, didChangeConsent isOptedOut: Bool) {
+        // The recorder's state now, not the argument: two changes in a row may be told out of order.
+        gate.set(open: !recorder.isOptedOut)
     }
 }

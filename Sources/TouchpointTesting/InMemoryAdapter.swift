@@ -21,6 +21,8 @@ public final class InMemoryAdapter: AnalyticsAdapter, Sendable {
         /// `track(property:)`: the identifier, the tracked value (nil when there was none), and
         /// the property's Swift type's name.
         case property(identifier: String, value: EventValue?, type: String)
+        /// `reset()`: the user was forgotten.
+        case reset
     }
 
     public let name: String
@@ -58,6 +60,10 @@ public final class InMemoryAdapter: AnalyticsAdapter, Sendable {
             identifier: property.identifier, value: property.trackedValue?.eventValue,
             type: String(describing: type(of: property)))
         state.withLock { $0.deliveries.append(delivery) }
+    }
+
+    public func reset() {
+        state.withLock { $0.deliveries.append(.reset) }
     }
 
     /// How many times `configure()` was called.

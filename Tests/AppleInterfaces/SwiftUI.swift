@@ -396,6 +396,7 @@ extension View {
     ) -> some View { self }
     public func onAppear(perform action: (() -> Void)? = nil) -> some View { self }
     public func onDisappear(perform action: (() -> Void)? = nil) -> some View { self }
+    public func onOpenURL(perform action: @escaping (URL) -> Void) -> some View { self }
     // The action runs on the view's actor (the main actor), as SwiftUI declares it.
     public func task(
         priority: TaskPriority = .userInitiated, @_inheritActorContext _ action: @escaping @Sendable () async -> Void

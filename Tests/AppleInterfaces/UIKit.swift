@@ -40,6 +40,8 @@ open class UIApplication: UIResponder {
         "UIApplicationWillEnterForegroundNotification")
     nonisolated public static let willTerminateNotification = NSNotification.Name(
         "UIApplicationWillTerminateNotification")
+    nonisolated public static let didBecomeActiveNotification = NSNotification.Name(
+        "UIApplicationDidBecomeActiveNotification")
 }
 
 @MainActor @preconcurrency
@@ -52,6 +54,22 @@ open class UIScene: UIResponder {
     }
 
     open var activationState: ActivationState { fatalError() }
+
+    @MainActor @preconcurrency
+    open class OpenURLOptions: NSObject {
+        open var sourceApplication: String? { fatalError() }
+    }
+
+    @MainActor @preconcurrency
+    open class ConnectionOptions: NSObject {
+        open var urlContexts: Set<UIOpenURLContext> { fatalError() }
+    }
+}
+
+@MainActor @preconcurrency
+open class UIOpenURLContext: NSObject {
+    open var url: URL { fatalError() }
+    open var options: UIScene.OpenURLOptions { fatalError() }
 }
 
 @MainActor @preconcurrency

@@ -27,7 +27,20 @@ struct SegmentShapeTests {
         "group":
             #"{"type":"group","groupId":"acme","traits":{"employees":12},"anonymousId":"\#(anonymousId)","userId":"u-42"}"#,
         "alias": #"{"type":"alias","userId":"u-43","previousId":"u-42","anonymousId":"\#(anonymousId)"}"#,
+        // `alias` before any `identify`: Segment's analytics-kotlin (`Analytics.alias`) sends
+        // `previousId: userInfo.userId ?: userInfo.anonymousId`, and the Segment spec names "an
+        // Anonymous ID … or a User ID" as the previous id; the collector merges on it.
+        // analytics-swift sends `previousId: self.userId`, nil while anonymous, so it leaves
+        // `previousId` out (see `anonymousAliasOfAnalyticsSwift`); Touchpoint sends the kotlin shape.
+        "anonymousAlias":
+            #"{"type":"alias","userId":"u-50","previousId":"\#(anonymousId)","anonymousId":"\#(anonymousId)"}"#,
     ]
+
+    /// analytics-swift's `alias(newId:)` while anonymous (`AliasEvent(newId:previousId: self.userId)`
+    /// with a nil user id; optionals are left out when encoded): no `previousId`, so nothing
+    /// names the id to merge. Touchpoint does not send this shape.
+    static let anonymousAliasOfAnalyticsSwift =
+        #"{"type":"alias","userId":"u-50","anonymousId":"\#(anonymousId)"}"#
 
     /// The events Touchpoint records for the same calls (see `TouchpointSDK`'s facade).
     static func event(_ name: String) -> Event {
@@ -43,11 +56,12 @@ struct SegmentShapeTests {
         case "identify": return make(.identify, "identify", "u-42", ["plan": "pro"])
         case "screen": return make(.screen, "Cart", "u-42", ["category": "Shop", "items": 2])
         case "group": return make(.group, "acme", "u-42", ["employees": 12])
+        case "anonymousAlias": return make(.alias, "alias", "u-50", ["previousId": .string(anonymousId)])
         default: return make(.alias, "alias", "u-43", ["previousId": "u-42"])
         }
     }
 
-    @Test(arguments: ["track", "anonymousTrack", "identify", "screen", "group", "alias"])
+    @Test(arguments: ["track", "anonymousTrack", "identify", "screen", "group", "alias", "anonymousAlias"])
     func messagesHaveAnalyticsSwiftsShape(_ kind: String) throws {
         var writer = JSONWriter()
         SegmentMessage(library: DeliveryLibrary(name: "touchpoint-swift", version: "0.1.0"), context: nil)
@@ -59,5 +73,21 @@ struct SegmentShapeTests {
         #expect(ours["context"]?["sessionId"]?.stringValue != nil)
         for key in ["messageId", "timestamp", "context"] { ours.removeValue(forKey: key) }
         #expect(ours == theirs)
+    }
+}
+
+extension SegmentShapeTests {
+    /// The anonymous alias names the anonymous id, which analytics-swift's leaves out: the one
+    /// member where Touchpoint follows analytics-kotlin and the spec instead.
+    @Test func anAnonymousAliasCarriesWhatAnalyticsSwiftLeavesOut() throws {
+        var writer = JSONWriter()
+        SegmentMessage(library: DeliveryLibrary(name: "touchpoint-swift", version: "0.1.0"), context: nil)
+            .write(Self.event("anonymousAlias"), to: &writer)
+        var ours = try #require(try JSONParser.parse(writer.bytes).objectValue)
+        for key in ["messageId", "timestamp", "context"] { ours.removeValue(forKey: key) }
+        let swift = try #require(try JSONParser.parse(Array(Self.anonymousAliasOfAnalyticsSwift.utf8)).objectValue)
+        #expect(ours["previousId"] == .string(Self.anonymousId))
+        ours.removeValue(forKey: "previousId")
+        #expect(ours == swift)
     }
 }

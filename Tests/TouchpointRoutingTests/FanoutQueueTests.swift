@@ -47,6 +47,39 @@ struct FanoutQueueTests {
         #expect(queue.droppedBeforeStart == 0)
     }
 
+    /// A reset that falls out of the full queue is not lost: the lagging lane gets it first, then
+    /// what is left; the lane that kept up is not affected, and a reset is not counted as dropped.
+    @Test func anOwedItemEvictedFromALaggingLaneComesFirst() {
+        var queue = FanoutQueue<String>(capacity: 2, isOwed: { $0 == "reset" })
+        _ = queue.addLanes(2)
+        queue.configured(lane: 0, succeeded: true)
+        queue.configured(lane: 1, succeeded: true)
+        for item in ["a", "reset", "b", "c"] {
+            _ = queue.append(item)
+            #expect(queue.take(lane: 0, limit: 10) == [item])
+            queue.finish(lane: 0)
+        }
+        #expect(queue.lanes[1].dropped == 1, "a was lost, the reset was not")
+        #expect(queue.lanes[1].done == 1, "the reset (sequence 1) is not done with")
+        #expect(queue.take(lane: 1, limit: 10) == ["reset", "b", "c"])
+        queue.finish(lane: 1)
+        #expect(queue.lanes[1].done == 4)
+        #expect(queue.lanes[0].dropped == 0)
+    }
+
+    @Test func anOwedItemEvictedBeforeStartReachesTheFirstLanes() {
+        var queue = FanoutQueue<String>(capacity: 2, isOwed: { $0 == "reset" })
+        for item in ["a", "reset", "b", "c"] { _ = queue.append(item) }
+        #expect(queue.droppedBeforeStart == 1)
+        _ = queue.addLanes(1)
+        queue.configured(lane: 0, succeeded: true)
+        #expect(queue.take(lane: 0, limit: 10) == ["reset", "b", "c"])
+
+        var handed = FanoutQueue<String>(capacity: 2, isOwed: { $0 == "reset" })
+        for item in ["reset", "b", "c"] { _ = handed.append(item) }
+        #expect(handed.removeAll() == ["reset", "b", "c"], "handing the queue over keeps the reset")
+    }
+
     @Test func aLaneWithABatchInFlightKeepsItAndTakesNoOther() {
         var queue = FanoutQueue<Int>(capacity: 2)
         _ = queue.addLanes(1)

@@ -80,6 +80,11 @@ final class GatedAdapter: AnalyticsAdapter, Sendable {
     }
 
     func track(property: any TrackableProperty) { received.track(property: property) }
+
+    private let resetCount = Locked(0)
+    /// How many times `reset()` was called.
+    var resets: Int { resetCount.value }
+    func reset() { resetCount.withLock { $0 += 1 } }
 }
 
 /// An adapter whose `configure()` stops at a gate.

@@ -22,17 +22,23 @@ struct FacadeTests {
         }
 
         /// Starts the SDK as a launch of `version` would: manual delivery, no reachability.
-        func start(version: String = "1.0", optedOutByDefault: Bool = false) throws -> TouchpointSDK {
+        func start(
+            version: String = "1.0", optedOutByDefault: Bool = false, lifecycle: ManualAppLifecycle? = nil
+        ) throws -> TouchpointSDK {
             var delivery = DeliveryConfiguration()
             delivery.dispatchInterval = -1
             delivery.reachability = nil
             delivery.maximumRequestsPerMinute = nil
             let options = TouchpointSDK.Options(
-                recorder: EventRecorder(directory: directory.url), delivery: delivery, lifecycle: lifecycle,
+                recorder: EventRecorder(directory: directory.url), delivery: delivery,
+                lifecycle: lifecycle ?? self.lifecycle,
                 surveyRefreshInterval: 3600, application: ApplicationVersion(version: version, build: version),
                 optedOutByDefault: optedOutByDefault)
             return try TouchpointSDK.start(writeKey: "wk_facade", collector: server.baseURL, options: options)
         }
+
+        /// Requests for the remote config at `path` so far (`surveys`, `catalog`).
+        func configRequests(_ path: String) -> Int { server.requests.filter { $0.path == "/v1/config/" + path }.count }
 
         /// The names (or types) of what the collector stored, in order.
         var received: [String] { collector.messages.map { $0.type == "track" ? $0.name ?? "?" : $0.type } }
@@ -94,6 +100,56 @@ struct FacadeTests {
         }
     }
 
+    /// The analytics tools behind the routing adapters forget the user on `reset()`: the next
+    /// person's events do not carry the previous one's identity to them.
+    @Test func resetTellsTheRoutingAdaptersToForgetTheUser() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let tracker = GlobalTracker(recorder: sdk.recorder)
+            defer { tracker.stopTracking() }
+            let adapter = InMemoryAdapter(name: "Mixpanel")
+            tracker.startTracking(adapters: [adapter])
+            sdk.identify(userId: "u-1", traits: ["plan": "pro"])
+            sdk.track("Signed Out")
+            sdk.reset()
+            sdk.track("Browsed")
+            #expect(await tracker.waitUntilDelivered(timeout: .seconds(30)))
+            let tail = adapter.deliveries.drop {
+                $0 != .property(identifier: "plan", value: "pro", type: "RecordedProperty")
+            }
+            #expect(
+                Array(tail) == [
+                    .property(identifier: "plan", value: "pro", type: "RecordedProperty"),
+                    .event(name: "Signed Out", metadata: [:], type: "RecordedEvent"),
+                    .reset,
+                    .event(name: "Browsed", metadata: [:], type: "RecordedEvent"),
+                ])
+            await sdk.shutdown()
+        }
+    }
+
+    /// `alias` while anonymous links the anonymous id: `previousId` is it (analytics-kotlin's
+    /// `userId ?: anonymousId`, the Segment spec's "an Anonymous ID … or a User ID"), and the
+    /// collector merges the anonymous visits into the new user.
+    @Test func anAnonymousAliasNamesTheAnonymousIdAsPreviousId() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start()
+            let anonymousId = sdk.anonymousId
+            sdk.track("Product Viewed")
+            _ = try #require(sdk.alias("u-50"))
+            #expect(sdk.userId == "u-50")
+            _ = try #require(sdk.alias("u-51"))
+            try await sdk.flush(timeout: 60)
+            let aliases = app.collector.messages.filter { $0.type == "alias" }
+            #expect(aliases.map(\.userId) == ["u-50", "u-51"])
+            #expect(aliases.allSatisfy { $0.anonymousId == anonymousId })
+            #expect(aliases.map(\.previousId) == [anonymousId, "u-50"])
+            await sdk.shutdown()
+        }
+    }
+
     @Test func theAnonymousIdUserAndTraitsSurviveARelaunch() async throws {
         try await ProcessDefaults.exclusively {
             let app = try App()
@@ -141,6 +197,56 @@ struct FacadeTests {
             await relaunched.optOut(discardingPending: true)
             #expect(relaunched.track("Tapped") == nil)
             await relaunched.shutdown()
+        }
+    }
+
+    /// Opted out, not even the remote config is fetched (it would tell the collector the app
+    /// runs): the survey schedule waits, refreshes and the catalog serve what they hold. Opting in
+    /// fetches again at once; opting out again stops it.
+    @Test func optedOutTheRemoteConfigSendsNoRequestUntilOptIn() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start(optedOutByDefault: true)
+            #expect(!sdk.configGate.isOpen)
+            #expect(await eventually { sdk.configGate.waiting == 1 }, "the survey schedule waits at the gate")
+            await sdk.surveys.refresh(url: sdk.surveyConfigURL)
+            let catalog = await PromoService(config: PromoConfig(currentAppID: "facade"), recorder: sdk.recorder)
+            await catalog.loadApps()
+            await catalog.forceRefresh()
+            #expect(app.configRequests("surveys") == 0)
+            #expect(app.configRequests("catalog") == 0)
+
+            await sdk.optIn()
+            #expect(sdk.configGate.isOpen)
+            #expect(await eventually { app.configRequests("surveys") >= 1 }, "the survey config is checked at once")
+            await catalog.forceRefresh()
+            #expect(app.configRequests("catalog") == 1)
+
+            await sdk.optOut()
+            #expect(!sdk.configGate.isOpen)
+            await catalog.forceRefresh()
+            #expect(app.configRequests("catalog") == 1)
+            await sdk.shutdown()
+            #expect(PromoConfig.defaultCatalogGate == nil)
+        }
+    }
+
+    /// An app with scenes, as UIKit's lifecycle reports it: the launch (no launch options), the
+    /// scene's URL forwarded with `openURL`, then activation. `Application Opened` carries the URL.
+    @Test func aSceneAppsOpenedCarriesTheURLItForwards() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let lifecycle = ManualAppLifecycle(announcesLaunch: true, announcesActivation: true)
+            let sdk = try app.start(lifecycle: lifecycle)
+            lifecycle.send(.didFinishLaunching(url: nil, referringApplication: nil))
+            sdk.openURL(URL(string: "shop://cart/42")!, referringApplication: "com.example.mail")
+            lifecycle.send(.didBecomeActive)
+            try await sdk.flush(timeout: 60)
+            let opened = try #require(app.collector.messages.first { $0.name == "Application Opened" })
+            #expect(opened.properties?["url"] == "shop://cart/42")
+            #expect(opened.properties?["referring_application"] == "com.example.mail")
+            #expect(opened.properties?["from_background"] == false)
+            await sdk.shutdown()
         }
     }
 

@@ -24,3 +24,33 @@ final class CheckoutViewController: ScreenTrackingViewController {
     override var screenName: String? { "Checkout" }
 }
 #endif
+
+// The README's links that open the app, as an app with scenes forwards them.
+#if canImport(SwiftUI)
+import SwiftUI
+import Touchpoint
+
+struct LinkedRoot: View {
+    var body: some View {
+        Text("Shop")
+            .touchpointOpenURL { url in print("route to", url) }
+    }
+}
+#endif
+
+#if canImport(UIKit) && !os(watchOS)
+import UIKit
+import Touchpoint
+
+/// What a scene delegate's `scene(_:willConnectTo:options:)` and `scene(_:openURLContexts:)` do.
+@MainActor
+enum LinkedScene {
+    static func willConnect(options: UIScene.ConnectionOptions) {
+        TouchpointSDK.current?.openURLContexts(options.urlContexts)
+    }
+
+    static func open(_ contexts: Set<UIOpenURLContext>) {
+        TouchpointSDK.current?.openURLContexts(contexts)
+    }
+}
+#endif

@@ -18,6 +18,8 @@ import Logging
 ///   `Retry-After`); ``refresh()`` and auto-refresh wait it out.
 /// - **Live values.** ``values()`` streams each new value, so a consumer can switch configs
 ///   without a restart; ``startAutoRefresh(interval:)`` revalidates on a schedule.
+/// - **Consent.** While the configuration's ``RemoteResourceConfiguration/gate`` is closed (the
+///   user opted out), no request is sent: refreshes serve what is held, auto-refresh waits.
 ///
 /// Concurrent refreshes share one request. Time comes from a ``WallClock``, so tests can move it.
 ///
@@ -180,8 +182,12 @@ public final class RemoteResource<Value: Sendable>: Sendable {
         let interval = interval.isFinite && interval > 0 ? interval : 1
         inner.withLock { inner in
             inner.autoRefresh?.cancel()
+            let gate = configuration.gate
             inner.autoRefresh = Task { [weak self] in
                 while !Task.isCancelled {
+                    // Closed (the user opted out): no check until it opens, then at once if due.
+                    if let gate { await gate.waitUntilOpen() }
+                    guard !Task.isCancelled else { return }
                     guard let delay = await self?.autoRefreshStep(interval: interval) else { return }
                     // Sleep at most a minute at a time, so wall-clock jumps are noticed.
                     let nanoseconds = UInt64(min(max(delay, 0.001), 60) * 1_000_000_000)
@@ -258,12 +264,14 @@ public final class RemoteResource<Value: Sendable>: Sendable {
     func run(_ mode: RemoteResourceStateMachine<Value>.Mode) async -> RemoteResourceSnapshot<Value> {
         loadCacheIfNeeded()
         let now = clock.now()
+        let isClosed = configuration.gate.map { !$0.isOpen } ?? false
         let (served, task): (RemoteResourceSnapshot<Value>?, Task<RemoteResourceSnapshot<Value>, Never>?) =
             inner.withLock { inner in
                 if let inFlight = inner.inFlight {
                     inner.inFlightCallers += 1
                     return (nil, inFlight.task)
                 }
+                if isClosed { return (inner.machine.snapshot, nil) }
                 switch inner.machine.decide(mode, now: now) {
                 case .serve:
                     return (inner.machine.snapshot, nil)

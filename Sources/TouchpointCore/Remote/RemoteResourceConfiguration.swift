@@ -14,6 +14,9 @@ public struct RemoteResourceConfiguration: Sendable, Hashable {
     public var headers: TransportHeaders
     /// A seed for the backoff's jitter, for reproducible tests; nil draws from the system.
     public var jitterSeed: UInt64?
+    /// While closed, no request is sent: refreshes serve what is held and auto-refresh waits
+    /// (the user opted out). Nil: always open.
+    public var gate: RequestGate?
 
     /// Creates a configuration.
     /// - Parameters:
@@ -22,17 +25,20 @@ public struct RemoteResourceConfiguration: Sendable, Hashable {
     ///   - backoff: the cool-down after failures (from 5 s, doubling, up to 15 minutes, at least 1 s).
     ///   - headers: extra header fields.
     ///   - jitterSeed: a seed for reproducible jitter.
+    ///   - gate: stops requests while closed; nil for none.
     public init(
         cacheTTL: TimeInterval = 300,
         requestTimeout: TimeInterval = 30,
         backoff: Backoff.Policy = Backoff.Policy(initialDelay: 5, maximumDelay: 900, minimumDelay: 1),
         headers: TransportHeaders = [:],
-        jitterSeed: UInt64? = nil
+        jitterSeed: UInt64? = nil,
+        gate: RequestGate? = nil
     ) {
         self.cacheTTL = cacheTTL
         self.requestTimeout = requestTimeout
         self.backoff = backoff
         self.headers = headers
         self.jitterSeed = jitterSeed
+        self.gate = gate
     }
 }

@@ -10,6 +10,11 @@ public enum AppLifecycleEvent: Sendable, Hashable {
     case didEnterBackground
     /// The app is coming back to the foreground.
     case willEnterForeground
+    /// The app became active (UIKit's `didBecomeActive`): where the lifecycle announces it
+    /// (``AppLifecycle/announcesActivation``), `Application Opened` waits for it, so a URL the app
+    /// forwards from its scene in between (``ApplicationLifecycleRecorder/openURL(_:referringApplication:)``)
+    /// is carried.
+    case didBecomeActive
     /// The app is about to terminate.
     case willTerminate
 }
@@ -25,10 +30,16 @@ public protocol AppLifecycle: Sendable {
     /// Whether this source reports ``AppLifecycleEvent/didFinishLaunching(url:referringApplication:)``
     /// (false by default). Where it does not, the launch is the moment the SDK starts.
     var announcesLaunch: Bool { get }
+
+    /// Whether this source reports ``AppLifecycleEvent/didBecomeActive`` after each launch and
+    /// return from the background (false by default). Where it does, `Application Opened` is
+    /// recorded then, with the URL a scene delivered meanwhile; elsewhere at once.
+    var announcesActivation: Bool { get }
 }
 
 extension AppLifecycle {
     public var announcesLaunch: Bool { false }
+    public var announcesActivation: Bool { false }
 }
 
 /// Keeps a lifecycle observation alive; releasing it stops the calls.
@@ -47,10 +58,15 @@ public final class ManualAppLifecycle: AppLifecycle {
     private let nextID = Locked(0)
     /// Whether ``send(_:)`` will deliver the launch (``AppLifecycleEvent/didFinishLaunching(url:referringApplication:)``).
     public let announcesLaunch: Bool
+    /// Whether ``send(_:)`` will deliver ``AppLifecycleEvent/didBecomeActive`` after each opening.
+    public let announcesActivation: Bool
 
-    /// - Parameter announcesLaunch: whether the launch will be sent (as UIKit's lifecycle does).
-    public init(announcesLaunch: Bool = false) {
+    /// - Parameters:
+    ///   - announcesLaunch: whether the launch will be sent (as UIKit's lifecycle does).
+    ///   - announcesActivation: whether activations will be sent (as UIKit's lifecycle does).
+    public init(announcesLaunch: Bool = false, announcesActivation: Bool = false) {
         self.announcesLaunch = announcesLaunch
+        self.announcesActivation = announcesActivation
     }
 
     public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> AppLifecycleObservation {

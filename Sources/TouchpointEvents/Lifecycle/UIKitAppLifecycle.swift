@@ -2,8 +2,9 @@
 import Foundation
 import UIKit
 
-/// Forwards UIKit's launch, background, foreground and terminate notifications as
-/// ``AppLifecycleEvent``s (the launch with the URL and source application of its launch options).
+/// Forwards UIKit's launch, background, foreground, activation and terminate notifications as
+/// ``AppLifecycleEvent``s (the launch with the URL and source application of its launch options;
+/// an app with scenes forwards its scenes' URLs itself, which `Application Opened` then carries).
 ///
 /// Compiled on Apple platforms only; the logic that reacts to these events is platform-neutral
 /// and tested through ``ManualAppLifecycle``.
@@ -15,12 +16,17 @@ public struct UIKitAppLifecycle: AppLifecycle {
     /// follows the delegate's method).
     public var announcesLaunch: Bool { true }
 
+    /// UIKit posts `didBecomeActive` after each opening, after a scene's connection options and
+    /// `openURLContexts` (which the app forwards with `TouchpointSDK.openURL(_:referringApplication:)`).
+    public var announcesActivation: Bool { true }
+
     public func observe(_ handler: @escaping @Sendable (AppLifecycleEvent) -> Void) -> AppLifecycleObservation {
         let center = NotificationCenter.default
         let pairs: [(Notification.Name, AppLifecycleEvent)] = [
             (UIApplication.didEnterBackgroundNotification, .didEnterBackground),
             (UIApplication.willEnterForegroundNotification, .willEnterForeground),
             (UIApplication.willTerminateNotification, .willTerminate),
+            (UIApplication.didBecomeActiveNotification, .didBecomeActive),
         ]
         var tokens = pairs.map { name, event in
             center.addObserver(forName: name, object: nil, queue: nil) { _ in handler(event) }

@@ -25,9 +25,11 @@ public protocol EventConsumer: AnyObject, Sendable {
     /// while opted out nothing is recorded, and nothing should be sent.
     func eventRecorder(_ recorder: EventRecorder, didChangeConsent isOptedOut: Bool)
 
-    /// Called after ``EventRecorder/resetIdentity()`` started a new anonymous user (outside the
-    /// recorder's lock): what a consumer keeps about the previous anonymous user (or the signed-out
-    /// one) no longer applies to the events that follow.
+    /// Called when ``EventRecorder/resetIdentity()`` starts a new anonymous user, in record order
+    /// (while the recorder holds its lock, like ``eventRecorder(_:didRecord:attachment:)``: after
+    /// the previous user's last event, before the next user's first): what a consumer keeps about
+    /// the previous anonymous user (or the signed-out one) no longer applies to the events that
+    /// follow.
     func eventRecorder(_ recorder: EventRecorder, didResetIdentity anonymousId: String)
 
     /// Whether retention may delete this session's files now. Return false while the consumer

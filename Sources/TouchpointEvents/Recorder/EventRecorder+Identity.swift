@@ -106,14 +106,14 @@ extension EventRecorder {
     /// metadata automatic sessions would continue are forgotten, and a new anonymous id is made
     /// (and kept across launches). What was recorded before keeps its ids, and is delivered
     /// under them. The next event starts a new anonymous session. Consumers hear of it
-    /// (``EventConsumer/eventRecorder(_:didResetIdentity:)``): routing forgets the anonymous
-    /// user's traits.
+    /// (``EventConsumer/eventRecorder(_:didResetIdentity:)``, in log order): routing forgets the
+    /// anonymous user's traits and has its adapters forget the user.
     /// - Returns: the new anonymous id.
     @discardableResult
     public func resetIdentity() -> String {
         precondition(!isLockedByCurrentThread, "EventRecorder.resetIdentity called from inside a consumer callback")
         let id = UUID().uuidString
-        let (file, consumers): (MappedLogFile?, [any EventConsumer]) = withStateLock { state in
+        let file: MappedLogFile? = withStateLock { state in
             state.resumeChecked = true
             var file: MappedLogFile?
             if let current = state.session {
@@ -129,10 +129,11 @@ extension EventRecorder {
             } catch {
                 logger.error("cannot keep the new install id: \(error); using \(id) for this run")
             }
-            return (file, state.consumers)
+            // Under the lock, between the previous user's last event and the next user's first.
+            for consumer in state.consumers { consumer.eventRecorder(self, didResetIdentity: id) }
+            return file
         }
         if let file { syncQuietly(file) }
-        for consumer in consumers { consumer.eventRecorder(self, didResetIdentity: id) }
         return id
     }
 }

@@ -87,6 +87,7 @@ public struct PromoConfig: Sendable, Hashable {
         let defaults = Self.defaults.value
         self.init(jsonURL: defaults.url ?? Self.unsetCatalogURL, currentAppID: currentAppID)
         resource.headers = defaults.headers
+        resource.gate = defaults.gate
     }
 
     /// The catalog URL used by ``init(currentAppID:)``; set it once at launch (the setup call
@@ -104,10 +105,18 @@ public struct PromoConfig: Sendable, Hashable {
         set { defaults.withLock { $0.headers = newValue } }
     }
 
+    /// The gate ``init(currentAppID:)`` puts in ``resource``: closed while the user opted out, so
+    /// the catalog is served from the cache without a request. Nil by default; the setup call sets
+    /// it with ``defaultCatalogURL``.
+    public static var defaultCatalogGate: RequestGate? {
+        get { defaults.value.gate }
+        set { defaults.withLock { $0.gate = newValue } }
+    }
+
     /// Whether ``jsonURL`` is the placeholder of an unset ``defaultCatalogURL``.
     public var isCatalogURLSet: Bool { jsonURL != Self.unsetCatalogURL }
 
-    private static let defaults = Locked<(url: URL?, headers: TransportHeaders)>((nil, [:]))
+    private static let defaults = Locked<(url: URL?, headers: TransportHeaders, gate: RequestGate?)>((nil, [:], nil))
     static let unsetCatalogURL = URL(string: "touchpoint-promo:default-catalog-url-not-set")!
 
     /// The locale taglines are chosen for: ``locale``, else the device's first preferred language.

@@ -21,13 +21,17 @@
 ///     func track(property: TrackableProperty) {
 ///         Mixpanel.sharedInstance()?.people.set(property.identifier, to: property.trackedValue)
 ///     }
+///
+///     func reset() {  // optional: the user signed out
+///         Mixpanel.sharedInstance()?.reset()
+///     }
 /// }
 ///
 /// GlobalTracker.startTracking(adapters: [MixpanelAdapter(token: "abcd")])
 /// ```
 ///
 /// **Threads.** Each adapter gets its own thread when tracking starts; every call to it
-/// (``configure()`` first, then `track` in log order, and reads of its rules and ``name``) is
+/// (``configure()`` first, then `track` and ``reset()`` in log order, and reads of its rules and ``name``) is
 /// made on that thread, one at a time. So an adapter needs no locking of its own, and can be a
 /// plain class: ``GlobalTracker/startTracking(adapters:)`` takes the adapters as `sending`, so
 /// in Swift 6 the compiler checks that the caller hands them over and keeps no access to them.
@@ -57,6 +61,16 @@ public protocol AnalyticsAdapter: AnyObject {
 
     /// Sends a property (a user trait) to the tool.
     func track(property: any TrackableProperty) throws
+
+    /// Forgets the user: the app reset the identity (a sign-out, `TouchpointSDK.reset()`,
+    /// ``EventRecorder/resetIdentity()``) or deleted what was recorded. A tool that keeps the
+    /// user's id or traits (Mixpanel's `reset()`, Intercom's `logout()`, Firebase's
+    /// `setUserID(nil)`) clears them here, so the next person's events do not carry them.
+    ///
+    /// Called on the adapter's thread in log order: after every event of the previous user,
+    /// before any of the next. Does nothing by default, which is right for a tool that keeps no
+    /// user. A throwing reset is logged and counted as failed.
+    func reset() throws
 }
 
 extension AnalyticsAdapter {
@@ -68,4 +82,7 @@ extension AnalyticsAdapter {
 
     /// All properties.
     public var propertyTrackingRule: PropertyTrackingRule? { nil }
+
+    /// Nothing to forget.
+    public func reset() {}
 }

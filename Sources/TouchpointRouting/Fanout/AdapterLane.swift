@@ -75,6 +75,14 @@ final class AdapterLane: @unchecked Sendable {
                 let property = RecordedProperty(identifier: key, value: value, event: recorded)
                 deliver(property, value: value, settings, &counts)
             }
+        case .reset:
+            announce(settings) { _ in TrackerLog.reset(adapter: name) }
+            do {
+                try adapter.reset()
+            } catch {
+                counts.failed += 1
+                log.problem(TrackerLog.resetFailed(adapter: name, error: error), severity: .error)
+            }
         }
     }
 

@@ -28,6 +28,8 @@ final class DeliveryHub: @unchecked Sendable {
         var items: [DeliveryItem] = []
         /// Items ever appended; the sequence number the next one gets in the queue.
         var appended = 0
+        /// Of those, the events and properties (not resets).
+        var recorded = 0
         /// Lanes about to sleep until woken (registered under `condition`).
         var sleepers = 0
     }
@@ -61,7 +63,8 @@ final class DeliveryHub: @unchecked Sendable {
     }
 
     init(capacity: Int, lingerInterval: TimeInterval) {
-        queue = FanoutQueue(capacity: capacity)
+        // A reset is never lost to a full queue: an adapter that fell behind still forgets the user.
+        queue = FanoutQueue(capacity: capacity, isOwed: { !$0.isRecorded })
         self.lingerInterval = lingerInterval
         spillThreshold = min(64, capacity)
         spareInbox.reserveCapacity(spillThreshold)
@@ -93,6 +96,7 @@ final class DeliveryHub: @unchecked Sendable {
         let (wake, spill) = inbox.withLock { inbox in
             inbox.items.append(item)
             inbox.appended += 1
+            if item.isRecorded { inbox.recorded += 1 }
             let wake = inbox.sleepers > 0
             inbox.sleepers = 0
             return (wake, inbox.items.count >= spillThreshold)
@@ -210,7 +214,7 @@ final class DeliveryHub: @unchecked Sendable {
         locked {
             if moveInboxLocked() { condition.broadcast() }
             var statistics = RoutingStatistics()
-            statistics.received = inbox.withLock { $0.appended }
+            statistics.received = inbox.withLock { $0.recorded }
             statistics.droppedBeforeStart = queue.droppedBeforeStart
             statistics.untrackableValues = untrackableValues
             statistics.waiting = queue.count

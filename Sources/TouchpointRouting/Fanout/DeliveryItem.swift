@@ -9,6 +9,15 @@ enum DeliveryItem: Sendable {
     /// An `identify` event recorded untyped: each trait goes to the adapters as a
     /// ``RecordedProperty``.
     case traits(Event)
+    /// The recorder started a new anonymous user or deleted its data: each adapter forgets the
+    /// user (``AnalyticsAdapter/reset()``), in log order.
+    case reset
+
+    /// Whether the item is an event or property (counted in ``RoutingStatistics/received``).
+    var isRecorded: Bool {
+        if case .reset = self { return false }
+        return true
+    }
 }
 
 /// Carries a typed event from ``TrackableEvent/trigger()`` through the recorder to the lanes.

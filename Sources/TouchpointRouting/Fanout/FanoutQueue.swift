@@ -5,7 +5,8 @@
 /// adapter as for ten. A lane that falls behind by ``capacity`` items loses the oldest ones
 /// (counted in ``Lane/dropped``); the other lanes are not affected. Before ``addLanes(_:)`` is
 /// first called (tracking not started) items wait, and the oldest are dropped beyond capacity
-/// (counted in ``droppedBeforeStart``).
+/// (counted in ``droppedBeforeStart``). An item the queue must not lose (a reset: ``isOwed``)
+/// is not dropped with them: it is owed to each lane that lost it, which takes it first.
 ///
 /// Not thread-safe: ``DeliveryHub`` guards it with a lock.
 struct FanoutQueue<Item> {
@@ -32,13 +33,20 @@ struct FanoutQueue<Item> {
         var isEnabled = true
         /// Items this lane lost: evicted before it took them, or dropped while disabled.
         var dropped = 0
+        /// An evicted item the lane must still get (``FanoutQueue/isOwed``) and its sequence
+        /// number; it comes first.
+        var owed: (item: Item, sequence: Int)?
 
         /// Every item below this sequence number is done with (delivered, skipped or dropped).
-        var done: Int { inFlightFrom ?? cursor }
+        var done: Int { inFlightFrom ?? min(cursor, owed?.sequence ?? cursor) }
     }
 
     /// The most items held at once.
     let capacity: Int
+    /// Whether an item must reach every lane even when evicted (the latest such item is kept).
+    let isOwed: (Item) -> Bool
+    /// An owed item evicted before tracking started, for the first lanes.
+    private var owedBeforeStart: (item: Item, sequence: Int)?
     private var ring: [Item?]
     /// Ring index of the item with sequence number `base`.
     private var head = 0
@@ -54,9 +62,10 @@ struct FanoutQueue<Item> {
     /// Items dropped from the full queue before tracking started.
     private(set) var droppedBeforeStart = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, isOwed: @escaping (Item) -> Bool = { _ in false }) {
         precondition(capacity > 0, "a routing queue needs room for at least one item")
         self.capacity = capacity
+        self.isOwed = isOwed
         ring = Array(repeating: nil, count: capacity)
     }
 
@@ -90,7 +99,10 @@ struct FanoutQueue<Item> {
     mutating func addLanes(_ count: Int) -> Range<Int> {
         let first = lanes.count
         let start = isStarted ? end : base
-        lanes.append(contentsOf: repeatElement(Lane(cursor: start), count: count))
+        var lane = Lane(cursor: start)
+        if !isStarted { lane.owed = owedBeforeStart }
+        owedBeforeStart = nil
+        lanes.append(contentsOf: repeatElement(lane, count: count))
         isStarted = true
         trim()
         return first..<lanes.count
@@ -104,6 +116,7 @@ struct FanoutQueue<Item> {
         lanes[index].isEnabled = false
         lanes[index].dropped += end - lanes[index].cursor
         lanes[index].cursor = end
+        lanes[index].owed = nil
         trim()
     }
 
@@ -111,14 +124,19 @@ struct FanoutQueue<Item> {
     /// - Returns: the items; empty when the lane has nothing to take (or is not configured).
     mutating func take(lane index: Int, limit: Int) -> [Item] {
         let lane = lanes[index]
-        guard lane.isEnabled, lane.isConfigured, lane.inFlightFrom == nil, lane.cursor < end else { return [] }
+        guard lane.isEnabled, lane.isConfigured, lane.inFlightFrom == nil, lane.cursor < end || lane.owed != nil
+        else { return [] }
         let stop = min(end, lane.cursor + limit)
         var items: [Item] = []
-        items.reserveCapacity(stop - lane.cursor)
+        items.reserveCapacity(stop - lane.cursor + 1)
+        if let owed = lane.owed {
+            items.append(owed.item)
+            lanes[index].owed = nil
+        }
         for sequence in lane.cursor..<stop {
             items.append(ring[(head + sequence - base) % capacity]!)
         }
-        lanes[index].inFlightFrom = lane.cursor
+        lanes[index].inFlightFrom = lane.owed?.sequence ?? lane.cursor
         lanes[index].cursor = stop
         lanes[index].wait = .busy
         trim()
@@ -137,7 +155,7 @@ struct FanoutQueue<Item> {
 
     /// Whether a lane has nothing left to take and the queue is closed: its thread may end.
     func isFinished(lane index: Int) -> Bool {
-        isClosed && (lanes[index].cursor == end || !lanes[index].isEnabled)
+        isClosed && ((lanes[index].cursor == end && lanes[index].owed == nil) || !lanes[index].isEnabled)
     }
 
     /// Stops taking items.
@@ -155,7 +173,8 @@ struct FanoutQueue<Item> {
     /// Removes and returns every held item; for handing a tracker's queue to another before
     /// tracking started.
     mutating func removeAll() -> [Item] {
-        var items: [Item] = []
+        var items: [Item] = owedBeforeStart.map { [$0.item] } ?? []
+        owedBeforeStart = nil
         for sequence in base..<end {
             let slot = (head + sequence - base) % capacity
             items.append(ring[slot]!)
@@ -170,10 +189,14 @@ struct FanoutQueue<Item> {
     // MARK: Internals
 
     private mutating func evictOldest() {
-        if !isStarted { droppedBeforeStart += 1 }
+        let oldest = ring[head]!
+        let owed = isOwed(oldest)
+        if !isStarted {
+            if owed { owedBeforeStart = (oldest, base) } else { droppedBeforeStart += 1 }
+        }
         for index in lanes.indices where lanes[index].cursor == base {
             lanes[index].cursor += 1
-            lanes[index].dropped += 1
+            if owed { lanes[index].owed = (oldest, base) } else { lanes[index].dropped += 1 }
         }
         popHead()
     }

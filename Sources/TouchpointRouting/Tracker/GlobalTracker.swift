@@ -198,14 +198,18 @@ public final class GlobalTracker: EventConsumer, Sendable {
         hub.enqueue(item)
     }
 
-    /// Forgets the anonymous user's traits: the recorder started a new anonymous user.
+    /// Forgets the anonymous user's traits and has every adapter forget the user
+    /// (``AnalyticsAdapter/reset()``, after the previous user's events): the recorder started a
+    /// new anonymous user.
     public func eventRecorder(_ recorder: EventRecorder, didResetIdentity anonymousId: String) {
         traitStore.forgetAnonymous()
+        hub.enqueue(.reset)
     }
 
-    /// Forgets the traits: the recorder deleted its state.
+    /// Forgets the traits and has every adapter forget the user: the recorder deleted its state.
     public func eventRecorderDidClear(_ recorder: EventRecorder) {
         traitStore.clear()
+        hub.enqueue(.reset)
     }
 
     deinit { hub.close() }

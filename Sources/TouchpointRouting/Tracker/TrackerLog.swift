@@ -64,6 +64,14 @@ final class TrackerLog: Sendable {
         "-[\(adapter)]: PROPERTY FAILED - '\(identifier)' - \(error)"
     }
 
+    static func reset(adapter: String) -> String {
+        "-[\(adapter)]: RESET - the user was forgotten"
+    }
+
+    static func resetFailed(adapter: String, error: any Error) -> String {
+        "-[\(adapter)]: RESET FAILED - \(error)"
+    }
+
     static func configureFailed(adapter: String, error: any Error) -> String {
         "-[\(adapter)]: CONFIGURE FAILED - \(error)"
     }

@@ -40,6 +40,8 @@ public final class TestCollector: Sendable {
         public var properties: JSONValue?
         /// `context`.
         public var context: JSONValue?
+        /// `previousId` of an alias.
+        public var previousId: String?
     }
 
     /// What the collector received.
@@ -162,7 +164,8 @@ public final class TestCollector: Sendable {
                         messageId: messageId, type: type, name: item["event"]?.stringValue ?? item["name"]?.stringValue,
                         sessionId: item["context"]?["sessionId"]?.stringValue, userId: item["userId"]?.stringValue,
                         anonymousId: item["anonymousId"]?.stringValue, timestamp: item["timestamp"]?.stringValue,
-                        sentAt: sentAt, properties: item["properties"] ?? item["traits"], context: item["context"])
+                        sentAt: sentAt, properties: item["properties"] ?? item["traits"], context: item["context"],
+                        previousId: item["previousId"]?.stringValue)
                 ))
         }
         state.withLock { state in

@@ -46,7 +46,8 @@ struct RemoteFixture {
 
     func resource(
         ttl: TimeInterval = 60,
-        backoff: Backoff.Policy = Backoff.Policy(initialDelay: 5, maximumDelay: 900, minimumDelay: 1)
+        backoff: Backoff.Policy = Backoff.Policy(initialDelay: 5, maximumDelay: 900, minimumDelay: 1),
+        gate: RequestGate? = nil
     ) -> RemoteResource<TestConfig> {
         RemoteResource(
             url: url,
@@ -54,7 +55,7 @@ struct RemoteFixture {
             cacheName: "config",
             transport: transport,
             configuration: RemoteResourceConfiguration(
-                cacheTTL: ttl, requestTimeout: 5, backoff: backoff, jitterSeed: 7),
+                cacheTTL: ttl, requestTimeout: 5, backoff: backoff, jitterSeed: 7, gate: gate),
             clock: clock,
             decodeJSON: { try TestConfig(json: $0) }
         )
