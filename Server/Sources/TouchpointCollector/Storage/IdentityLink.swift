@@ -1,7 +1,8 @@
 import TouchpointCore
 
 /// An anonymous id merged into a user: by an `identify` that carries both ids, or by an `alias`
-/// (`previousId` → `userId`). The first merge of an anonymous id wins.
+/// (`previousId` → `userId`; its `anonymousId` when it has no `previousId`, as analytics-swift
+/// sends an alias made before any user id). The first merge of an anonymous id wins.
 struct IdentityLink: Sendable, Equatable {
     var source: String
     var anonymousId: String
@@ -17,7 +18,7 @@ struct IdentityLink: Sendable, Equatable {
             let anonymousId: String?
             switch message.type {
             case .identify: anonymousId = message.anonymousId
-            case .alias: anonymousId = previousId(of: message.payload)
+            case .alias: anonymousId = previousId(of: message.payload) ?? message.anonymousId
             default: continue
             }
             guard let anonymousId, !anonymousId.isEmpty, anonymousId != userId else { continue }

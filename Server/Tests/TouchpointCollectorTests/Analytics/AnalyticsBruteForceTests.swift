@@ -99,7 +99,7 @@ struct AnalyticsBruteForceTests {
                 case .identify: anonymous = message.anonymousId
                 case .alias:
                     guard case .object(let members) = try? JSONParser.parse(message.payload) else { continue }
-                    anonymous = members["previousId"]?.stringValue
+                    anonymous = members["previousId"]?.stringValue ?? message.anonymousId
                 default: continue
                 }
                 if let anonymous, anonymous != user, merges[anonymous] == nil { merges[anonymous] = user }

@@ -105,6 +105,19 @@ struct AnalyticsTests {
         }
     }
 
+    /// analytics-swift sends an alias made while anonymous without `previousId` (it sends its
+    /// user id, which it has not got): its anonymous id is the one merged. A `previousId` wins.
+    @Test(arguments: StorageKind.available)
+    func anAliasWithoutAPreviousIDMergesItsAnonymousID(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let bare = Self.call(.alias, id: "al1", user: "u1", anonymous: "visitor-1", at: 1)
+            let named = Self.call(.alias, id: "al2", user: "u2", anonymous: "visitor-2", previous: "old-2", at: 2)
+            #expect(try await storage.insert([bare, named], source: "default") == [true, true])
+            #expect(try await storage.mergedAnonymousIDs(source: "default", userId: "u1") == ["visitor-1"])
+            #expect(try await storage.mergedAnonymousIDs(source: "default", userId: "u2") == ["old-2"])
+        }
+    }
+
     // MARK: Trends
 
     /// `buy` over three days: plan pro ×5 (by three people), free ×3, team ×1, none ×2.

@@ -91,7 +91,7 @@ struct InsightsBruteForceTests {
             guard let user = message.userId else { continue }
             var anonymous = message.anonymousId
             if message.type == .alias, case .object(let members)? = try? JSONParser.parse(message.payload) {
-                anonymous = members["previousId"]?.stringValue
+                anonymous = members["previousId"]?.stringValue ?? message.anonymousId
             }
             guard message.type == .identify || message.type == .alias, let anonymous, anonymous != user,
                 merges[anonymous] == nil
