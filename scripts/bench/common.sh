@@ -10,6 +10,8 @@
 #   DIR              an existing SQLite store (created if absent), kept as it is
 #   pgfresh:URL      a new PostgreSQL database on URL's server (dropped afterwards)
 #   postgres://…     an existing PostgreSQL database
+# With a PostgreSQL store, SERVE_EVENTS=clickhouse://host:8123/db keeps the events in ClickHouse as
+# well (`--events`).
 
 # The load every script sends unless told otherwise (loadgen's web traffic, random ids).
 WRITE_KEY=${WRITE_KEY:-loadgen-write-key-0001}
@@ -123,6 +125,8 @@ bench_serve() {
             SERVE_DB=$SERVE_DATA/touchpoint.sqlite
             ;;
     esac
+    # SERVE_EVENTS=clickhouse://… keeps the events in ClickHouse as well (with a PostgreSQL store).
+    [ -z "${SERVE_EVENTS:-}" ] || args+=(--events "$SERVE_EVENTS")
     SERVE_LOG=$(mktemp)
     started=$(date +%s.%N)
     "$bin" serve --port 0 --data "$SERVE_DATA" --write-key "$WRITE_KEY" --admin-token "$ADMIN_TOKEN" \
