@@ -148,7 +148,7 @@ final class SQLiteBackend: SQLBackend {
                 let connection = try SQLiteConnection.open(path: path)
                 connections.append(connection)
                 // A sleeping wait for other processes' locks.
-                try connection.execute("PRAGMA busy_timeout = 10000")
+                try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
                 switch role {
                 case "writer":
                     // WAL: readers do not block the writer. synchronous=NORMAL: a COMMIT does not
@@ -346,15 +346,24 @@ final class SQLiteBackend: SQLBackend {
         try await writeLock.withLock { _ = try await writer.run { try $0.execute("PRAGMA temp_store = \(place)") } }
     }
 
+    /// How long a connection sleeps on another's lock before SQLite answers busy.
+    static let busyTimeoutMilliseconds = 10_000
+
     /// Checkpoints the whole write-ahead log into the database and truncates it to nothing, on the
     /// writer between writes. A reader in the middle of a query keeps the log from being emptied
     /// (SQLite answers busy): then it is tried again, the write lock let go in between, up to 50
     /// times over about 5 seconds, after which the error says so (the log is overwritten by later
-    /// writes in any case).
+    /// writes in any case). Each attempt answers at once: a `TRUNCATE` checkpoint waits for
+    /// readers through the busy handler, which would hold the write lock, and with it ingest,
+    /// for up to ``busyTimeoutMilliseconds`` an attempt.
     func purgeLog() async throws {
         for attempt in 1...50 {
             let busy = try await writeLock.withLock {
-                try await writer.run { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }.first?.first?.int ?? 0
+                try await writer.run { (connection: SQLiteConnection) -> [SQLRow] in
+                    _ = try connection.execute("PRAGMA busy_timeout = 0")
+                    defer { _ = try? connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)") }
+                    return try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                }.first?.first?.int ?? 0
             }
             guard busy != 0 else { return }
             if attempt < 50 { try await Task.sleep(for: .milliseconds(100)) }

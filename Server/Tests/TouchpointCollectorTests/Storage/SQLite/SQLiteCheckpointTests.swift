@@ -37,4 +37,19 @@ struct SQLiteCheckpointTests {
         #expect(try await storage.counts(source: "default").events == rounds * 100)
         try await storage.close()
     }
+
+    /// Emptying the log after a deletion tries without waiting on readers (a wait would hold the
+    /// write lock, and ingest, for the busy timeout), then gives the writer its busy timeout back.
+    @Test func purgingTheLogLeavesTheWritersBusyTimeout() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-purge")
+        let backend = try await SQLiteBackend.open(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
+        _ = try await backend.writeStatement("CREATE TABLE t (x INTEGER)", [])
+        _ = try await backend.writeStatement("INSERT INTO t VALUES (1)", [])
+        try await backend.purgeLog()
+        let timeout = try await backend.writeStatement("PRAGMA busy_timeout", [])
+        #expect(timeout.first?.first?.int == Int64(SQLiteBackend.busyTimeoutMilliseconds))
+        #expect(try await backend.query("SELECT x FROM t", []).first?.first?.int == 1)
+        try await backend.close()
+    }
 }
