@@ -59,8 +59,37 @@ final class SQLCollectorStorage: CollectorStorage {
         // the database already had: an earlier copy may have been committed there while its
         // ClickHouse insert failed. ClickHouse's copies collapse (``ClickHouseEvents``). A failure
         // throws, so the request is answered 503 and its retry completes the copy.
-        try await clickHouse?.insert(messages, source: source)
+        if let clickHouse {
+            try await clickHouse.insert(
+                try await storedCopies(messages, stored: stored, source: source), source: source)
+        }
         return stored
+    }
+
+    /// The messages of a request as ClickHouse gets them: each one stored now as sent, each one
+    /// the database had already as the database keeps it (its first copy: its name, time and
+    /// payload), so every copy ClickHouse gets of a message is the same row and collapses with the
+    /// others, even when a client sent the id again with another event or day; one the database
+    /// does not hold is left out. Only a request with repeats reads the database (by the unique
+    /// index of source and message id).
+    func storedCopies(_ messages: [IngestMessage], stored: [Bool], source: String) async throws -> [IngestMessage] {
+        let repeated = Set(zip(messages, stored).filter { !$0.1 }.map(\.0.messageId))
+        guard !repeated.isEmpty else { return messages }
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND message_id IN ")
+        statement.bindTuple(repeated.sorted().map { .text($0) })
+        var kept: [String: IngestMessage] = [:]
+        for row in try await backend.query(statement) {
+            let event = try StoredEventRow(row)
+            guard let type = MessageType(rawValue: event.type) else { continue }
+            kept[event.messageId] = IngestMessage(
+                messageId: event.messageId, type: type, name: event.name, userId: event.userId,
+                anonymousId: event.anonymousId, sessionId: event.sessionId, timestamp: event.timestamp,
+                originalTimestamp: nil, sentAt: event.sentAt, receivedAt: event.receivedAt, payload: try event.message()
+            )
+        }
+        return zip(messages, stored).compactMap { message, isNew in isNew ? message : kept[message.messageId] }
     }
 
     func writerMetrics() -> String { writer.metrics() }

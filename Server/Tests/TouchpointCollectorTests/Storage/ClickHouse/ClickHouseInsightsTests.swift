@@ -97,6 +97,27 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// A message id sent again with another event name and day is one row in ClickHouse, as
+    /// PostgreSQL keeps it (its first copy), not a second row under another sorting key.
+    @Test func anIdSentAgainAsAnotherEventIsTheFirstCopyInClickHouse() async throws {
+        try await withStorage(.clickhouse) { storage async throws in
+            let clickHouse = try #require(storage.clickHouse)
+            let first = TestMessages.ingest("buy", id: "same-id", at: 3600, properties: ["plan": "pro"])
+            let again = TestMessages.ingest("view", id: "same-id", at: 2 * 86_400, properties: ["plan": "free"])
+            #expect(try await storage.insert([first], source: "default") == [true])
+            #expect(try await storage.insert([again], source: "default") == [false])
+            #expect(try await storage.insert([again, first], source: "default") == [false, false])
+            let rows = try await clickHouse.client.rows(
+                "SELECT event, toUnixTimestamp(time) AS seconds, properties FROM \(ClickHouseEvents.deduplicated)")
+            #expect(rows.count == 1)
+            #expect(rows.first?["event"] == .string("buy"))
+            #expect(
+                rows.first?["seconds"]?.intValue.map(Int64.init) == Timestamp.milliseconds(TestMessages.base) / 1000
+                    + 3600)
+            #expect(rows.first?["properties"] == .string(#"{"plan":"pro"}"#))
+        }
+    }
+
     /// A table made before the insights read the property arrays gets them when a collector starts.
     @Test func anOlderTableGetsThePropertyColumns() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
