@@ -74,11 +74,14 @@ extension SQLCollectorStorage {
         statement.append(")")
     }
 
-    /// ClickHouse's answers for `source` when it holds the events and can answer a query with
-    /// `filters` and a cohort of `people` (``ClickHouseInsights``); nil: this store answers.
-    private func clickHouseInsights(source: String, _ filters: [PropertyFilter], _ people: Set<Int64>?)
-        async throws -> ClickHouseInsights?
-    {
+    /// ClickHouse's answer to a query of `source` with `filters` and a cohort of `people`, asked
+    /// through `body`, when it holds the events and can answer it (``ClickHouseInsights``); nil:
+    /// this store answers, as it does a query too long for ClickHouse's URL
+    /// (``ClickHouseClient/URITooLong``).
+    private func fromClickHouse<Answer: Sendable>(
+        _ source: String, _ filters: [PropertyFilter], _ people: Set<Int64>?,
+        _ body: (ClickHouseInsights) async throws -> Answer
+    ) async throws -> Answer? {
         guard let clickHouse, ClickHouseInsights.answers(filters: filters, people: people) else { return nil }
         var statement = SQLStatement(
             dialect,
@@ -91,7 +94,11 @@ extension SQLCollectorStorage {
             guard let anonymous = row[0].text, let user = row[1].text else { return nil }
             return (anonymous, user)
         }
-        return ClickHouseInsights(client: clickHouse.client, source: source, merges: merges)
+        do {
+            return try await body(ClickHouseInsights(client: clickHouse.client, source: source, merges: merges))
+        } catch is ClickHouseClient.URITooLong {
+            return nil
+        }
     }
 
     /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
@@ -152,8 +159,13 @@ extension SQLCollectorStorage {
     /// The `limit` most frequent values of `property` among the trend's events (absent ones
     /// left out: they always have a series of their own).
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
-        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
-            return try await insights.trendTopValues(query, property: property, limit: limit)
+        if let answer = try await fromClickHouse(
+            source, query.filters, query.people,
+            {
+                try await $0.trendTopValues(query, property: property, limit: limit)
+            })
+        {
+            return answer
         }
         let (sql, binds) = select(
             "SELECT val, COUNT(*) FROM (SELECT \(dialect.analyticsPropertyText(property)) AS val",
@@ -164,8 +176,10 @@ extension SQLCollectorStorage {
 
     /// Counts and distinct people (and the math's aggregate) per interval of the trend's events.
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals {
-        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
-            return try await insights.trendTotals(query)
+        if let answer = try await fromClickHouse(
+            source, query.filters, query.people, { try await $0.trendTotals(query) })
+        {
+            return answer
         }
         let (sql, binds) = select(
             "SELECT idx, \(trendAggregates(query)) FROM (\(trendColumns(query))", trendEvents(query, source: source),
@@ -181,8 +195,10 @@ extension SQLCollectorStorage {
     /// Counts and distinct people (and the math's aggregate) over the trend's whole range: its
     /// people once however many intervals they did it in.
     func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount {
-        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
-            return try await insights.trendAggregate(query)
+        if let answer = try await fromClickHouse(
+            source, query.filters, query.people, { try await $0.trendAggregate(query) })
+        {
+            return answer
         }
         let (sql, binds) = select(
             "SELECT \(trendAggregates(query)) FROM (\(trendColumns(query, index: "0"))",
@@ -198,8 +214,13 @@ extension SQLCollectorStorage {
     /// name-and-minute index alone when the math has no property (the people come from the daily
     /// people).
     func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
-        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
-            return try await insights.trendTotals(query, people: false)
+        if let answer = try await fromClickHouse(
+            source, query.filters, query.people,
+            {
+                try await $0.trendTotals(query, people: false)
+            })
+        {
+            return answer
         }
         if query.measure.property == nil, query.filters.isEmpty, query.people == nil,
             query.range.from >= Self.wholeMinuteOffsetsSince
@@ -259,10 +280,15 @@ extension SQLCollectorStorage {
     /// index alone while the two halves of the range, split where an interval starts so that no
     /// group straddles them, are grouped at once, on three of the reader connections.
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass {
-        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
-            async let totals = insights.trendTotals(query)
-            let rows = try await insights.trendByValue(query, property: property, limit: limit)
-            return TrendPass(rows: rows, totals: try await totals)
+        if let answer = try await fromClickHouse(
+            source, query.filters, query.people,
+            { insights in
+                async let totals = insights.trendTotals(query)
+                let rows = try await insights.trendByValue(query, property: property, limit: limit)
+                return TrendPass(rows: rows, totals: try await totals)
+            })
+        {
+            return answer
         }
         guard dialect.queriesRunOnOneCore else {
             return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
@@ -339,8 +365,13 @@ extension SQLCollectorStorage {
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws
         -> [TrendRow]
     {
-        if let insights = try await clickHouseInsights(source: source, query.filters, query.people) {
-            return try await insights.trendBreakdown(query, property: property, top: top)
+        if let answer = try await fromClickHouse(
+            source, query.filters, query.people,
+            {
+                try await $0.trendBreakdown(query, property: property, top: top)
+            })
+        {
+            return answer
         }
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
@@ -378,10 +409,10 @@ extension SQLCollectorStorage {
     /// and the breakdown property's value. Read through the name-and-minute index: events that
     /// are no step are not read.
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow] {
-        if let insights = try await clickHouseInsights(
-            source: source, query.filters + query.steps.flatMap(\.filters), query.people)
+        if let answer = try await fromClickHouse(
+            source, query.filters + query.steps.flatMap(\.filters), query.people, { try await $0.funnelRows(query) })
         {
-            return try await insights.funnelRows(query)
+            return answer
         }
         let names = Array(Set(query.steps.map(\.event))).sorted()
         // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).

@@ -189,6 +189,9 @@ final class ClickHouseClient: Sendable {
         components.queryItems = query
         // `+` is a space in a query string: ClickHouse reads it so.
         let encoded = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        guard encoded.utf8.count + 2 < Self.maximumURILength else {
+            throw URITooLong(length: encoded.utf8.count + 2)
+        }
         var request = HTTPClientRequest(url: "\(url.endpoint)/?\(encoded)")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: contentType)
@@ -236,6 +239,20 @@ final class ClickHouseClient: Sendable {
                 message: "ClickHouse at \(url) failed `\(Self.excerpt(sql))` (HTTP \(response.status.code)): \(text)")
         }
         return data
+    }
+
+    /// The longest request target ClickHouse 18.16's HTTP server reads (its HTTP library's limit;
+    /// current releases read up to `http_max_uri_size`, 1 MiB): a query with external tables
+    /// travels in the URL, since the body holds the tables.
+    static let maximumURILength = 16_384
+
+    /// A request whose target (path and query string) is longer than ``maximumURILength``: not
+    /// sent, since the server would drop the connection without an answer.
+    struct URITooLong: Error, CustomStringConvertible {
+        let length: Int
+        var description: String {
+            "a ClickHouse request of \(length) characters in its URL, over the \(ClickHouseClient.maximumURILength) ClickHouse reads"
+        }
     }
 
     /// ClickHouse's exception without the decoration 18.16 adds (`e.displayText() = `,

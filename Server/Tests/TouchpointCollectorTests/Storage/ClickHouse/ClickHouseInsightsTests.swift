@@ -71,6 +71,21 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// ClickHouse 18.16 reads no request target over 16 KiB, and a query with the merges sent
+    /// along travels in the URL: a longer one is answered by PostgreSQL, the same answer.
+    @Test func aQueryTooLongForClickHousesURLIsAnsweredByPostgreSQL() async throws {
+        try await withStorage(.clickhouse) { storage async throws in
+            let clickHouse = try #require(storage.clickHouse)
+            #expect(try await storage.insert(Self.messages, source: "default").allSatisfy { $0 })
+            let long = String(repeating: "x", count: 20_000)
+            let insights = ClickHouseInsights(client: clickHouse.client, source: "default", merges: [])
+            let trend = try Self.trend(filters: [PropertyFilter(property: "plan", op: .notEquals, value: long)])
+            await #expect(throws: ClickHouseClient.URITooLong.self) { _ = try await insights.trendTotals(trend) }
+            let totals = try await storage.trendTotals(source: "default", query: trend)
+            #expect(totals.values.map(\.count).sorted() == [1, 2])
+        }
+    }
+
     /// A merge made after the events counts them as the user's at once, and a deletion takes the
     /// events out of ClickHouse's answers.
     @Test func mergesAndDeletionsCountAtOnce() async throws {
