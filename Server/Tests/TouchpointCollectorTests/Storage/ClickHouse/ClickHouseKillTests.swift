@@ -58,6 +58,8 @@ struct ClickHouseKillTests {
             let pending = (0..<batchCount).filter { isLast || !acknowledged.batches.withLock { $0 }.contains($0) }
             let before = acknowledged.batches.withLock { $0.count }
             let lanesDone = Progress()
+            // Each acknowledgement and each lane's end, for the killer to wait on.
+            let (changes, change) = AsyncStream.makeStream(of: Void.self)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<4 {
                     group.addTask {
@@ -67,17 +69,21 @@ struct ClickHouseKillTests {
                                 response.status == 200
                             else { continue }
                             acknowledged.batches.withLock { _ = $0.insert(batch) }
+                            change.yield()
                         }
                         lanesDone.lanes.withLock { $0 += 1 }
+                        change.yield()
                     }
                 }
                 if !isLast {
                     // Killed once a few more batches were acknowledged, with others in flight.
                     group.addTask {
-                        while acknowledged.batches.withLock({ $0.count }) < min(before + 4, batchCount),
-                            lanesDone.lanes.withLock({ $0 }) < 4
-                        {
-                            try await Task.sleep(for: .milliseconds(5))
+                        for await _ in changes {
+                            if acknowledged.batches.withLock({ $0.count }) >= min(before + 4, batchCount)
+                                || lanesDone.lanes.withLock({ $0 }) == 4
+                            {
+                                break
+                            }
                         }
                         collector.process.send(SIGKILL)
                     }
