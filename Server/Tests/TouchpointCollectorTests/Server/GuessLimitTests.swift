@@ -1,9 +1,5 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdTesting
 import Logging
-import NIOCore
 import Testing
 import TouchpointCore
 import TouchpointTesting
@@ -11,7 +7,8 @@ import TouchpointTesting
 @testable import TouchpointCollector
 
 /// Guessing the admin token, through the API and the dashboard's sign-in, over real sockets:
-/// ten wrong guesses a minute per address, then `429` with `Retry-After`. Time is a manual clock.
+/// ten wrong guesses a minute per address, then `429` with `Retry-After`. Each request has a
+/// connection of its own, so parallel guesses reach the server at once. Time is a manual clock.
 struct GuessLimitTests {
     static func limiter(_ clock: ManualClock) -> FailedAttemptLimiter {
         FailedAttemptLimiter(maximumFailures: 3, window: 60, clock: clock, logger: Logger(label: "test"))
@@ -72,71 +69,70 @@ struct GuessLimitTests {
 
     @Test func theQueryAPIRefusesGuessersWith429AndRetryAfter() async throws {
         let clock = ManualClock()
-        try await RouterHarness.run(.live, configure: { $0.clock = clock }) { client, _ async throws in
+        try await CollectorUnderTest.run(prefix: "guess-api", configure: { $0.clock = clock }) { collector in
+            let client = LiveClient(port: collector.port)
+            let counts = "/v1/query/counts"
             // A request without a token is not a guess: any number of them stay 401.
             for _ in 0..<15 {
-                #expect(try await client.execute(uri: "/v1/query/counts", method: .get).status == .unauthorized)
+                #expect(try await client.send(method: "GET", path: counts).status == 401)
             }
-            // Parallel guesses cannot slip past the count: of 30 at once, at most 10 are judged.
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+            // Parallel guesses, each on a connection of its own, cannot slip past the count: of 30
+            // at once, at most 10 are judged.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<30 {
                     group.addTask {
-                        try await client.execute(
-                            uri: "/v1/query/counts", method: .get, headers: .bearer("wrong-token-\(index)")
-                        ).status
+                        try await client.send(method: "GET", path: counts, headers: Self.bearer("wrong-token-\(index)"))
+                            .status
                     }
                 }
-                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
-            #expect(statuses.filter { $0 == .unauthorized }.count == 10)
-            #expect(statuses.filter { $0 == .tooManyRequests }.count == 20)
+            #expect(statuses.filter { $0 == 401 }.count == 10)
+            #expect(statuses.filter { $0 == 429 }.count == 20)
 
             // Blocked: even the right token waits.
-            let blocked = try await client.execute(
-                uri: "/v1/query/counts", method: .get, headers: .bearer(RouterHarness.adminToken))
-            #expect(blocked.status == .tooManyRequests)
-            #expect(blocked.headers[.retryAfter] == "60")
-            #expect(try blocked.json["code"] == "too_many_requests")
+            let blocked = try await client.send(method: "GET", path: counts, headers: Self.bearer(collector.adminToken))
+            #expect(blocked.status == 429)
+            #expect(blocked.headers["retry-after"] == "60")
+            #expect(try JSONParser.parse(blocked.body)["code"] == "too_many_requests")
 
             clock.advance(by: 60)
-            let allowed = try await client.execute(
-                uri: "/v1/query/counts", method: .get, headers: .bearer(RouterHarness.adminToken))
-            #expect(allowed.status == .ok)
+            let allowed = try await client.send(method: "GET", path: counts, headers: Self.bearer(collector.adminToken))
+            #expect(allowed.status == 200)
         }
     }
 
     @Test func theDashboardSignInRefusesGuessersWith429() async throws {
         let clock = ManualClock()
-        try await RouterHarness.run(.live, configure: { $0.clock = clock }) { client, _ async throws in
-            let headers = HTTPFields([HTTPField(name: .contentType, value: "application/x-www-form-urlencoded")])
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for index in 0..<12 {
-                    group.addTask {
-                        try await client.execute(
-                            uri: "/dashboard/sign-in", method: .post, headers: headers,
-                            body: ByteBuffer(string: "token=wrong-\(index)&next=%2Fdashboard")
-                        ).status
-                    }
-                }
-                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+        try await CollectorUnderTest.run(prefix: "guess-sign-in", configure: { $0.clock = clock }) { collector in
+            let client = LiveClient(port: collector.port)
+            let form = [("Content-Type", "application/x-www-form-urlencoded")]
+            func signIn(_ token: String) async throws -> LiveClient.Response {
+                try await client.send(
+                    method: "POST", path: "/dashboard/sign-in", headers: form,
+                    body: Array("token=\(token)&next=%2Fdashboard".utf8))
             }
-            #expect(statuses.filter { $0 == .unauthorized }.count == 10)
-            #expect(statuses.filter { $0 == .tooManyRequests }.count == 2)
-            let blocked = try await client.execute(
-                uri: "/dashboard/sign-in", method: .post, headers: headers,
-                body: ByteBuffer(string: "token=\(RouterHarness.adminToken)&next=%2Fdashboard"))
-            #expect(blocked.status == .tooManyRequests)
-            #expect(blocked.headers[.retryAfter] != nil)
-            #expect(String(buffer: blocked.body).contains("Too many wrong tokens from here"))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<12 {
+                    group.addTask { try await signIn("wrong-\(index)").status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 10)
+            #expect(statuses.filter { $0 == 429 }.count == 2)
+            let blocked = try await signIn(collector.adminToken)
+            #expect(blocked.status == 429)
+            #expect(blocked.headers["retry-after"] != nil)
+            #expect(blocked.text.contains("Too many wrong tokens from here"))
             // The API and the dashboard share the count: the address is blocked for both.
-            let api = try await client.execute(
-                uri: "/v1/query/counts", method: .get, headers: .bearer(RouterHarness.adminToken))
-            #expect(api.status == .tooManyRequests)
+            let api = try await client.send(
+                method: "GET", path: "/v1/query/counts", headers: Self.bearer(collector.adminToken))
+            #expect(api.status == 429)
             clock.advance(by: 61)
-            let signedIn = try await client.execute(
-                uri: "/dashboard/sign-in", method: .post, headers: headers,
-                body: ByteBuffer(string: "token=\(RouterHarness.adminToken)&next=%2Fdashboard"))
-            #expect(signedIn.status == .seeOther || signedIn.status == .found)
+            let signedIn = try await signIn(collector.adminToken)
+            #expect(signedIn.status == 303 || signedIn.status == 302)
         }
     }
+
+    static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
 }
