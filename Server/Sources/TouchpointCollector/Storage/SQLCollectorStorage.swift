@@ -57,11 +57,13 @@ final class SQLCollectorStorage: CollectorStorage {
         let stored = try await writer.insert(messages, source: source)
         // After the database's commit, every message of the request goes to ClickHouse, also those
         // the database already had: an earlier copy may have been committed there while its
-        // ClickHouse insert failed. ClickHouse's copies collapse (``ClickHouseEvents``). A failure
-        // throws, so the request is answered 503 and its retry completes the copy.
+        // ClickHouse insert failed. Those are named as resent, so reads count them once
+        // (``ClickHouseEvents``). A failure throws, so the request is answered 503 and its retry
+        // completes the copy.
         if let clickHouse {
+            let resent = Set(zip(messages, stored).filter { !$0.1 }.map(\.0.messageId))
             try await clickHouse.insert(
-                try await storedCopies(messages, stored: stored, source: source), source: source)
+                try await storedCopies(messages, stored: stored, source: source), resent: resent, source: source)
         }
         return stored
     }

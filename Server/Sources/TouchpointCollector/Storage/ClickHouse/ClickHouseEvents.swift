@@ -9,13 +9,17 @@ import TouchpointCore
 /// person as the message carries it (`user_id`, else `anonymous_id`). Partitioned by month
 /// (`toYYYYMM(time)`), so retention drops whole partitions.
 ///
-/// **Deduplication.** A `ReplacingMergeTree` whose sorting key ends in the message id:
-/// `(source, event, toDate(time), message_id)`. A re-sent message has the same source, event,
-/// message id and day (its time is corrected for clock skew from the same `timestamp` and
-/// `sentAt` pair, so it moves by the network delay only), so its copies share one key and
-/// ClickHouse's merges keep one of them, the first received (`version` falls as `received_at`
-/// grows). Until a merge runs both copies are on disk: every read goes through ``deduplicated``
-/// (`FINAL`), never the bare table.
+/// **Deduplication without `FINAL`.** A message reaches ClickHouse twice only when a request is
+/// retried after its insert failed or timed out (the insert may have landed all the same); the
+/// retry finds the message already in PostgreSQL, whose unique index decides what is new. Such a
+/// message is *resent*: before its copy is inserted, its id and time are written to
+/// `resent_messages` (``insert(_:resent:source:)``), and the copy is the message as PostgreSQL
+/// keeps its first copy (same event, time and payload). So a message whose time is no resent
+/// message's has exactly one row, and reads (``select(_:source:where:)``) take the bare table for
+/// those and keep one row per id of the few at a resent message's time. The table is a
+/// `ReplacingMergeTree` whose sorting key ends in the message id,
+/// `(source, event, toDate(time), message_id)`, so ClickHouse's merges also fold the copies on
+/// disk, keeping the first received (`version` falls as `received_at` grows).
 struct ClickHouseEvents: Sendable {
     let client: ClickHouseClient
     /// Ingest's inserts, gathered across concurrent requests.
@@ -31,8 +35,26 @@ struct ClickHouseEvents: Sendable {
     /// The table's name in the client's database.
     static let table = "events"
 
-    /// The table read without copies of one message: what every query reads from.
-    static let deduplicated = "events FINAL"
+    /// The ids of the messages inserted more than once (see the type's documentation), by month
+    /// of the message, so their month is dropped with the events'.
+    static let resentTable = "resent_messages"
+
+    /// `SELECT columns` of `source`'s events that meet `conditions`, each message once. A message
+    /// whose time (to the millisecond) is no resent message's has one row, read from the bare
+    /// table; the rows at a resent message's time, a few, are kept once per message id. So no read
+    /// goes through `FINAL`, and the cost of deduplicating follows the retries, not the rows read.
+    /// `conditions` may name the aliases `columns` defines.
+    static func select(_ columns: String, source: String, where conditions: [String]) -> String {
+        let source = ClickHouseClient.literal(source)
+        let instant = "toInt64(time) * 1000 + time_ms"
+        let resent = "(SELECT \(instant) FROM \(resentTable) WHERE source = \(source))"
+        let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
+        return """
+            SELECT \(columns) FROM \(table) WHERE \(condition) AND \(instant) NOT IN \(resent)
+            UNION ALL
+            SELECT \(columns) FROM \(table) WHERE \(condition) AND \(instant) IN \(resent) LIMIT 1 BY message_id
+            """
+    }
 
     /// The table, created when missing (ClickHouse's tables are this type's, not ``SchemaMigrations``').
     static let createStatement = """
@@ -75,10 +97,17 @@ struct ClickHouseEvents: Sendable {
         ENGINE = ReplacingMergeTree(before) ORDER BY source
         """
 
+    /// The ids of resent messages (``resentTable``).
+    static let resentStatement = """
+        CREATE TABLE IF NOT EXISTS \(resentTable) (source String, message_id String, time DateTime, time_ms UInt16)
+        ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
+        """
+
     /// Creates the tables if they are missing, and adds the columns an older `events` lacks.
     func prepare() async throws {
         try await client.execute(Self.createStatement)
         try await client.execute(Self.cutsStatement)
+        try await client.execute(Self.resentStatement)
         let present = Set(
             try await client.rows(
                 "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
@@ -89,11 +118,20 @@ struct ClickHouseEvents: Sendable {
     }
 
     /// Stores `messages` of `source` in one insert, all or nothing, with those of the requests
-    /// that arrive at the same time (``ClickHouseInsertQueue``). Copies of a message already
-    /// stored (a retry) are written again and collapse into one (see the type's documentation), so
-    /// a request may be inserted as often as it is retried.
-    func insert(_ messages: [IngestMessage], source: String) async throws {
+    /// that arrive at the same time (``ClickHouseInsertQueue``). `resent` names the messages that
+    /// may be in the table already (a retry's, sent as their first copy was stored): their ids are
+    /// written to ``resentTable`` first, so reads deduplicate them (see the type's documentation).
+    /// A message inserted twice without being named here would be counted twice.
+    func insert(_ messages: [IngestMessage], resent: Set<String> = [], source: String) async throws {
         guard !messages.isEmpty else { return }
+        let marks = messages.filter { resent.contains($0.messageId) }.map { message -> [String: JSONValue] in
+            let (seconds, milliseconds) = Self.split(message.timestamp)
+            return [
+                "source": .string(source), "message_id": .string(message.messageId),
+                "time": .int(Int(seconds)), "time_ms": .int(Int(milliseconds)),
+            ]
+        }
+        if !marks.isEmpty { try await client.insert(into: Self.resentTable, rows: marks) }
         // One writer per row: a writer separates the values it writes with commas, and
         // `JSONEachRow` has none between rows.
         var lines: [UInt8] = []
@@ -143,28 +181,33 @@ struct ClickHouseEvents: Sendable {
     /// How many distinct events `source` has.
     func count(source: String) async throws -> Int {
         let rows = try await client.rows(
-            "SELECT count() AS n FROM \(Self.deduplicated) WHERE source = \(ClickHouseClient.literal(source))")
+            "SELECT count() AS n FROM (\(Self.select("message_id", source: source, where: [])))")
         return rows.first?["n"]?.intValue ?? 0
     }
 
     // MARK: Operations
 
     /// Drops the monthly partitions that end on or before `instant` (milliseconds since 1970,
-    /// UTC): whole months, every source's, in one metadata operation each.
-    /// - Returns: the partitions dropped, as `yyyymm`.
+    /// UTC): whole months, every source's, in one metadata operation each; the events' first, then
+    /// the resent ids' (so no read finds a month's copies without their ids).
+    /// - Returns: the months dropped, as `yyyymm`.
     @discardableResult
     func dropMonths(endingBy instant: Int64) async throws -> [Int] {
-        let rows = try await client.rows(
-            """
-            SELECT DISTINCT partition FROM system.parts
-            WHERE database = currentDatabase() AND table = 'events' AND active
-            """)
         let limit = Self.firstMonthKept(endingBy: instant)
-        let months = rows.compactMap { $0["partition"]?.stringValue.flatMap { Int($0) } }.filter { $0 < limit }.sorted()
-        for month in months {
-            try await client.execute("ALTER TABLE \(Self.table) DROP PARTITION \(month)")
+        var dropped: Set<Int> = []
+        for table in [Self.table, Self.resentTable] {
+            let rows = try await client.rows(
+                """
+                SELECT DISTINCT partition FROM system.parts
+                WHERE database = currentDatabase() AND table = \(ClickHouseClient.literal(table)) AND active
+                """)
+            let months = rows.compactMap { $0["partition"]?.stringValue.flatMap { Int($0) } }.filter { $0 < limit }
+            for month in months.sorted() {
+                try await client.execute("ALTER TABLE \(table) DROP PARTITION \(month)")
+            }
+            dropped.formUnion(months)
         }
-        return months
+        return dropped.sorted()
     }
 
     /// Hides `source`'s events before `instant` (ms) from every read of the insights

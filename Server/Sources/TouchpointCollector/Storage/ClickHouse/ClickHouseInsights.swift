@@ -17,7 +17,7 @@ import TouchpointCore
 /// traits, which PostgreSQL keeps. Retention, active people, stickiness and lifecycle read the
 /// daily people (``DailyPeopleRollup``) kept at ingest, whose cost follows people and days.
 ///
-/// Every read goes through `events FINAL` (``ClickHouseEvents/deduplicated``). ClickHouse's `/`
+/// Every read counts each message once (``ClickHouseEvents/select(_:source:where:)``). ClickHouse's `/`
 /// divides as floating point, so intervals are computed with `intDiv`.
 struct ClickHouseInsights: Sendable {
     let client: ClickHouseClient
@@ -217,7 +217,6 @@ struct ClickHouseInsights: Sendable {
         let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
         let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
         var conditions = [
-            "source = \(ClickHouseClient.literal(source))",
             names.count == 1
                 ? "event = \(ClickHouseClient.literal(names[0]))"
                 : "event IN (\(names.map(ClickHouseClient.literal).joined(separator: ", ")))",
@@ -226,16 +225,16 @@ struct ClickHouseInsights: Sendable {
         ]
         conditions += filters.map(Self.condition)
         if let extra { conditions.append(extra) }
+        let stored = ClickHouseEvents.select(
+            """
+            event, toInt64(time) * 1000 + time_ms AS ts, user_id, anonymous_id,
+                property_keys, property_texts, property_numbers, property_numeric
+            """, source: source, where: conditions)
         return """
             SELECT \(columns) FROM (
                 SELECT event, ts, if(user_id != '', user_id, if(merged != '', merged, anonymous_id)) AS person,
                     property_keys, property_texts, property_numbers, property_numeric
-                FROM (
-                    SELECT event, toInt64(time) * 1000 + time_ms AS ts, user_id, anonymous_id,
-                        property_keys, property_texts, property_numbers, property_numeric
-                    FROM \(ClickHouseEvents.deduplicated)
-                    WHERE \(conditions.joined(separator: " AND "))
-                ) ANY LEFT JOIN merges USING anonymous_id
+                FROM (\(stored)) ANY LEFT JOIN merges USING anonymous_id
             )
             """
     }

@@ -20,23 +20,32 @@ struct ClickHouseEventsTests {
                     "Opened", id: "m-\(index)", user: index % 2 == 0 ? "u-\(index)" : nil, at: Double(index))
             }
             try await events.insert(batch, source: "app")
-            // The retry: the same messages received later, their times corrected a few ms apart.
+            // The retry: the same messages (as PostgreSQL keeps their first copies), received later.
             let retry = batch.map { message in
                 var copy = message
-                copy.timestamp += 3
                 copy.receivedAt += 60_000
                 return copy
             }
-            try await events.insert(retry, source: "app")
-            try await events.insert(Array(retry.prefix(10)), source: "app")
+            let resent = Set(batch.map(\.messageId))
+            try await events.insert(retry, resent: resent, source: "app")
+            try await events.insert(Array(retry.prefix(10)), resent: resent, source: "app")
             #expect(try await events.count(source: "app") == 50)
+            // Only the resent messages are deduplicated: one inserted twice without being named is
+            // counted twice.
+            try await events.insert([batch[0]], source: "other")
+            try await events.insert([batch[0]], source: "other")
+            #expect(try await events.count(source: "other") == 2)
 
             // Merged on disk, the first copy is the one left.
             try await client.execute("OPTIMIZE TABLE events FINAL")
             let rows = try await client.rows(
-                "SELECT count() AS n, min(time_ms) AS ms, countIf(user_id != '') AS users FROM events")
+                """
+                SELECT count() AS n, max(toUnixTimestamp(received_at)) AS received, countIf(user_id != '') AS users
+                FROM events WHERE source = 'app'
+                """)
             #expect(rows.first?["n"] == .int(50))
-            #expect(rows.first?["ms"] == .int(0))
+            #expect(
+                rows.first?["received"]?.intValue.map(Int64.init) == batch.map(\.receivedAt).max().map { $0 / 1000 })
             #expect(rows.first?["users"] == .int(25))
         }
     }
@@ -67,7 +76,7 @@ struct ClickHouseEventsTests {
                 SELECT event, type, toUnixTimestamp(time) AS seconds, time_ms, person, session_id,
                        visitParamExtractString(properties, 'plan') AS plan,
                        visitParamExtractFloat(properties, 'price') AS price
-                FROM \(ClickHouseEvents.deduplicated)
+                FROM events
                 """)
             #expect(rows.count == 1)
             let row = try #require(rows.first)
@@ -91,11 +100,17 @@ struct ClickHouseEventsTests {
                 TestMessages.ingest("Opened", at: days * Self.day)
             }
             try await events.insert(messages, source: "app")
+            // A January and a March message resent: their ids go with their months.
+            let resent = [messages[0], messages[5]]
+            try await events.insert(resent, resent: Set(resent.map(\.messageId)), source: "app")
+            #expect(try await events.count(source: "app") == 6)
             let march = Timestamp.milliseconds(TestMessages.base) + 59 * 86_400_000
             let midMarch = march + 10 * 86_400_000
             // Mid-March: January and February end before it; March does not.
             #expect(try await events.dropMonths(endingBy: midMarch) == [202601, 202602])
             #expect(try await events.count(source: "app") == 2)
+            let ids = try await client.rows("SELECT message_id FROM \(ClickHouseEvents.resentTable)")
+            #expect(ids.map { $0["message_id"] } == [.string(messages[5].messageId)])
             #expect(try await events.dropMonths(endingBy: march) == [])
             #expect(try await events.count(source: "app") == 2)
         }
@@ -122,7 +137,7 @@ struct ClickHouseEventsTests {
             #expect(try await events.count(source: "app") == 1)
             #expect(try await events.count(source: "web") == 1)
             let left = try await client.rows(
-                "SELECT user_id FROM \(ClickHouseEvents.deduplicated) WHERE source = 'app'")
+                "SELECT user_id FROM events WHERE source = 'app'")
             #expect(left.first?["user_id"] == .string("staying"))
         }
     }

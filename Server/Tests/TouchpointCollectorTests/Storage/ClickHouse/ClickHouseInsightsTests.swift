@@ -123,7 +123,8 @@ struct ClickHouseInsightsTests {
             #expect(try await storage.insert([again], source: "default") == [false])
             #expect(try await storage.insert([again, first], source: "default") == [false, false])
             let rows = try await clickHouse.client.rows(
-                "SELECT event, toUnixTimestamp(time) AS seconds, properties FROM \(ClickHouseEvents.deduplicated)")
+                ClickHouseEvents.select(
+                    "event, toUnixTimestamp(time) AS seconds, properties", source: "default", where: []))
             #expect(rows.count == 1)
             #expect(rows.first?["event"] == .string("buy"))
             #expect(

@@ -47,6 +47,7 @@ struct ClickHouseKillTests {
         }
         let acknowledged = Progress()
         var kills = 0
+        let acknowledgedBeforeLast = Mutex(0)
         for round in 0..<4 {
             let collector = try await CollectorProcess.start([
                 "--data", directory.path, "--database", database, "--events", events.description,
@@ -54,6 +55,7 @@ struct ClickHouseKillTests {
             ])
             let client = LiveClient(port: collector.port)
             let isLast = round == 3
+            if isLast { acknowledgedBeforeLast.withLock { $0 = acknowledged.batches.withLock { $0.count } } }
             // The last round sends every batch again; the others what is not acknowledged yet.
             let pending = (0..<batchCount).filter { isLast || !acknowledged.batches.withLock { $0 }.contains($0) }
             let before = acknowledged.batches.withLock { $0.count }
@@ -102,10 +104,19 @@ struct ClickHouseKillTests {
         #expect(kills == 3)
 
         let client = ClickHouseClient(url: events, logger: PostgresTestEnvironment.logger)
+        // Read as the insights read: without `FINAL`, the resent messages kept once.
         let rows = try await client.rows(
-            "SELECT count() AS n, uniqExact(message_id) AS ids FROM \(ClickHouseEvents.deduplicated)")
+            """
+            SELECT count() AS n, uniqExact(message_id) AS ids
+            FROM (\(ClickHouseEvents.select("message_id", source: "default", where: [])))
+            """)
+        // The last round sent every batch again: each message acknowledged before it is a resent one.
+        let resent = try await client.rows(
+            "SELECT uniqExact(message_id) AS n FROM \(ClickHouseEvents.resentTable) WHERE source = 'default'")
         await client.close()
         #expect(rows.first?["n"]?.intValue == batchCount * batchSize)
         #expect(rows.first?["ids"]?.intValue == batchCount * batchSize)
+        #expect(acknowledgedBeforeLast.withLock { $0 } > 0)
+        #expect((resent.first?["n"]?.intValue ?? 0) >= acknowledgedBeforeLast.withLock { $0 } * batchSize)
     }
 }
