@@ -71,6 +71,37 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// A funnel's events arrive as text fields: breakdown values with the characters that format
+    /// escapes (tab, newline, backslash, ClickHouse's `\\N` for null) come back as they were sent.
+    @Test func funnelBreakdownValuesKeepTheCharactersTextFieldsEscape() async throws {
+        let values = ["a\tb", "line\nbreak", #"back\slash"#, #"\N"#, "ünï", ""]
+        var messages: [IngestMessage] = []
+        for (index, value) in values.enumerated() {
+            messages.append(
+                TestMessages.ingest(
+                    "view", id: "v\(index)", user: "u\(index)", anonymous: nil, at: 3600 + Double(index),
+                    properties: ["plan": .string(value)]))
+            messages.append(
+                TestMessages.ingest("buy", id: "b\(index)", user: "u\(index)", anonymous: nil, at: 7200 + Double(index))
+            )
+        }
+        let parameters = AnalyticsParameters(now: TestMessages.base.addingTimeInterval(3 * 86_400), calendar: .utc) {
+            [
+                "steps": "view,buy", "breakdown": "plan", "from": "2026-01-01T00:00:00Z", "to": "2026-01-03T00:00:00Z",
+            ][$0]
+        }
+        let query = try parameters.funnel()
+        try await withStorage(.clickhouse) { storage async throws in
+            let clickHouse = try #require(storage.clickHouse)
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let rows = try await ClickHouseInsights(client: clickHouse.client, source: "default", merges: [])
+                .funnelRows(query)
+            #expect(rows.count == 2 * values.count)
+            #expect(Set(rows.compactMap(\.value)) == Set(values))
+            #expect(Set(rows.map(\.person)).count == values.count)
+        }
+    }
+
     /// ClickHouse 18.16 reads no request target over 16 KiB, and a query with the merges sent
     /// along travels in the URL: a longer one is answered by PostgreSQL, the same answer.
     @Test func aQueryTooLongForClickHousesURLIsAnsweredByPostgreSQL() async throws {
