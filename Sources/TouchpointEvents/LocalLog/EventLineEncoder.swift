@@ -194,20 +194,15 @@ extension EventLineEncoder {
             var out = buffer + count
             out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
             out += 1
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if start < index {
-                    out.copyMemory(from: utf8.baseAddress! + start, byteCount: index - start)
-                    out += index - start
+            // Byte by byte: the strings of an event are short, and a call to copy a few bytes
+            // costs more than storing them.
+            for byte in utf8 {
+                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                    out.storeBytes(of: byte, as: UInt8.self)
+                    out += 1
+                } else {
+                    out += Self.escape(byte, into: out)
                 }
-                out += Self.escape(byte, into: out)
-                start = index + 1
-            }
-            if start < utf8.count {
-                out.copyMemory(from: utf8.baseAddress! + start, byteCount: utf8.count - start)
-                out += utf8.count - start
             }
             out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
             out += 1
