@@ -127,6 +127,8 @@ public final class MappedLogFile: @unchecked Sendable {
         /// stop being faulted in.
         var next: Mapping?
         var nextUnpopulated: Int64 = 0
+        /// Segments a rotation let go of, for the growth queue to unmap.
+        var retired: [Mapping] = []
         var growing = false
         var closed = false
         /// Where pages have not yet been faulted in writable (Linux), from here to `allocated`.
@@ -326,6 +328,7 @@ public final class MappedLogFile: @unchecked Sendable {
             state.closed = true
             state.mapping = nil
             state.next = nil
+            state.retired.removeAll()
             state.limit = 0
             if isRegularFile {
                 _ = ftruncate(descriptor, off_t(state.length))
@@ -363,7 +366,10 @@ public final class MappedLogFile: @unchecked Sendable {
     /// Rotates to the segment that holds the record, or writes it with `pwrite`.
     private func appendSlowly(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         let count = bytes.count
-        defer { requestGrowthWhenLow() }
+        defer {
+            if state.withLock({ !$0.retired.isEmpty }) { releaseRetiredSegments() }
+            requestGrowthWhenLow()
+        }
         // First without the growth lock: the usual case is a rotation, or space the growth queue
         // has allocated since the last look.
         let mapped: Result<Bool, FileError> = state.withLock { state in
@@ -411,19 +417,16 @@ public final class MappedLogFile: @unchecked Sendable {
         }
         if state.mapping == nil || state.mapping!.end < end {
             let rotating = state.mapping != nil
-            Self.release(state.mapping)
+            if let old = state.mapping { state.retired.append(old) }
             state.mapping = nil
             if let next = state.next, next.offset <= state.length, end <= next.end {
                 state.mapping = next
                 state.unpopulated = state.nextUnpopulated
                 state.statistics.preparedRotations += 1
             } else {
-                guard let mapping = map(at: state.length) else {
-                    Self.release(state.next)
-                    state.next = nil
-                    return false
-                }
-                Self.release(state.next)
+                if let next = state.next { state.retired.append(next) }
+                state.next = nil
+                guard let mapping = map(at: state.length) else { return false }
                 state.mapping = mapping
                 state.unpopulated = min(state.unpopulated, state.length)
             }
@@ -438,10 +441,17 @@ public final class MappedLogFile: @unchecked Sendable {
         return true
     }
 
-    /// Lets go of a segment on the growth queue, where unmapping it costs no appender time.
-    private static func release(_ mapping: Mapping?) {
-        guard let mapping else { return }
-        growthQueue.async { withExtendedLifetime(mapping) {} }
+    /// Lets go of the segments rotations retired, on the growth queue: unmapping a segment full
+    /// of written pages takes a while, and the queue holds the last reference, so the appender
+    /// never does it.
+    private func releaseRetiredSegments() {
+        Self.growthQueue.async {
+            let retired = self.state.withLock { state -> [Mapping] in
+                defer { state.retired.removeAll() }
+                return state.retired
+            }
+            withExtendedLifetime(retired) {}
+        }
     }
 
     /// Maps the segment that holds `offset`; nil when the system refuses (the log is then written).
