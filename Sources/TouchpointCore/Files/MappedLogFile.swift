@@ -421,16 +421,17 @@ public final class MappedLogFile: @unchecked Sendable {
             state.mapping = nil
             if let next = state.next, next.offset <= state.length, end <= next.end {
                 state.mapping = next
+                state.next = nil
                 state.unpopulated = state.nextUnpopulated
                 state.statistics.preparedRotations += 1
             } else {
+                // The queue is behind, or the record is longer than the overlap: map it here.
                 if let next = state.next { state.retired.append(next) }
                 state.next = nil
                 guard let mapping = map(at: state.length) else { return false }
                 state.mapping = mapping
                 state.unpopulated = min(state.unpopulated, state.length)
             }
-            state.next = nil
             if rotating { state.statistics.rotations += 1 }
         }
         guard let mapping = state.mapping else { return false }
