@@ -104,6 +104,25 @@ struct MappedLogFileTests {
         #expect(try Self.bytes(path) == Array((records + more).joined()))
     }
 
+    /// The growth step maps the next segment ahead of the appender, so a rotation into it makes
+    /// no system call on the appending thread; the records stay exact across such rotations.
+    @Test func rotationsGoIntoSegmentsMappedAhead() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/events.jsonl"
+        let records = Self.records(3_000)
+        let options = MappedLogFile.Options(segmentBytes: 4 * MappedLogFile.pageSize, growthBytes: 4096)
+        let log = try MappedLogFile.open(path: path, options: options)
+        try log.append(records[0])  // maps the first segment
+        #expect(log.isMapped)
+        try log.reserve(records.joined().count)  // allocates the rest and maps the next segment
+        for record in records.dropFirst() { try log.append(record) }
+        #expect(log.statistics.preparedRotations >= 1)
+        #expect(log.statistics.rotations >= log.statistics.preparedRotations)
+        #expect(log.statistics.writtenAppends == 0, "all copies into reserved space")
+        log.close()
+        #expect(try Self.bytes(path) == Array(records.joined()))
+    }
+
     @Test func withoutAMappingEveryAppendIsAWrite() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/events.jsonl"

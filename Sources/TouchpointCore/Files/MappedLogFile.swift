@@ -25,6 +25,10 @@ import Android
 /// mapped shared into memory. ``append(_:)`` copies a record into it, its terminator last, and
 /// publishes the new ``committedLength`` under the file's lock. The bytes are in the kernel's page
 /// cache from that moment, so they survive the process being killed, exactly as after a `write(2)`.
+/// When a record would cross the end of the segment, the next segment takes over (rotation): the
+/// growth queue maps it ahead, overlapping the current one by half a segment, and faults its pages
+/// in, so a rotation on the caller's thread swaps two references and hands the old segment to the
+/// queue to unmap.
 ///
 /// **Growth off the caller's thread.** Only space the file system has already allocated is ever
 /// touched through the mapping: a background queue allocates ``Options/growthBytes`` ahead of the
@@ -32,7 +36,8 @@ import Android
 /// so a full disk is an error of that queue, never a `SIGBUS` in the app. When the allocated
 /// space runs out (the queue is behind, or the disk is full), an append falls back to `pwrite(2)`
 /// at the committed length, which reports a full disk as ``FileError/isOutOfSpace``. When a record
-/// would cross the end of the mapped segment, the next segment is mapped (rotation).
+/// would cross the end of the mapped segment and the next one is not mapped yet (the queue is
+/// behind, or the record is longer than half a segment), the caller maps it.
 ///
 /// **On disk.** While the file is open it ends with allocated zero bytes after the last record;
 /// readers skip them (``JSONLinesReader`` does). ``close()`` (and the release of the last
@@ -77,6 +82,9 @@ public final class MappedLogFile: @unchecked Sendable {
         public var writtenAppends = 0
         /// Segments mapped after the first (rotations).
         public var rotations = 0
+        /// Rotations into a segment the growth queue had mapped ahead (no system call on the
+        /// appending thread).
+        public var preparedRotations = 0
         /// Allocations the growth queue could not make (a full disk).
         public var growthFailures = 0
 
@@ -115,6 +123,12 @@ public final class MappedLogFile: @unchecked Sendable {
         /// The mapped segment, and the end of the space an append may copy into now.
         var mapping: Mapping?
         var limit: Int64 = 0
+        /// The segment after `mapping`, mapped ahead by the growth queue, and where its pages
+        /// stop being faulted in.
+        var next: Mapping?
+        var nextUnpopulated: Int64 = 0
+        /// Segments a rotation let go of, for the growth queue to unmap.
+        var retired: [Mapping] = []
         var growing = false
         var closed = false
         /// Where pages have not yet been faulted in writable (Linux), from here to `allocated`.
@@ -313,6 +327,8 @@ public final class MappedLogFile: @unchecked Sendable {
             guard !state.closed else { return false }
             state.closed = true
             state.mapping = nil
+            state.next = nil
+            state.retired.removeAll()
             state.limit = 0
             if isRegularFile {
                 _ = ftruncate(descriptor, off_t(state.length))
@@ -350,7 +366,10 @@ public final class MappedLogFile: @unchecked Sendable {
     /// Rotates to the segment that holds the record, or writes it with `pwrite`.
     private func appendSlowly(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         let count = bytes.count
-        defer { requestGrowthWhenLow() }
+        defer {
+            if state.withLock({ !$0.retired.isEmpty }) { releaseRetiredSegments() }
+            requestGrowthWhenLow()
+        }
         // First without the growth lock: the usual case is a rotation, or space the growth queue
         // has allocated since the last look.
         let mapped: Result<Bool, FileError> = state.withLock { state in
@@ -398,10 +417,21 @@ public final class MappedLogFile: @unchecked Sendable {
         }
         if state.mapping == nil || state.mapping!.end < end {
             let rotating = state.mapping != nil
+            if let old = state.mapping { state.retired.append(old) }
             state.mapping = nil
-            guard let mapping = map(at: state.length) else { return false }
-            state.mapping = mapping
-            state.unpopulated = min(state.unpopulated, state.length)
+            if let next = state.next, next.offset <= state.length, end <= next.end {
+                state.mapping = next
+                state.next = nil
+                state.unpopulated = state.nextUnpopulated
+                state.statistics.preparedRotations += 1
+            } else {
+                // The queue is behind, or the record is longer than the overlap: map it here.
+                if let next = state.next { state.retired.append(next) }
+                state.next = nil
+                guard let mapping = map(at: state.length) else { return false }
+                state.mapping = mapping
+                state.unpopulated = min(state.unpopulated, state.length)
+            }
             if rotating { state.statistics.rotations += 1 }
         }
         guard let mapping = state.mapping else { return false }
@@ -410,6 +440,19 @@ public final class MappedLogFile: @unchecked Sendable {
         state.length = end
         state.statistics.mappedAppends += 1
         return true
+    }
+
+    /// Lets go of the segments rotations retired, on the growth queue: unmapping a segment full
+    /// of written pages takes a while, and the queue holds the last reference, so the appender
+    /// never does it.
+    private func releaseRetiredSegments() {
+        Self.growthQueue.async {
+            let retired = self.state.withLock { state -> [Mapping] in
+                defer { state.retired.removeAll() }
+                return state.retired
+            }
+            withExtendedLifetime(retired) {}
+        }
     }
 
     /// Maps the segment that holds `offset`; nil when the system refuses (the log is then written).
@@ -486,8 +529,39 @@ public final class MappedLogFile: @unchecked Sendable {
             #else
             _ = (mapping, unpopulated)
             #endif
+            if populates { prepareNextSegment() }
             return allocated
         }
+    }
+
+    /// Maps the segment after the current one once the allocated space reaches into it, and
+    /// faults in its allocated pages, so that the rotation into it costs the appender no system
+    /// call and no page fault. Runs under the growth lock.
+    private func prepareNextSegment() {
+        let page = Int64(Self.pageSize)
+        let overlap = max(page, Int64(segmentBytes) / 2 / page * page)
+        let wanted = state.withLock { state -> (current: Mapping, start: Int64)? in
+            guard !state.closed, state.next == nil, let mapping = state.mapping,
+                state.allocated > mapping.end - overlap
+            else { return nil }
+            return (mapping, mapping.end - overlap)
+        }
+        if let wanted, let next = map(at: wanted.start) {
+            // Dropped here, on the growth queue, when the appender has rotated meanwhile.
+            state.withLock { state in
+                guard !state.closed, state.next == nil, state.mapping === wanted.current else { return }
+                state.next = next
+                state.nextUnpopulated = next.offset
+            }
+        }
+        #if os(Linux) || os(Android)
+        let range = state.withLock { state -> (next: Mapping, from: Int64, to: Int64)? in
+            guard let next = state.next, state.nextUnpopulated < state.allocated else { return nil }
+            defer { state.nextUnpopulated = state.allocated }
+            return (next, state.nextUnpopulated, state.allocated)
+        }
+        if let range { Self.populate(range.next, from: range.from, to: range.to) }
+        #endif
     }
 
     /// Makes the file system allocate `[from, to)`, extending the file.

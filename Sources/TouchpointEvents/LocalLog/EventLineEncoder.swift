@@ -1,5 +1,10 @@
 import Foundation
 
+// `Writer.uuid(_:)` stores digits a word at a time in little-endian order.
+#if _endian(big)
+#error("EventLineEncoder assumes a little-endian machine")
+#endif
+
 /// Encodes events as lines of `events.jsonl` on the record path, byte for byte as
 /// ``Event/jsonLine()`` writes them, at a fraction of the cost.
 ///
@@ -116,8 +121,13 @@ extension EventLineEncoder {
             count += 1
         }
 
+        @inline(__always)
         mutating func reserve(_ extra: Int) {
-            guard count + extra > capacity else { return }
+            if count + extra > capacity { grow(toHold: extra) }
+        }
+
+        @inline(never)
+        mutating func grow(toHold extra: Int) {
             var grown = capacity * 2
             while count + extra > grown { grown *= 2 }
             let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
@@ -154,31 +164,37 @@ extension EventLineEncoder {
                 UInt64(bytes.8) << 56 | UInt64(bytes.9) << 48 | UInt64(bytes.10) << 40 | UInt64(bytes.11) << 32
                 | UInt64(bytes.12) << 24 | UInt64(bytes.13) << 16 | UInt64(bytes.14) << 8 | UInt64(bytes.15)
             let target = buffer + count
-            // 8-4-4-4-12 hex digits, uppercase as `uuidString`.
-            Self.hex(high >> 32, digits: 8, to: target)
+            // 8-4-4-4-12 hex digits, uppercase as `uuidString`, eight at a time.
+            let first = Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32))
+            let second = Self.hexDigits(UInt32(truncatingIfNeeded: high))
+            let third = Self.hexDigits(UInt32(truncatingIfNeeded: low >> 32))
+            let fourth = Self.hexDigits(UInt32(truncatingIfNeeded: low))
+            target.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
             target.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8, as: UInt8.self)
-            Self.hex(high >> 16, digits: 4, to: target + 9)
+            target.storeBytes(of: UInt32(truncatingIfNeeded: second), toByteOffset: 9, as: UInt32.self)
             target.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 13, as: UInt8.self)
-            Self.hex(high, digits: 4, to: target + 14)
+            target.storeBytes(of: UInt32(truncatingIfNeeded: second >> 32), toByteOffset: 14, as: UInt32.self)
             target.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 18, as: UInt8.self)
-            Self.hex(low >> 48, digits: 4, to: target + 19)
+            target.storeBytes(of: UInt32(truncatingIfNeeded: third), toByteOffset: 19, as: UInt32.self)
             target.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 23, as: UInt8.self)
-            Self.hex(low, digits: 12, to: target + 24)
+            target.storeBytes(of: UInt32(truncatingIfNeeded: third >> 32), toByteOffset: 24, as: UInt32.self)
+            target.storeBytes(of: fourth, toByteOffset: 28, as: UInt64.self)
             count += 36
         }
 
-        /// The low `digits` nibbles of `value` as uppercase hex digits.
+        /// The eight uppercase hex digits of `value`, as a word whose bytes in memory (little
+        /// endian) are the digits in order.
         @inline(__always)
-        static func hex(_ value: UInt64, digits: Int, to target: UnsafeMutableRawPointer) {
-            var value = value
-            var index = digits - 1
-            while index >= 0 {
-                let nibble = UInt8(truncatingIfNeeded: value & 0x0F)
-                let digit = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &- 10 &+ nibble
-                target.storeBytes(of: digit, toByteOffset: index, as: UInt8.self)
-                value >>= 4
-                index -= 1
-            }
+        static func hexDigits(_ value: UInt32) -> UInt64 {
+            // One nibble a byte, the most significant in the lowest byte after the swap.
+            var spread = UInt64(value)
+            spread = (spread | spread << 16) & 0x0000_FFFF_0000_FFFF
+            spread = (spread | spread << 8) & 0x00FF_00FF_00FF_00FF
+            spread = (spread | spread << 4) & 0x0F0F_0F0F_0F0F_0F0F
+            spread = spread.byteSwapped
+            // `0`…`9` are 0x30 up; `A`…`F` are 7 further (nibbles of 10 and more carry into bit 4).
+            let letters = ((spread &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+            return spread &+ 0x3030_3030_3030_3030 &+ letters &* 7
         }
 
         /// A JSON string, escaped as ``JSONWriter`` escapes it.
@@ -194,20 +210,15 @@ extension EventLineEncoder {
             var out = buffer + count
             out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
             out += 1
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if start < index {
-                    out.copyMemory(from: utf8.baseAddress! + start, byteCount: index - start)
-                    out += index - start
+            // Byte by byte: the strings of an event are short, and a call to copy a few bytes
+            // costs more than storing them.
+            for byte in utf8 {
+                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                    out.storeBytes(of: byte, as: UInt8.self)
+                    out += 1
+                } else {
+                    out += Self.escape(byte, into: out)
                 }
-                out += Self.escape(byte, into: out)
-                start = index + 1
-            }
-            if start < utf8.count {
-                out.copyMemory(from: utf8.baseAddress! + start, byteCount: utf8.count - start)
-                out += utf8.count - start
             }
             out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
             out += 1

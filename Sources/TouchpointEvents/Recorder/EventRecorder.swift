@@ -331,7 +331,10 @@ public final class EventRecorder: Sendable {
     }
 
     func noteRepairLocked(_ sink: SessionSink, _ state: inout State) {
-        guard sink.repairedBytes > state.reportedRepairs[sink.session.id, default: 0] else { return }
+        // Nearly always nothing was cut: spare the record path the lookup (a hash of the id).
+        guard sink.repairedBytes > 0, sink.repairedBytes > state.reportedRepairs[sink.session.id, default: 0] else {
+            return
+        }
         let repaired = sink.repairedBytes - state.reportedRepairs[sink.session.id, default: 0]
         state.reportedRepairs[sink.session.id] = sink.repairedBytes
         state.statistics.repairedTornBytes += repaired

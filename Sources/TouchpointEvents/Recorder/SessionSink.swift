@@ -12,7 +12,12 @@ final class SessionSink: @unchecked Sendable {
     let relativeDirectory: String
     let directoryPath: String
     private let fileOptions: MappedLogFile.Options
-    private var file: MappedLogFile?
+    private var file: MappedLogFile? {
+        didSet { borrowedFile = file.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `file`, for calls that must not retain it: a log has a weak-reference side table (the
+    /// registry of open logs), which makes each retain and release take the slow path.
+    private var borrowedFile: Unmanaged<MappedLogFile>?
     private var metadataWritten: Bool
     private var journaled: Bool
     /// Bytes of a torn last line cut off when the file was opened.
@@ -56,9 +61,14 @@ final class SessionSink: @unchecked Sendable {
 
     /// Appends whole lines to `events.jsonl`; `prepare` must have succeeded.
     func append(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
-        guard let file else { throw FileError(operation: "write", path: eventsPath, code: 9 /* EBADF */) }
+        guard let borrowedFile else { throw FileError(operation: "write", path: eventsPath, code: 9 /* EBADF */) }
         do {
-            try file.append(bytes)
+            // Safe: `file` holds the log, and only this call (under the recorder's lock) could
+            // let go of it, after the append.
+            let result = borrowedFile._withUnsafeGuaranteedRef { file in
+                Result { () throws(FileError) in try file.append(bytes) }
+            }
+            try result.get()
         } catch {
             // Reopen on the next attempt: the file may have been replaced, or its device remounted.
             self.file = nil
