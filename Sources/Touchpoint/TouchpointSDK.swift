@@ -30,8 +30,9 @@ import TouchpointSurveys
 ///   ``SurveyConfigManager/shared``, which `SurveyTriggerView { … }` reads);
 /// - **cross-promotion**: ``PromoConfig/defaultCatalogURL`` and ``PromoConfig/defaultCatalogHeaders``
 ///   point at `GET /v1/config/catalog`, so `MoreAppsView(currentAppID:)` lists the collector's catalog;
-/// - **consent** for the remote config: while the user opted out, ``configGate`` is closed and
-///   neither the survey config nor the catalog sends a request (they serve what they hold);
+/// - **consent** for the remote config and the scenario store: while the user opted out,
+///   ``configGate`` is closed, neither the survey config nor the catalog sends a request (they
+///   serve what they hold), and the store's backends throw instead of sending;
 /// - **the scenario store**: ``storeBackend``, an ``HTTPStoreBackend`` on `/v1/scenario/…` (the
 ///   namespaces' shared documents), ``storeBackend(for:)`` for a signed-in user's own, and
 ///   ``makeStore(appID:version:user:)``, a ``DefaultStore`` whose `backend` scopes sync with them;
@@ -138,7 +139,9 @@ public final class TouchpointSDK: Sendable {
     public let applicationLifecycle: ApplicationLifecycleRecorder
     /// Closed while the user opted out (``optOut(discardingPending:)``): the survey config and the
     /// promo catalog send no request (a config fetch tells the collector the app is running), and
-    /// serve what they hold; opened again by ``optIn()``, when the survey config checks at once.
+    /// serve what they hold; the scenario store's backends (``storeBackend``,
+    /// ``storeBackend(for:)``) throw without sending. Opened again by ``optIn()``, when the survey
+    /// config checks at once.
     public let configGate: RequestGate
 
     private let consentFollower: ConsentFollower
@@ -228,7 +231,8 @@ public final class TouchpointSDK: Sendable {
             initial: options.initialSurveys, recorder: options.recorder, transport: options.transport,
             configuration: RemoteResourceConfiguration(headers: headers, gate: configGate))
         surveys.startAutoRefresh(url: surveysURL, interval: options.surveyRefreshInterval)
-        storeBackend = HTTPStoreBackend(collector: baseURL, writeKey: writeKey, transport: options.transport)
+        storeBackend = HTTPStoreBackend(
+            collector: baseURL, writeKey: writeKey, transport: options.transport, gate: configGate)
         storeTransport = options.transport
         identity = Locked(Identity.load(for: options.recorder))
         ScreenViews.recorder = options.recorder
@@ -258,7 +262,9 @@ public final class TouchpointSDK: Sendable {
     /// `user` carries the id and the signature the app's backend made for it with the source's
     /// identity secret; only that user's requests can read or write them.
     public func storeBackend(for user: HTTPStoreBackend.User) -> HTTPStoreBackend {
-        HTTPStoreBackend(collector: storeBackend.collector, writeKey: writeKey, user: user, transport: storeTransport)
+        HTTPStoreBackend(
+            collector: storeBackend.collector, writeKey: writeKey, user: user, transport: storeTransport,
+            gate: configGate)
     }
 
     /// A store for the app whose `backend(namespace:scenarioID:)` scopes sync with the collector:

@@ -231,6 +231,36 @@ struct FacadeTests {
         }
     }
 
+    /// Opted out, the scenario store's backends send nothing either: a pull or a push throws,
+    /// naming why; after opting in they reach the collector.
+    @Test func optedOutTheScenarioStoreSendsNoRequestUntilOptIn() async throws {
+        try await ProcessDefaults.exclusively {
+            let app = try App()
+            let sdk = try app.start(optedOutByDefault: true)
+            let user = sdk.storeBackend(for: HTTPStoreBackend.User(id: "u-1", signature: "00"))
+            for backend in [sdk.storeBackend, user] {
+                await #expect {
+                    _ = try await backend.pull(namespace: "acme", scenarioID: "checkout")
+                } throws: { error in
+                    (error as? StoreError)?.code == .backendFailure
+                        && "\(error)".contains("not sent: the user opted out of recording")
+                }
+                await #expect(throws: StoreError.self) {
+                    _ = try await backend.push(
+                        ["a": 1], namespace: "acme", scenarioID: "checkout", precondition: .ifAbsent)
+                }
+            }
+            func scenarioRequests() -> Int { app.server.requests.filter { $0.path.contains("/scenario/") }.count }
+            #expect(scenarioRequests() == 0)
+
+            await sdk.optIn()
+            // The test collector keeps no documents: the request is sent and answered, whatever the answer.
+            _ = try? await sdk.storeBackend.pull(namespace: "acme", scenarioID: "checkout")
+            #expect(scenarioRequests() == 1)
+            await sdk.shutdown()
+        }
+    }
+
     /// An app with scenes, as UIKit's lifecycle reports it: the launch (no launch options), the
     /// scene's URL forwarded with `openURL`, then activation. `Application Opened` carries the URL.
     @Test func aSceneAppsOpenedCarriesTheURLItForwards() async throws {

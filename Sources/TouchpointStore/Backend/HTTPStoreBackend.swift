@@ -45,6 +45,10 @@ import TouchpointCore
 /// is refused before anything is sent, a longer one is answered `400`; both are
 /// ``StoreError/Code/backendFailure`` (``InMemoryStoreBackend`` takes any string).
 ///
+/// **Consent.** With a ``gate`` (``TouchpointSDK`` gives its own, closed while the user opted out
+/// of recording), nothing is sent while the gate is closed: a pull or a push throws
+/// ``StoreError/Code/backendFailure`` saying so, and the caller tries again after opting in.
+///
 /// **Failures.** Every other status and every transport error is a ``StoreError`` with
 /// ``StoreError/Code/backendFailure`` whose message names the method, the URL and the status (and
 /// the collector's own explanation when it gave one), e.g.
@@ -77,6 +81,8 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     public let user: User?
     /// Seconds one request may take, from sending to the last byte of the answer.
     public let timeout: TimeInterval
+    /// While closed, no request is sent (see the type's documentation); nil: always sent.
+    public let gate: RequestGate?
     private let authorization: String
     private let transport: any HTTPTransport
 
@@ -89,12 +95,14 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     ///     (read-only from an app).
     ///   - transport: how requests are sent (``URLSessionTransport`` by default).
     ///   - timeout: seconds one request may take (15 by default).
+    ///   - gate: while closed, nothing is sent (the user opted out); nil sends always.
     public init(
         collector: URL, writeKey: String, user: User? = nil, transport: any HTTPTransport = URLSessionTransport(),
-        timeout: TimeInterval = 15
+        timeout: TimeInterval = 15, gate: RequestGate? = nil
     ) {
         self.collector = collector
         self.user = user
+        self.gate = gate
         self.authorization = TransportHeaders.basicAuthorization(user: writeKey)
         self.transport = transport
         self.timeout = timeout
@@ -212,6 +220,11 @@ public final class HTTPStoreBackend: StoreBackendAdapter {
     // MARK: Requests
 
     private func send(_ request: TransportRequest, name: String) async throws(StoreError) -> TransportResponse {
+        if let gate, !gate.isOpen {
+            throw failure(
+                name, request.method, request.url,
+                "not sent: the user opted out of recording (the request gate is closed)")
+        }
         var request = request
         request.headers["Authorization"] = authorization
         if let user { request.headers[Self.signatureHeader] = user.signature }
