@@ -25,7 +25,7 @@ final class ClickHouseClient: Sendable {
     /// The most a response may hold (rows of a query).
     let maximumResponseBytes: Int
     private let http: HTTPClient
-    private let logger: Logger
+    let logger: Logger
 
     /// Opens a client; it connects on the first request.
     /// - Parameters:
@@ -46,8 +46,8 @@ final class ClickHouseClient: Sendable {
     }
 
     /// Runs a statement that returns no rows (`CREATE`, `ALTER`, `DROP`, `INSERT … SELECT`).
-    func execute(_ sql: String) async throws {
-        _ = try await send(sql: sql, body: Array(sql.utf8), settings: [], gzip: false)
+    func execute(_ sql: String, timeout: Duration? = nil) async throws {
+        _ = try await send(sql: sql, body: Array(sql.utf8), settings: [], gzip: false, timeout: timeout)
     }
 
     /// The rows of a `SELECT`, each as an object of column → value. 64-bit integers arrive as
@@ -220,14 +220,11 @@ final class ClickHouseClient: Sendable {
 
     // MARK: - One request
 
-    private var timeAmount: TimeAmount {
-        .nanoseconds(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
-    }
-
     private func send(
         sql: String, body: [UInt8], settings: [(String, String)], gzip: Bool,
-        contentType: String = "text/plain; charset=utf-8"
+        contentType: String = "text/plain; charset=utf-8", timeout: Duration? = nil
     ) async throws -> ByteBuffer {
+        let timeout = timeout ?? self.timeout
         let seconds = max(1, timeout.components.seconds)
         var query: [URLQueryItem] = [
             URLQueryItem(name: "database", value: url.database),
@@ -255,7 +252,9 @@ final class ClickHouseClient: Sendable {
         let response: HTTPClientResponse
         let data: ByteBuffer
         do {
-            response = try await http.execute(request, deadline: .now() + timeAmount)
+            let amount = TimeAmount.nanoseconds(
+                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+            response = try await http.execute(request, deadline: .now() + amount)
             data = try await response.body.collect(upTo: maximumResponseBytes)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw StorageError(

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TouchpointCore
 
 /// The `events` table kept in ClickHouse for the insights, and what ingest and operations do to it.
@@ -97,23 +98,65 @@ struct ClickHouseEvents: Sendable {
         ENGINE = ReplacingMergeTree(before) ORDER BY source
         """
 
-    /// The ids of resent messages (``resentTable``).
-    static let resentStatement = """
-        CREATE TABLE IF NOT EXISTS \(resentTable) (source String, message_id String, time DateTime, time_ms UInt16)
+    /// The ids of resent messages (``resentTable``), in a table of this name.
+    static func resentStatement(_ name: String = resentTable) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(name) (source String, message_id String, time DateTime, time_ms UInt16)
         ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
         """
+    }
 
     /// Creates the tables if they are missing, and adds the columns an older `events` lacks.
+    /// An `events` table made before ``resentTable`` existed gets it filled from its own copies
+    /// (``markEarlierCopies()``).
     func prepare() async throws {
+        let tables = Set(
+            try await client.rows("SELECT name FROM system.tables WHERE database = currentDatabase()")
+                .compactMap { $0["name"]?.stringValue })
         try await client.execute(Self.createStatement)
         try await client.execute(Self.cutsStatement)
-        try await client.execute(Self.resentStatement)
+        if tables.contains(Self.table) && !tables.contains(Self.resentTable) { try await markEarlierCopies() }
+        try await client.execute(Self.resentStatement())
         let present = Set(
             try await client.rows(
                 "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
             ).compactMap { $0["name"]?.stringValue })
         for (name, type) in Self.addedColumns where !present.contains(name) {
             try await client.execute("ALTER TABLE \(Self.table) ADD COLUMN \(name) \(type)")
+        }
+    }
+
+    /// Makes ``resentTable`` naming as resent every time of every message `events` holds more
+    /// than one row of: the copies stored before resent messages were named, which the merges may
+    /// not have folded yet (a retry's copy could then differ from the first by a few
+    /// milliseconds). Run once, when ``resentTable`` is made beside an older `events`; it reads the
+    /// whole table's ids (10 s for 10 M events on a 2-core machine), for up to an hour. The table is filled under another name and
+    /// renamed, so a start that fails midway leaves no partial table, and the next start does it
+    /// again; when another collector made it first, its table serves.
+    func markEarlierCopies() async throws {
+        let filling = "\(Self.resentTable)_filling_\(UInt32.random(in: 0...UInt32.max))"
+        try await client.execute(Self.resentStatement(filling))
+        client.logger.notice(
+            "naming the copies of messages an older events table holds, once: this reads every message id",
+            metadata: ["table": "\(Self.table)", "into": "\(Self.resentTable)"])
+        do {
+            try await client.execute(
+                """
+                INSERT INTO \(filling) (source, message_id, time, time_ms)
+                SELECT DISTINCT source, message_id, time, time_ms FROM \(Self.table)
+                WHERE (source, message_id) IN (
+                    SELECT source, message_id FROM \(Self.table) GROUP BY source, message_id HAVING count() > 1
+                )
+                """, timeout: .seconds(3600))
+            try await client.execute("RENAME TABLE \(filling) TO \(Self.resentTable)")
+        } catch {
+            try? await client.execute("DROP TABLE IF EXISTS \(filling)")
+            let made = try await client.rows(
+                """
+                SELECT count() AS n FROM system.tables
+                WHERE database = currentDatabase() AND name = \(ClickHouseClient.literal(Self.resentTable))
+                """)
+            guard made.first?["n"]?.intValue == 1 else { throw error }
         }
     }
 

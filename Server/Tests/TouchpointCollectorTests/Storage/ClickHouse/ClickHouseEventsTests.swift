@@ -50,6 +50,35 @@ struct ClickHouseEventsTests {
         }
     }
 
+    /// A table from before resent messages were named: the copies retries left there (here under
+    /// another sorting key, which no merge folds) are named when a collector first starts, once.
+    @Test func anOlderTablesCopiesAreNamedAsResentWhenACollectorStarts() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            try await client.execute(ClickHouseEvents.createStatement)
+            let events = ClickHouseEvents(client: client)
+            let batch = (0..<10).map { TestMessages.ingest("Opened", id: "old-\($0)", at: Double($0)) }
+            try await events.insert(batch, source: "app")
+            // An older collector's retries: four ids again, a few milliseconds later, one as another event.
+            let retries = (0..<4).map { index in
+                TestMessages.ingest(index == 0 ? "Closed" : "Opened", id: "old-\(index)", at: Double(index) + 0.003)
+            }
+            try await events.insert(retries, source: "app")
+            let rows = try await client.rows("SELECT count() AS n FROM events")
+            #expect(rows.first?["n"] == .int(14))
+
+            try await events.prepare()
+            #expect(try await events.count(source: "app") == 10)
+            let marked = try await client.rows("SELECT count() AS n FROM \(ClickHouseEvents.resentTable)")
+            #expect(marked.first?["n"] == .int(8))  // both times of each of the four
+            try await events.prepare()
+            let again = try await client.rows("SELECT count() AS n FROM \(ClickHouseEvents.resentTable)")
+            #expect(again.first?["n"] == .int(8))
+            let leftovers = try await client.rows(
+                "SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name LIKE '%filling%'")
+            #expect(leftovers.first?["n"] == .int(0))
+        }
+    }
+
     @Test func theSameMessageIdInAnotherSourceIsAnotherEvent() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
             let events = ClickHouseEvents(client: client)
