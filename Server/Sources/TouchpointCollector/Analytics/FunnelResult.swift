@@ -137,9 +137,20 @@ public struct FunnelResult: Sendable, Hashable {
     /// and within the window of the start; the attempt that gets furthest counts (of equal ones,
     /// the first), and its start's value of the breakdown property puts the person in a group.
     static func compute(_ query: FunnelQuery, rows: [FunnelRow]) -> FunnelResult {
-        var byPerson: [Int64: [FunnelRow]] = [:]
-        for row in rows { byPerson[row.person, default: []].append(row) }
-        let attempts = byPerson.values.compactMap { attempt(query, $0) }
+        // One sort puts each person's events together, in time order (ties by arrival), instead
+        // of an array a person sorted on its own.
+        let ordered = rows.enumerated().sorted {
+            ($0.element.person, $0.element.timestamp, $0.offset) < ($1.element.person, $1.element.timestamp, $1.offset)
+        }
+        .map(\.element)
+        var attempts: [Attempt] = []
+        var first = ordered.startIndex
+        while first < ordered.endIndex {
+            var end = first + 1
+            while end < ordered.endIndex, ordered[end].person == ordered[first].person { end += 1 }
+            if let attempt = attempt(query, ordered[first..<end]) { attempts.append(attempt) }
+            first = end
+        }
         let steps = figures(query, attempts)
         var groups: [Group] = []
         if query.breakdown != nil {
@@ -167,12 +178,9 @@ public struct FunnelResult: Sendable, Hashable {
     }
 
     /// The person's attempt that gets furthest; nil when they did not start in the range.
-    private static func attempt(_ query: FunnelQuery, _ events: [FunnelRow]) -> Attempt? {
+    /// `sorted`: the person's events in time order, ties by arrival.
+    private static func attempt(_ query: FunnelQuery, _ sorted: ArraySlice<FunnelRow>) -> Attempt? {
         let count = query.steps.count
-        let sorted = events.enumerated().sorted {
-            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
-        }
-        .map(\.element)
         var best: Attempt?
         for start in sorted.indices where sorted[start].isStep(0) {
             let startTime = sorted[start].timestamp
@@ -183,7 +191,7 @@ public struct FunnelResult: Sendable, Hashable {
                 let step = times.count
                 // The earliest later event that is this step, while still within the window.
                 var next: Int?
-                for index in (position + 1)..<sorted.count {
+                for index in (position + 1)..<sorted.endIndex {
                     if sorted[index].timestamp - startTime > query.window { break }
                     if sorted[index].isStep(step) {
                         next = index
