@@ -44,13 +44,15 @@ struct DeliveryEndToEndTests {
         }
 
         /// A dispatcher that sends only on `dispatch()`, in batches of 16, retrying fast.
-        func dispatcher(to collector: LiveCollector) -> EventDispatcher {
+        /// A dispatcher to `collector` whose requests give up after `requestTimeout` seconds (a
+        /// request given up is sent again, which the collector counts as deduplicated).
+        func dispatcher(to collector: LiveCollector, requestTimeout: TimeInterval = 10) -> EventDispatcher {
             var configuration = DeliveryConfiguration()
             configuration.dispatchInterval = -1
             configuration.batchLimits = BatchLimits(maximumEvents: 16)
             configuration.backoff = Backoff.Policy(
                 initialDelay: 0.05, multiplier: 2, maximumDelay: 0.4, minimumDelay: 0.02, maximumRetryAfter: 5)
-            configuration.requestTimeout = 10
+            configuration.requestTimeout = requestTimeout
             configuration.maximumRequestsPerMinute = nil
             configuration.reachability = nil
             configuration.jitterSeed = 1
@@ -110,7 +112,9 @@ struct DeliveryEndToEndTests {
     @Test func everyRecordedEventIsStoredOnceInOrderWithItsSessionAndUser() async throws {
         let collector = try await LiveCollector.start()
         let app = try App()
-        let dispatcher = app.dispatcher(to: collector)
+        // Nothing is sent twice unless a request is given up: under a full test suite's load an
+        // answer can take more than 10 s, so this one waits as long as the dispatch may.
+        let dispatcher = app.dispatcher(to: collector, requestTimeout: 300)
 
         _ = await app.recorder.startSession(userID: "alice")
         var expected = try await app.record(40, name: "browse")
