@@ -22,15 +22,24 @@ extension SQLCollectorStorage {
     /// nearest first, a run of one event counted once, up to the query's steps.
     ///
     /// Every event of the range (and of the window beyond it) is read through the name-and-minute
-    /// index, a seek per event name, never its row; window functions order each person's events
-    /// and the database sends back one row per way with its people, not the events.
+    /// index, a seek per event name, never its row. One ordering of each person's events finds
+    /// their start (`at`: the first start's time; `seen`: how many starts so far) and each event's
+    /// neighbours, with no join: a join of the events with each person's start was a nested loop
+    /// in SQLite, the events read once per person. Only the events of the way, without repeats,
+    /// are ordered again, and the database sends back one row per way with its people.
     func paths(source: String, query: PathQuery) async throws -> [PathCount] {
         let excluded = Set(query.exclude)
         let names = try await eventNames(source: source).filter { !excluded.contains($0) }
         guard names.contains(query.event) else { return [] }
-        let order = query.direction == .after ? "t, seq" : "t DESC, seq DESC"
         var statement = SQLStatement(
-            dialect, "WITH ev AS (SELECT \(PersonKeys.expression) AS person, event, timestamp AS t, seq")
+            dialect,
+            "WITH ev AS (SELECT \(PersonKeys.expression) AS person, event, timestamp AS t, seq, CASE WHEN event = ")
+        statement.bind(.text(query.event))
+        statement.append(" AND timestamp >= ")
+        statement.bind(.int(query.range.from))
+        statement.append(" AND timestamp < ")
+        statement.bind(.int(query.range.to))
+        statement.append(" THEN 1 ELSE 0 END AS a")
         statement.append(" FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
         statement.bind(.text(source))
         statement.appendIsIn("event", names)
@@ -39,29 +48,31 @@ extension SQLCollectorStorage {
             TimeRange(from: Timestamp.date(milliseconds: read.from), to: Timestamp.date(milliseconds: read.to)),
             to: &statement)
         if let people = query.people { statement.appendIsIn(PersonKeys.expression, people) }
+        // `a`: a start (the event, in the range); the person's first start is their anchor.
+        let ordered = "PARTITION BY person ORDER BY t, seq"
+        let neighbour = query.direction == .after ? "LAG" : "LEAD"
         statement.append(
-            "), anchor AS (SELECT person, t, seq FROM (SELECT person, t, seq, ROW_NUMBER() OVER (PARTITION BY person ORDER BY t, seq) AS n FROM ev WHERE event = "
-        )
-        statement.bind(.text(query.event))
-        statement.append(" AND t >= ")
-        statement.bind(.int(query.range.from))
-        statement.append(" AND t < ")
-        statement.bind(.int(query.range.to))
-        statement.append(
-            ") firsts WHERE n = 1), way AS (SELECT ev.person, ev.event, ev.t, ev.seq FROM ev JOIN anchor ON anchor.person = ev.person WHERE "
-        )
+            """
+            ), passed AS (SELECT person, event, t, seq, a, \
+            MIN(CASE WHEN a = 1 THEN t END) OVER (\(ordered) ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS at, \
+            SUM(a) OVER (\(ordered) ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seen, \
+            \(neighbour)(event) OVER (\(ordered)) AS nearer FROM ev)
+            """)
+        // The way: the anchor (the start with none before it) and the events on its side within
+        // the window; each kept unless the event nearer the anchor has its name.
+        let anchor = "(a = 1 AND seen = 1)"
         switch query.direction {
         case .after:
-            statement.append("(ev.t > anchor.t OR (ev.t = anchor.t AND ev.seq >= anchor.seq)) AND ev.t <= anchor.t + ")
+            statement.append(", kept AS (SELECT person, event, ROW_NUMBER() OVER (\(ordered)) AS n FROM passed")
+            statement.append(" WHERE seen >= 1 AND t <= at + ")
         case .before:
-            statement.append("(ev.t < anchor.t OR (ev.t = anchor.t AND ev.seq <= anchor.seq)) AND ev.t >= anchor.t - ")
+            statement.append(
+                ", kept AS (SELECT person, event, ROW_NUMBER() OVER (PARTITION BY person ORDER BY t DESC, seq DESC) AS n FROM passed"
+            )
+            statement.append(" WHERE (seen = 0 OR \(anchor)) AND t >= at - ")
         }
         statement.bind(.int(query.window))
-        // The anchor is the first of each person's way (n = 1); a run of one event is kept once.
-        statement.append(
-            "), marked AS (SELECT person, event, t, seq, LAG(event) OVER (PARTITION BY person ORDER BY \(order)) AS previous FROM way)"
-                + ", kept AS (SELECT person, event, ROW_NUMBER() OVER (PARTITION BY person ORDER BY \(order)) AS n FROM marked WHERE previous IS NULL OR previous <> event)"
-        )
+        statement.append(" AND (\(anchor) OR nearer <> event))")
         let columns = (1...query.steps).map { "e\($0)" }
         let pivot = (1...query.steps).map { "MAX(CASE WHEN n = \($0 + 1) THEN event END) AS e\($0)" }
         statement.append(
