@@ -78,7 +78,7 @@ extension SQLCollectorStorage {
     /// through `body`, when it holds the events and can answer it (``ClickHouseInsights``); nil:
     /// this store answers, as it does a query too long for ClickHouse's URL
     /// (``ClickHouseClient/URITooLong``).
-    private func fromClickHouse<Answer: Sendable>(
+    func fromClickHouse<Answer: Sendable>(
         _ source: String, _ filters: [PropertyFilter], _ people: Set<Int64>?,
         _ body: (ClickHouseInsights) async throws -> Answer
     ) async throws -> Answer? {

@@ -31,6 +31,10 @@ extension SQLCollectorStorage {
         let excluded = Set(query.exclude)
         let names = try await eventNames(source: source).filter { !excluded.contains($0) }
         guard names.contains(query.event) else { return [] }
+        if let answer = try await fromClickHouse(source, [], query.people, { try await $0.paths(query, names: names) })
+        {
+            return answer
+        }
         var statement = SQLStatement(
             dialect,
             "WITH ev AS (SELECT \(PersonKeys.expression) AS person, event, timestamp AS t, seq, CASE WHEN event = ")

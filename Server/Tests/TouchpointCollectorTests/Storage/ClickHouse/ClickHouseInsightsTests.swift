@@ -71,6 +71,32 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// Paths read ClickHouse too, both ways: a view only ClickHouse holds lies on user-1's way
+    /// between two purchases (the first made as anon-1, merged in PostgreSQL), which PostgreSQL
+    /// alone would count as one run of purchases.
+    @Test(arguments: [["start": "buy", "window": "2d"], ["end": "buy", "from": "2026-01-02T00:00:00Z"]])
+    func pathsReadClickHouseAfterAndBefore(values: [String: String]) async throws {
+        try await withStorage(.clickhouse) { storage async throws in
+            let clickHouse = try #require(storage.clickHouse)
+            let view = TestMessages.ingest("view", id: "v2", user: "user-2", anonymous: nil, at: 86_400 + 9000)
+            #expect(try await storage.insert(Self.messages + [view], source: "default").allSatisfy { $0 })
+            try await clickHouse.insert(
+                [TestMessages.ingest("view", id: "only-ch", user: "user-1", anonymous: nil, at: 86_400 + 1800)],
+                source: "default")
+            let defaults = ["from": "2026-01-01T00:00:00Z", "to": "2026-01-03T00:00:00Z"]
+            let parameters = AnalyticsParameters(now: TestMessages.base.addingTimeInterval(3 * 86_400), calendar: .utc)
+            {
+                values[$0] ?? defaults[$0]
+            }
+            let paths = try await storage.paths(source: "default", query: try parameters.paths())
+            let expected: Set<PathCount> =
+                values["start"] != nil
+                ? [PathCount(events: ["view", "buy"], people: 1), PathCount(events: ["view"], people: 1)]
+                : [PathCount(events: ["view", "buy"], people: 1), PathCount(events: [], people: 1)]
+            #expect(Set(paths) == expected)
+        }
+    }
+
     /// A funnel's events arrive as text fields: breakdown values with the characters that format
     /// escapes (tab, newline, backslash, ClickHouse's `\\N` for null) come back as they were sent.
     @Test func funnelBreakdownValuesKeepTheCharactersTextFieldsEscape() async throws {
