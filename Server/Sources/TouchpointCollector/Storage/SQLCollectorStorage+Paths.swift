@@ -98,19 +98,10 @@ extension SQLCollectorStorage {
     private func waysBySteps(
         _ sqlite: SQLiteBackend, source: String, query: PathQuery, names: [String]
     ) async throws -> [PathCount] {
-        let dialect = dialect
         func statement(_ name: String, from: Int64, to: Int64) -> SQLStatement {
-            var statement = SQLStatement(
-                dialect,
-                "SELECT \(PersonKeys.expression), timestamp, seq FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = "
-            )
-            statement.bind(.text(source))
-            statement.append(" AND event = ")
-            statement.bind(.text(name))
-            appendRange(
-                TimeRange(from: Timestamp.date(milliseconds: from), to: Timestamp.date(milliseconds: to)),
-                to: &statement)
-            if let people = query.people { statement.appendIsIn(PersonKeys.expression, people) }
+            var statement = SQLStatement(dialect, "SELECT \(PersonKeys.expression), timestamp, seq")
+            appendEventsNamed(
+                [name], source: source, from: from, to: to, filters: [], people: query.people, to: &statement)
             return statement
         }
         let starts = statement(query.event, from: query.range.from, to: query.range.to)
