@@ -22,9 +22,10 @@ extension SQLCollectorStorage {
     /// nearest first, a run of one event counted once, up to the query's steps.
     ///
     /// Every event of the range (and of the window beyond it) is read through the name-and-minute
-    /// index, a seek per event name, never its row; the ways without repeats (`kept`, each event
-    /// numbered `n` from the anchor, 1) are found as each planner does best, and the database
-    /// sends back one row per way with its people, not the events.
+    /// index, a seek per event name, never its row. ClickHouse answers when it holds the events;
+    /// PostgreSQL finds the ways without repeats in SQL (`kept`, each event numbered `n` from the
+    /// anchor, 1) and sends back one row per way with its people; SQLite sends the events of the
+    /// range as integers and the ways are found here (``PathStep``).
     func paths(source: String, query: PathQuery) async throws -> [PathCount] {
         let excluded = Set(query.exclude)
         let names = try await eventNames(source: source).filter { !excluded.contains($0) }
