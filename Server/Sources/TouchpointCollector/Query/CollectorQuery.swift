@@ -173,10 +173,10 @@ extension CollectorQuery {
 
     /// Counts per interval, optionally broken down by a property's top values.
     ///
-    /// The breakdown is one pass grouping by value, which counts the totals too (see
-    /// ``CollectorStorage/trendByValue(source:query:property:limit:)``); only when the property
-    /// has more values than get a series of their own does a second pass count the people of
-    /// "other" (distinct people cannot be added up across values).
+    /// The breakdown is one pass grouping by value, with the totals counted beside it (see
+    /// ``CollectorStorage/trendByValue(source:query:property:limit:people:)``); only when the
+    /// property has more values than get a series of their own does a second pass count the
+    /// people of "other" (distinct people cannot be added up across values).
     public func trend(source: String, _ query: TrendQuery) async throws -> TrendResult {
         try await trend(source: source, query, groupLimit: Self.trendGroupLimit)
     }
@@ -217,18 +217,23 @@ extension CollectorQuery {
     /// A trend's counts (and, by hours or with filters, its people) from the events.
     private func trendFromEvents(source: String, _ query: TrendQuery, _ groupLimit: Int) async throws -> TrendResult {
         let storage = self.storage
-        guard let property = query.breakdown else {
-            let totals =
-                query.peopleFromEvents
+        // The totals' people only where the daily people do not give them: otherwise the
+        // totals are counted from the name-and-minute index, and no event is read for them.
+        let people = query.peopleFromEvents
+        @Sendable func counted() async throws -> TrendTotals {
+            people
                 ? try await storage.trendTotals(source: source, query: query)
                 : try await storage.trendCounts(source: source, query: query)
-            return TrendResult.assemble(query, totals: totals, rows: [])
         }
-        let pass = try await storage.trendByValue(source: source, query: query, property: property, limit: groupLimit)
+        guard let property = query.breakdown else {
+            return TrendResult.assemble(query, totals: try await counted(), rows: [])
+        }
+        let pass = try await storage.trendByValue(
+            source: source, query: query, property: property, limit: groupLimit, people: people)
         // The pass's totals, or (read at once with what follows) the totals counted on their own.
         @Sendable func totals() async throws -> TrendTotals {
             if let totals = pass.totals { return totals }
-            return try await storage.trendTotals(source: source, query: query)
+            return try await counted()
         }
         async let totalsCounted = totals()
         guard let perValue = pass.rows else {

@@ -118,7 +118,8 @@ protocol CollectorStorage: Sendable {
     func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals
     func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount
     func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals
-    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass
+    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int, people: Bool) async throws
+        -> TrendPass
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
     // Paths and cohorts (SQLCollectorStorage+Paths.swift, SQLCollectorStorage+Cohorts.swift)

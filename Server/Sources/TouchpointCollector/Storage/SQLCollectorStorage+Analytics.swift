@@ -272,28 +272,43 @@ extension SQLCollectorStorage {
     /// Counts and distinct people per interval and value of `property` (nil: absent), and per
     /// interval over all values, in one pass; its rows are nil when there are more than `limit`
     /// (interval, value) pairs (a property with very many values, which
-    /// ``trendBreakdown(source:query:property:top:)`` handles instead).
+    /// ``trendBreakdown(source:query:property:top:)`` handles instead). Without `people` the
+    /// totals' people are left at 0 (the caller reads them from the daily people), so the totals
+    /// are counted from the name-and-minute index alone (``trendCounts(source:query:)``) and only
+    /// the pairs read every event.
     ///
-    /// Every event's row is read (for the property). PostgreSQL counts the pairs and the intervals
-    /// in one statement (grouping sets), on parallel workers of its own. SQLite answers a query on
-    /// one core and has no grouping sets: there the intervals are counted from the name-and-minute
-    /// index alone while the two halves of the range, split where an interval starts so that no
-    /// group straddles them, are grouped at once, on three of the reader connections.
-    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int) async throws -> TrendPass {
+    /// Every event's row is read (for the property). With the totals' people, PostgreSQL counts the
+    /// pairs and the intervals in one statement (grouping sets), on parallel workers of its own.
+    /// SQLite answers a query on one core and has no grouping sets: there the totals are counted
+    /// while the two halves of the range, split where an interval starts so that no group
+    /// straddles them, are grouped at once, on three of the reader connections.
+    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int, people: Bool) async throws
+        -> TrendPass
+    {
         if let answer = try await fromClickHouse(
             source, query.filters, query.people,
             { insights in
-                async let totals = insights.trendTotals(query)
+                async let totals = insights.trendTotals(query, people: people)
                 let rows = try await insights.trendByValue(query, property: property, limit: limit)
                 return TrendPass(rows: rows, totals: try await totals)
             })
         {
             return answer
         }
-        guard dialect.queriesRunOnOneCore else {
-            return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
+        @Sendable func totalsCounted() async throws -> TrendTotals {
+            people
+                ? try await trendTotals(source: source, query: query)
+                : try await trendCounts(source: source, query: query)
         }
-        async let totals = trendTotals(source: source, query: query)
+        guard dialect.queriesRunOnOneCore else {
+            guard !people else {
+                return try await trendByValueWithTotals(source: source, query: query, property: property, limit: limit)
+            }
+            async let totals = totalsCounted()
+            let rows = try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
+            return TrendPass(rows: rows, totals: try await totals)
+        }
+        async let totals = totalsCounted()
         guard let middle = Self.middle(of: query.interval, in: query.range) else {
             let rows = try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
             return TrendPass(rows: rows, totals: try await totals)
@@ -317,7 +332,7 @@ extension SQLCollectorStorage {
         return range.calendar.start(of: (intervals.lowerBound + intervals.upperBound + 1) / 2, interval)
     }
 
-    /// PostgreSQL's ``trendByValue(source:query:property:limit:)``: `GROUPING(val)` tells an
+    /// PostgreSQL's ``trendByValue(source:query:property:limit:people:)`` with the totals' people: `GROUPING(val)` tells an
     /// interval's total from its pairs. At most `limit` pairs and a total per interval fit in
     /// `limit` + the intervals' count rows, so one row more, whatever their order, means more
     /// pairs than `limit` (and the totals are then left to ``trendTotals(source:query:)``).
