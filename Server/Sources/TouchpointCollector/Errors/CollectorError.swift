@@ -51,6 +51,9 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let quotaExceeded = Code("quota_exceeded", .forbidden)
         /// Too many wrong attempts at a secret from one address; `Retry-After` says when to try again (429).
         public static let tooManyRequests = Code("too_many_requests", .tooManyRequests)
+        /// The query ran past the time the store gives one and was stopped (422; asked again it
+        /// would be stopped again: ask for a shorter range).
+        public static let queryTooSlow = Code("query_too_slow", .unprocessableContent)
         /// The database did not answer (503).
         public static let storageUnavailable = Code("storage_unavailable", .serviceUnavailable)
         /// The collector's own files or settings are unusable (at start-up; 500 if ever served).

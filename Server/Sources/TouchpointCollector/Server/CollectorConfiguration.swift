@@ -22,6 +22,10 @@ public struct CollectorConfiguration: Sendable {
     /// insights; needs ``databaseURL`` (PostgreSQL keeps sessions, people, configuration and
     /// deletions). An ingest request is acknowledged only once its events are in both.
     public var eventsURL: String? = nil
+    /// How long one of an insight's queries may run in ClickHouse (``eventsURL``) before it is
+    /// stopped and the request answered `422` `query_too_slow` (default 60 s; ingest's statements
+    /// get 10 s, and a `503` when they take longer).
+    public var eventsQueryTimeLimit: Duration = .seconds(60)
     /// The default source's write key; nil to use the one kept in the data directory (created on first start).
     public var writeKey: String?
     /// The admin token; nil to use the one kept in the data directory (created on first start).

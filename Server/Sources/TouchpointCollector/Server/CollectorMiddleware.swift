@@ -39,6 +39,13 @@ struct CollectorMiddleware: RouterMiddleware {
             return Response.json(
                 CollectorError(.invalidParameter, "cursor: \(error.message)", path: "cursor").json,
                 status: .badRequest)
+        case let error as StorageError where error.code == .queryTooSlow:
+            // The same query would be stopped again: no `503`, no `Retry-After`.
+            logger.warning("query stopped at its time limit", metadata: ["error": "\(error)"])
+            return CollectorError(
+                .queryTooSlow,
+                "the query ran past its time limit and was stopped; ask for a shorter range (from, to) or fewer steps"
+            ).response
         case let error as Hummingbird.HTTPError:
             let message = error.body ?? error.status.reasonPhrase
             let code = error.status == .notFound ? "not_found" : "http_\(error.status.code)"

@@ -144,7 +144,9 @@ public struct CollectorServer: Sendable {
                     throw CollectorError(.invalidConfiguration, "--events (TOUCHPOINT_EVENTS): \(error.message)")
                 }
                 clickHouse = ClickHouseEvents(
-                    client: ClickHouseClient(url: eventsURL, timeout: .seconds(10), logger: logger))
+                    client: ClickHouseClient(
+                        url: eventsURL, timeout: .seconds(10), queryTimeLimit: configuration.eventsQueryTimeLimit,
+                        logger: logger))
                 eventsDescription = ", events in ClickHouse at \(eventsURL)"
             }
             storage = try await SQLCollectorStorage.postgres(

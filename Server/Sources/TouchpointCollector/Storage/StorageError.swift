@@ -3,7 +3,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier of the kind of failure, usable as a metric label.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
-            case unsupported, invalidDatabaseURL, unavailable, corruptRow, migration, invalidCursor, database
+            case unsupported, invalidDatabaseURL, unavailable, corruptRow, migration, invalidCursor, database,
+                queryTooSlow
         }
 
         private let value: Value
@@ -23,6 +24,9 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidCursor = Code(.invalidCursor)
         /// The database failed a statement (a full disk, a damaged file, a constraint).
         public static let database = Code(.database)
+        /// A query ran past its time limit and was stopped: asked again, it would be stopped again
+        /// (the collector answers `422`, not a `503` that invites a retry).
+        public static let queryTooSlow = Code(.queryTooSlow)
 
         public var description: String { value.rawValue }
     }

@@ -12,7 +12,9 @@ import TouchpointCore
 /// so a statement that fails answers an HTTP error carrying ClickHouse's exception rather than a
 /// `200` cut short. Failures are ``StorageError``s: `database` with ClickHouse's own text and the
 /// statement that failed (a bad statement, a missing table), `unavailable` when the server does
-/// not answer within ``timeout`` or cannot be reached (the caller may retry).
+/// not answer within ``timeout`` or cannot be reached (the caller may retry). A read given a
+/// `timeLimit` of its own (an insight's query) that runs past it fails with `queryTooSlow`
+/// instead: asked again, it would run as long.
 ///
 /// The SQL is text: ClickHouse 18.16 has no bound parameters over HTTP, so values go through
 /// ``literal(_:)``.
@@ -22,6 +24,8 @@ final class ClickHouseClient: Sendable {
     /// How long one request may take, from sending to its last byte; the server is asked to stop
     /// a query at the same limit (`max_execution_time`).
     let timeout: Duration
+    /// How long an insight's read may take (the `timeLimit` ``ClickHouseInsights`` gives its reads).
+    let queryTimeLimit: Duration
     /// The most a response may hold (rows of a query).
     let maximumResponseBytes: Int
     private let http: HTTPClient
@@ -31,11 +35,16 @@ final class ClickHouseClient: Sendable {
     /// - Parameters:
     ///   - url: the server and database.
     ///   - timeout: how long one request may take.
+    ///   - queryTimeLimit: how long an insight's read may take.
     ///   - maximumResponseBytes: the most a response may hold.
     ///   - logger: where requests that failed are logged.
-    init(url: ClickHouseURL, timeout: Duration = .seconds(30), maximumResponseBytes: Int = 256 << 20, logger: Logger) {
+    init(
+        url: ClickHouseURL, timeout: Duration = .seconds(30), queryTimeLimit: Duration = .seconds(60),
+        maximumResponseBytes: Int = 256 << 20, logger: Logger
+    ) {
         self.url = url
         self.timeout = timeout
+        self.queryTimeLimit = queryTimeLimit
         self.maximumResponseBytes = maximumResponseBytes
         self.logger = logger
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5)))
@@ -56,8 +65,12 @@ final class ClickHouseClient: Sendable {
     ///   - sql: a `SELECT` without a `FORMAT` clause.
     ///   - external: tables sent with the query, which it reads by their names (ClickHouse's
     ///     external data): small lookups the server does not keep, such as the merges of people.
-    func rows(_ sql: String, external: [ClickHouseExternalTable] = []) async throws -> [[String: JSONValue]] {
-        let body = try await answer(sql, format: "JSONEachRow", external: external)
+    ///   - timeLimit: how long the read may take instead of ``timeout``; past it the read fails
+    ///     with `queryTooSlow` (nil: ``timeout``, and `unavailable`).
+    func rows(_ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil) async throws
+        -> [[String: JSONValue]]
+    {
+        let body = try await answer(sql, format: "JSONEachRow", external: external, timeLimit: timeLimit)
         var rows: [[String: JSONValue]] = []
         try Self.forEachLine(of: body) { line in
             do {
@@ -75,9 +88,11 @@ final class ClickHouseClient: Sendable {
 
     /// The rows of a `SELECT` as text fields, in the order of its columns (`TabSeparated`, its
     /// escapes undone): for answers of many rows, which cost far less to read this way than as
-    /// JSON objects. Parameters as ``rows(_:external:)``.
-    func fields(_ sql: String, external: [ClickHouseExternalTable] = []) async throws -> [[String]] {
-        let body = try await answer(sql, format: "TabSeparated", external: external)
+    /// JSON objects. Parameters as ``rows(_:external:timeLimit:)``.
+    func fields(_ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil) async throws
+        -> [[String]]
+    {
+        let body = try await answer(sql, format: "TabSeparated", external: external, timeLimit: timeLimit)
         var rows: [[String]] = []
         Self.forEachLine(of: body) { line in
             rows.append(line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map(Self.unescaped))
@@ -125,12 +140,15 @@ final class ClickHouseClient: Sendable {
     }
 
     /// The answer to a `SELECT` in `format`, with `external` tables sent along.
-    private func answer(_ sql: String, format: String, external: [ClickHouseExternalTable]) async throws -> [UInt8] {
+    private func answer(
+        _ sql: String, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
+    ) async throws -> [UInt8] {
         let text = sql + "\nFORMAT \(format)"
         var settings = [("output_format_json_quote_64bit_integers", "0")]
         let answer: ByteBuffer
         if external.isEmpty {
-            answer = try await send(sql: sql, body: Array(text.utf8), settings: settings, gzip: false)
+            answer = try await send(
+                sql: sql, body: Array(text.utf8), settings: settings, gzip: false, timeLimit: timeLimit)
         } else {
             // With external data the body is a form of the tables; the query goes in the URL.
             let boundary = "touchpoint-\(UInt64.random(in: 0...UInt64.max))"
@@ -141,7 +159,7 @@ final class ClickHouseClient: Sendable {
             }
             answer = try await send(
                 sql: sql, body: ClickHouseExternalTable.form(external, boundary: boundary), settings: settings,
-                gzip: false, contentType: "multipart/form-data; boundary=\(boundary)")
+                gzip: false, contentType: "multipart/form-data; boundary=\(boundary)", timeLimit: timeLimit)
         }
         return Array(buffer: answer)
     }
@@ -222,9 +240,11 @@ final class ClickHouseClient: Sendable {
 
     private func send(
         sql: String, body: [UInt8], settings: [(String, String)], gzip: Bool,
-        contentType: String = "text/plain; charset=utf-8", timeout: Duration? = nil
+        contentType: String = "text/plain; charset=utf-8", timeout: Duration? = nil, timeLimit: Duration? = nil
     ) async throws -> ByteBuffer {
-        let timeout = timeout ?? self.timeout
+        let timeout = timeLimit ?? timeout ?? self.timeout
+        // Past its deadline a read with a time limit of its own is too slow, not unanswered.
+        let late: StorageError.Code = timeLimit == nil ? .unavailable : .queryTooSlow
         let seconds = max(1, timeout.components.seconds)
         var query: [URLQueryItem] = [
             URLQueryItem(name: "database", value: url.database),
@@ -258,8 +278,7 @@ final class ClickHouseClient: Sendable {
             data = try await response.body.collect(upTo: maximumResponseBytes)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw StorageError(
-                code: .unavailable,
-                message: "ClickHouse at \(url) did not answer `\(Self.excerpt(sql))` within \(timeout)")
+                code: late, message: "ClickHouse at \(url) did not answer `\(Self.excerpt(sql))` within \(timeout)")
         } catch let error as NIOTooManyBytesError {
             throw StorageError(
                 code: .database,
@@ -280,8 +299,12 @@ final class ClickHouseClient: Sendable {
                 ])
             // 5xx that are not exceptions (a proxy in front, a server starting) may pass; the rest
             // is the statement's fault and will fail again.
+            // ClickHouse stopped the query at `max_execution_time` (code 159, TIMEOUT_EXCEEDED).
+            let stopped = text.hasPrefix("Code: 159,") || text.hasPrefix("Code: 159.")
             let code: StorageError.Code =
-                response.status == .serviceUnavailable || response.status == .badGateway
+                stopped
+                ? late
+                : response.status == .serviceUnavailable || response.status == .badGateway
                     || response.status == .gatewayTimeout ? .unavailable : .database
             throw StorageError(
                 code: code,

@@ -17,6 +17,11 @@ import TouchpointCore
 /// traits, which PostgreSQL keeps. Retention, active people, stickiness and lifecycle read the
 /// daily people (``DailyPeopleRollup``) kept at ingest, whose cost follows people and days.
 ///
+/// **Time.** Each query may run ``ClickHouseClient/queryTimeLimit`` (60 s unless configured),
+/// longer than ingest's statements (an insight over months reads all their events), bounded so
+/// that a query nobody waits for any more does not hold the server's cores; past it the read fails
+/// with ``StorageError/Code/queryTooSlow`` and the request is answered `422`.
+///
 /// Every read counts each message once (``ClickHouseEvents/select(_:source:where:)``). ClickHouse's `/`
 /// divides as floating point, so intervals are computed with `intDiv`.
 struct ClickHouseInsights: Sendable {
@@ -196,7 +201,7 @@ struct ClickHouseInsights: Sendable {
         // As text fields: a funnel reads every step event of the range (hundreds of thousands),
         // which as JSON objects cost several times ClickHouse's own work to read.
         var numbers: [String: Int64] = [:]
-        return try await client.fields(sql, external: [merges]).map { row in
+        return try await client.fields(sql, external: [merges], timeLimit: client.queryTimeLimit).map { row in
             guard row.count == 5, let timestamp = Int64(row[1]), let steps = Int(row[2]) else {
                 throw StorageError(
                     code: .corruptRow,
@@ -287,7 +292,7 @@ struct ClickHouseInsights: Sendable {
     }
 
     private func rows(_ sql: String) async throws -> [[String: JSONValue]] {
-        try await client.rows(sql, external: [merges])
+        try await client.rows(sql, external: [merges], timeLimit: client.queryTimeLimit)
     }
 
     // MARK: Properties

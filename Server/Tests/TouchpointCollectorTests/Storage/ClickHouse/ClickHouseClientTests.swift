@@ -116,6 +116,20 @@ struct ClickHouseClientTests {
         }
     }
 
+    /// ClickHouse itself stops a read at its limit (`max_execution_time`): too slow, not unavailable.
+    @Test func aReadPastItsTimeLimitIsStoppedAsTooSlow() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            await #expect {
+                try await client.rows("SELECT count() AS n FROM system.numbers", timeLimit: .seconds(1))
+            } throws: { error in
+                (error as? StorageError)?.code == .queryTooSlow && "\(error)".contains("FROM system.numbers")
+            }
+            // A read within its limit answers as before.
+            let rows = try await client.rows("SELECT count() AS n FROM numbers(1000)", timeLimit: .seconds(1))
+            #expect(rows.first?["n"] == .int(1000))
+        }
+    }
+
     @Test func aRowThatDoesNotFitTheTableFailsTheWholeInsert() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
             try await client.execute("CREATE TABLE typed (id UInt64, name String) ENGINE = MergeTree ORDER BY id")
@@ -166,6 +180,53 @@ struct ClickHouseClientFailureTests {
             return error.code == .unavailable && error.message.contains("did not answer `SELECT 1` within")
         }
         gate.open()
+        await client.close()
+        server.stop()
+    }
+
+    /// An insight's read that gets no answer within its own time limit is too slow (the same
+    /// query would be again); a statement without one is unavailable (a retry may succeed).
+    @Test func aReadWithATimeLimitThatGetsNoAnswerIsTooSlow() async throws {
+        let gate = Gate()
+        let server = try TestHTTPServer { _ in
+            await gate.pass()
+            return TestHTTPResponse(status: 200)
+        }
+        let client = ClickHouseClient(
+            url: try ClickHouseURL("http://127.0.0.1:\(server.port)/events"), timeout: .seconds(30),
+            logger: PostgresTestEnvironment.logger)
+        await #expect {
+            try await client.fields("SELECT 1", timeLimit: .milliseconds(300))
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .queryTooSlow && error.message.contains("did not answer `SELECT 1` within")
+        }
+        gate.open()
+        await client.close()
+        server.stop()
+    }
+
+    /// ClickHouse's answer when `max_execution_time` stopped a query, as 18.16 and current
+    /// releases word it.
+    @Test(arguments: [
+        "Code: 159, e.displayText() = DB::Exception: Timeout exceeded: elapsed 60.000123 seconds, maximum: 60, e.what() = DB::Exception",
+        "Code: 159. DB::Exception: Timeout exceeded: elapsed 60.000123 seconds, maximum: 60. (TIMEOUT_EXCEEDED) (version 24.8.4.13)",
+    ])
+    func aQueryClickHouseStoppedAtItsLimitIsTooSlow(exception: String) async throws {
+        let server = try TestHTTPServer { _ in TestHTTPResponse(status: 500, body: Array(exception.utf8)) }
+        let client = ClickHouseClient(
+            url: try ClickHouseURL("http://127.0.0.1:\(server.port)/events"), logger: PostgresTestEnvironment.logger)
+        await #expect {
+            try await client.rows("SELECT 1", timeLimit: .seconds(60))
+        } throws: { error in
+            (error as? StorageError)?.code == .queryTooSlow && "\(error)".contains("Timeout exceeded")
+        }
+        // Without a time limit of its own (ingest's statements) the same answer may be retried.
+        await #expect {
+            try await client.execute("SELECT 1")
+        } throws: { error in
+            (error as? StorageError)?.code == .unavailable
+        }
         await client.close()
         server.stop()
     }

@@ -16,13 +16,16 @@ import TouchpointTesting
 struct ClickHouseIngestTests {
     /// Runs `body` against a collector over a fresh PostgreSQL database whose events go to
     /// `events` as well.
-    static func withCollector(events: String, _ body: (RunningCollector) async throws -> Void) async throws {
+    static func withCollector(
+        events: String, queryTimeLimit: Duration = .seconds(60), _ body: (RunningCollector) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory(prefix: "clickhouse-ingest")
         let database = try await PostgresTestEnvironment.createDatabase()
         var configuration = CollectorConfiguration(port: 0, dataDirectory: directory.url)
         configuration.logger.logLevel = .critical
         configuration.databaseURL = database.url
         configuration.eventsURL = events
+        configuration.eventsQueryTimeLimit = queryTimeLimit
         do {
             try await CollectorServer(configuration: configuration).withRunning(body)
         } catch {
@@ -63,6 +66,35 @@ struct ClickHouseIngestTests {
                 )
                 #expect(people.first?["people"] == .int(14 + 1))  // 14 users and anon-1
                 #expect(try await client.send(method: "GET", path: "/health/ready").status == 200)
+            }
+        }
+    }
+
+    /// An insight ClickHouse does not answer within the query time limit is a `422` naming the
+    /// cure, without `Retry-After`: asked again, the same query would take as long.
+    @Test func anInsightPastItsTimeLimitIsRefusedNotRetried() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { clickHouse in
+            let proxy = try FaultInjectingServer(plan: .none, upstream: URL(string: clickHouse.url.endpoint)!)
+            defer { proxy.stop() }
+            let through = "http://127.0.0.1:\(proxy.server.port)/\(clickHouse.url.database)"
+            try await Self.withCollector(events: through, queryTimeLimit: .seconds(2)) { collector in
+                let client = LiveClient(port: collector.port)
+                #expect(try await client.postBatch(Self.batch(["a", "b"]), writeKey: collector.writeKey).status == 200)
+                let trend =
+                    "/v1/query/trends?event=Opened&interval=day&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z"
+                let admin = [("Authorization", "Bearer \(collector.adminToken)")]
+                #expect(try await client.send(method: "GET", path: trend, headers: admin).status == 200)
+
+                proxy.setPlan(FaultPlan(rates: [.stall(seconds: 10): 1]))
+                let refused = try await client.send(method: "GET", path: trend, headers: admin)
+                #expect(refused.status == 422)
+                #expect(refused.headers["retry-after"] == nil)
+                let body = try JSONParser.parse(refused.body)
+                #expect(body["code"] == "query_too_slow")
+                #expect(body["error"]?.stringValue?.contains("shorter range") == true)
+
+                proxy.setPlan(.none)
+                #expect(try await client.send(method: "GET", path: trend, headers: admin).status == 200)
             }
         }
     }
