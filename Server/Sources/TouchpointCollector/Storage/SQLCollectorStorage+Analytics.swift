@@ -248,20 +248,37 @@ extension SQLCollectorStorage {
     /// intervals here: the database neither sorts every event by interval nor joins each to its
     /// merge (no person is read). Only for a range whose intervals begin on whole minutes
     /// (``wholeMinuteOffsetsSince``; `timestamp / 60000` truncates, so no instant before 1970).
+    ///
+    /// SQLite answers a statement on one core: there the two halves of the range, split on a whole
+    /// minute, are counted at once on two reader connections (minutes add up, so any split is
+    /// exact).
     private func trendCountsByMinute(source: String, query: TrendQuery) async throws -> TrendTotals {
-        var statement = SQLStatement(
-            dialect,
-            "SELECT \(Self.minuteExpression) AS m, COUNT(*) FROM \(dialect.eventsByName) WHERE events.source = ")
-        statement.bind(.text(source))
-        statement.append(" AND event = ")
-        statement.bind(.text(query.event))
-        appendRange(
-            TimeRange(
-                from: Timestamp.date(milliseconds: query.range.from), to: Timestamp.date(milliseconds: query.range.to)),
-            to: &statement)
-        statement.append(" GROUP BY m")
+        let from = query.range.from
+        let to = query.range.to
+        let middle = (from / 2 + to / 2) / 60_000 * 60_000
+        let parts =
+            dialect.queriesRunOnOneCore && middle > from && middle < to ? [(from, middle), (middle, to)] : [(from, to)]
+        let backend = self.backend
+        let counted = try await withThrowingTaskGroup(of: [SQLRow].self) { group in
+            for (start, end) in parts {
+                var statement = SQLStatement(
+                    dialect,
+                    "SELECT \(Self.minuteExpression) AS m, COUNT(*) FROM \(dialect.eventsByName) WHERE events.source = "
+                )
+                statement.bind(.text(source))
+                statement.append(" AND event = ")
+                statement.bind(.text(query.event))
+                appendRange(
+                    TimeRange(from: Timestamp.date(milliseconds: start), to: Timestamp.date(milliseconds: end)),
+                    to: &statement)
+                statement.append(" GROUP BY m")
+                let read = statement
+                group.addTask { try await backend.query(read) }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
         var totals: TrendTotals = [:]
-        for row in try await backend.query(statement) {
+        for row in counted {
             guard let minute = row[0].int, let count = row[1].int else { continue }
             let index = query.range.calendar.index(of: minute * 60_000, query.interval)
             totals[index, default: TrendCount(count: 0, users: 0)].count += Int(count)
@@ -429,6 +446,22 @@ extension SQLCollectorStorage {
         {
             return answer
         }
+        // SQLite reads on one core: the two halves of the range at once, on two reader
+        // connections. Events at one time are in one half, in the order one statement gives them,
+        // and the halves are joined in time order, so the rows are in the same order either way.
+        let from = query.range.from
+        let to = query.range.to + query.window
+        let middle = from / 2 + to / 2
+        guard dialect.queriesRunOnOneCore, middle > from else {
+            return try await funnelRows(source: source, query: query, from: from, to: to)
+        }
+        async let early = funnelRows(source: source, query: query, from: from, to: middle)
+        let late = try await funnelRows(source: source, query: query, from: middle, to: to)
+        return try await early + late
+    }
+
+    /// ``funnelRows(source:query:)`` of the events in `from ..< to`.
+    private func funnelRows(source: String, query: FunnelQuery, from: Int64, to: Int64) async throws -> [FunnelRow] {
         let names = Array(Set(query.steps.map(\.event))).sorted()
         // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
         var statement = SQLStatement(
@@ -443,8 +476,7 @@ extension SQLCollectorStorage {
         }
         statement.append(") AS steps, \(query.breakdown.map(dialect.analyticsPropertyText) ?? "NULL") AS value")
         appendEventsNamed(
-            names, source: source, from: query.range.from, to: query.range.to + query.window, filters: query.filters,
-            people: query.people, to: &statement)
+            names, source: source, from: from, to: to, filters: query.filters, people: query.people, to: &statement)
         statement.append(") q WHERE steps <> 0")
         return try await backend.query(statement).compactMap { row in
             guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
