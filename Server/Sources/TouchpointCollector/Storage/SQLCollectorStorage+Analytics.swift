@@ -298,7 +298,7 @@ extension SQLCollectorStorage {
     /// pairs and the intervals in one statement (grouping sets), on parallel workers of its own.
     /// SQLite answers a query on one core and has no grouping sets: there the totals are counted
     /// while the two halves of the range, split where an interval starts so that no group
-    /// straddles them, are grouped at once, on three of the reader connections.
+    /// straddles them, are grouped at once, on the reader connections.
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int, people: Bool) async throws
         -> TrendPass
     {

@@ -297,9 +297,9 @@ final class ClickHouseClient: Sendable {
                 metadata: [
                     "status": "\(response.status.code)", "statement": "\(Self.excerpt(sql))", "error": "\(text)",
                 ])
-            // 5xx that are not exceptions (a proxy in front, a server starting) may pass; the rest
-            // is the statement's fault and will fail again.
-            // ClickHouse stopped the query at `max_execution_time` (code 159, TIMEOUT_EXCEEDED).
+            // ClickHouse stopped the query at `max_execution_time` (code 159, TIMEOUT_EXCEEDED): as
+            // late as no answer by the deadline. 5xx that are not exceptions (a proxy in front, a
+            // server starting) may pass; the rest is the statement's fault and will fail again.
             let stopped = text.hasPrefix("Code: 159,") || text.hasPrefix("Code: 159.")
             let code: StorageError.Code =
                 stopped
