@@ -47,6 +47,31 @@ struct ServeOptionsTests {
         #expect(throws: ValidationError.self) { try ServeCommand.tls(certificate: nil, key: "k.pem") }
     }
 
+    @Test func anInsightsTimeLimitComesFromTheOptionElseTheEnvironment() throws {
+        #expect(try ServeCommand.eventsQueryTimeLimit(nil, environment: nil) == nil)
+        #expect(try ServeCommand.eventsQueryTimeLimit(90, environment: "5") == .seconds(90))
+        #expect(try ServeCommand.eventsQueryTimeLimit(nil, environment: " 2.5 ") == .milliseconds(2500))
+    }
+
+    @Test(
+        arguments: [
+            (0.5, nil, "--events-query-time-limit: 0.5 is not a number of seconds from 1 to 86400"),
+            (1e20, nil, "--events-query-time-limit: 1e+20 is not a number of seconds from 1 to 86400"),
+            (.nan, nil, "--events-query-time-limit: nan is not a number of seconds from 1 to 86400"),
+            (nil, "-3", "TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT: -3.0 is not a number of seconds from 1 to 86400"),
+            (nil, "a minute", "TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT: a minute is not a number of seconds"),
+        ] as [(Double?, String?, String)])
+    func badInsightTimeLimitsAreNamed(option: Double?, environment: String?, message: String) {
+        do {
+            let limit = try ServeCommand.eventsQueryTimeLimit(option, environment: environment)
+            Issue.record("accepted \(String(describing: limit))")
+        } catch let error as ValidationError {
+            #expect(error.message == message)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
     @Test func connectionLimitsComeFromTheirOptionsInSeconds() throws {
         #expect(
             try ServeCommand.connectionLimits(head: nil, body: nil, idle: nil, maximumConnections: nil) == .standard)

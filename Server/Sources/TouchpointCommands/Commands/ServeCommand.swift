@@ -37,6 +37,13 @@ struct ServeCommand: AsyncParsableCommand {
             """)
     var events: String?
 
+    @Option(
+        help: """
+            Seconds one of an insight's queries may run in ClickHouse (--events) before it is stopped and \
+            answered 422 query_too_slow (env TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT; default 60).
+            """)
+    var eventsQueryTimeLimit: Double?
+
     @Option(help: "Write key of the default source (env TOUCHPOINT_WRITE_KEY; default: kept in the data directory).")
     var writeKey: String?
 
@@ -120,6 +127,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.databaseURL = database ?? environment["TOUCHPOINT_DATABASE_URL"]
         configuration.eventsURL = events ?? environment["TOUCHPOINT_EVENTS"]
+        if let limit = try Self.eventsQueryTimeLimit(
+            eventsQueryTimeLimit, environment: environment["TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT"])
+        {
+            configuration.eventsQueryTimeLimit = limit
+        }
         configuration.writeKey = writeKey ?? environment["TOUCHPOINT_WRITE_KEY"]
         configuration.adminToken = adminToken ?? environment["TOUCHPOINT_ADMIN_TOKEN"]
         guard configMaxAge >= 0 else { throw ValidationError("--config-max-age: \(configMaxAge) is negative") }
@@ -206,6 +218,29 @@ struct ServeCommand: AsyncParsableCommand {
         case (.some, nil): throw ValidationError("--tls-cert needs --tls-key (the certificate's private key)")
         case (nil, .some): throw ValidationError("--tls-key needs --tls-cert (the certificate chain)")
         }
+    }
+
+    /// `--events-query-time-limit`, else `TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT`, in seconds; nil when
+    /// neither is given. ClickHouse's `max_execution_time` counts whole seconds, so at least 1; at
+    /// most a day.
+    /// - Throws: `ValidationError` naming the option or variable and its value.
+    static func eventsQueryTimeLimit(_ option: Double?, environment: String?) throws -> Duration? {
+        let name: String
+        let seconds: Double
+        if let option {
+            (name, seconds) = ("--events-query-time-limit", option)
+        } else if let environment {
+            guard let value = Double(environment.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT: \(environment) is not a number of seconds")
+            }
+            (name, seconds) = ("TOUCHPOINT_EVENTS_QUERY_TIME_LIMIT", value)
+        } else {
+            return nil
+        }
+        guard seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
+            throw ValidationError("\(name): \(seconds) is not a number of seconds from 1 to 86400")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     /// The connection limits of `--head-timeout`, `--body-timeout`, `--idle-timeout` and
