@@ -478,6 +478,22 @@ extension SQLCollectorStorage {
         appendEventsNamed(
             names, source: source, from: from, to: to, filters: query.filters, people: query.people, to: &statement)
         statement.append(") q WHERE steps <> 0")
+        if let sqlite = backend as? SQLiteBackend {
+            // Row by row into funnel rows: no list of generic rows for the million step events of
+            // a month.
+            let (sql, binds) = (statement.sql, statement.binds)
+            return try await sqlite.read { connection in
+                var rows: [FunnelRow] = []
+                try connection.queryEach(sql, binds) { row in
+                    guard !row.isNull(0), !row.isNull(1) else { return }
+                    rows.append(
+                        FunnelRow(
+                            person: row.integer(0), timestamp: row.integer(1), steps: Int(row.integer(2)),
+                            value: row.text(3)))
+                }
+                return rows
+            }
+        }
         return try await backend.query(statement).compactMap { row in
             guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
             return FunnelRow(person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text)

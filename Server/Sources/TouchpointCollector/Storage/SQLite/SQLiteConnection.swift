@@ -246,6 +246,15 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs one query with `binds` (in order from `?1`) and hands each row to `row`.
+    func queryEach(_ sql: String, _ binds: [SQLValue], row: (SQLiteStatement) throws -> Void) throws {
+        try queryEach(
+            sql, CollectionOfOne(binds),
+            bind: { binds, statement in
+                for (index, value) in binds.enumerated() { try statement.bind(Int32(index + 1), value) }
+            }, row: { _, statement in try row(statement) })
+    }
+
     /// Runs one query per element of `elements`, bound by `bind`, and hands each row to `row`.
     func queryEach<Element>(
         _ sql: String, _ elements: some Sequence<Element>, bind: (Element, SQLiteStatement) throws -> Void,
@@ -424,6 +433,19 @@ struct SQLiteStatement {
     /// The current row's column `index` (from 0) as an integer (0 for NULL).
     func integer(_ index: Int32) -> Int64 {
         sqlite_nio_sqlite3_column_int64(pointer, index)
+    }
+
+    /// Whether the current row's column `index` (from 0) is NULL.
+    func isNull(_ index: Int32) -> Bool {
+        sqlite_nio_sqlite3_column_type(pointer, index) == SQLITE_NULL
+    }
+
+    /// The current row's column `index` (from 0) as text (nil for NULL).
+    func text(_ index: Int32) -> String? {
+        guard !isNull(index) else { return nil }
+        let count = Int(sqlite_nio_sqlite3_column_bytes(pointer, index))
+        guard count > 0, let bytes = sqlite_nio_sqlite3_column_blob(pointer, index) else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     /// The current row's column `index` (from 0) as bytes (empty for NULL).
