@@ -44,6 +44,14 @@ enum PersonKeys {
     /// The person of an event as a number (see the type's documentation). Needs ``join``.
     static let expression = "COALESCE(person_merges.user_key, ABS(events.person_key))"
 
+    /// ``expression`` worked out here from an event's stored key and `merges` (each merged
+    /// anonymous key, negative as events store it, and its user's key: `person_merges`), for a
+    /// scan that reads keys without the join: a lookup in memory per event instead of one in
+    /// the merges' table.
+    static func person(ofKey key: Int64, merges: [Int64: Int64]) -> Int64 {
+        key < 0 ? merges[key] ?? -key : key
+    }
+
     /// The merge of an event without a user id: a primary-key lookup in a table of one row per
     /// merged anonymous id (SQLite), a hash join of it (PostgreSQL).
     static let join =

@@ -16,11 +16,17 @@ extension SQLCollectorStorage {
     }
 
     /// Appends ``eventsNamed(_:source:from:to:filters:people:)`` to `statement`.
+    ///
+    /// Without `mergesJoined` the events' stored `person_key` is all there is of their person (for
+    /// ``PersonKeys/person(ofKey:merges:)``): then no filter may be on people and `people` must be nil.
     func appendEventsNamed(
         _ names: [String], source: String, from: Int64, to: Int64, filters: [PropertyFilter], people: Set<Int64>?,
-        to statement: inout SQLStatement
+        mergesJoined: Bool = true, to statement: inout SQLStatement
     ) {
-        statement.append(" FROM \(dialect.eventsByName)\(PersonKeys.join) WHERE events.source = ")
+        precondition(
+            mergesJoined || (people == nil && filters.allSatisfy { $0.scope == .event }),
+            "people are found through the merges' join")
+        statement.append(" FROM \(dialect.eventsByName)\(mergesJoined ? PersonKeys.join : "") WHERE events.source = ")
         statement.bind(.text(source))
         if names.count == 1 {
             statement.append(" AND event = ")
@@ -463,10 +469,16 @@ extension SQLCollectorStorage {
     /// ``funnelRows(source:query:)`` of the events in `from ..< to`.
     private func funnelRows(source: String, query: FunnelQuery, from: Int64, to: Int64) async throws -> [FunnelRow] {
         let names = Array(Set(query.steps.map(\.event))).sorted()
+        // SQLite, without a cohort or a filter on people: each event's stored key, its merge
+        // looked up here (the merges' table read once) rather than in SQLite for every event.
+        let sqlite =
+            query.people == nil && (query.filters + query.steps.flatMap(\.filters)).allSatisfy { $0.scope == .event }
+            ? backend as? SQLiteBackend : nil
         // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
         var statement = SQLStatement(
             dialect,
-            "SELECT person, timestamp, steps, value FROM (SELECT \(PersonKeys.expression) AS person, timestamp, ")
+            "SELECT person, timestamp, steps, value FROM (SELECT \(sqlite == nil ? PersonKeys.expression : "events.person_key") AS person, timestamp, "
+        )
         for (index, step) in query.steps.enumerated() {
             statement.append(index == 0 ? "(" : " | ")
             statement.append("CASE WHEN event = ")
@@ -476,20 +488,24 @@ extension SQLCollectorStorage {
         }
         statement.append(") AS steps, \(query.breakdown.map(dialect.analyticsPropertyText) ?? "NULL") AS value")
         appendEventsNamed(
-            names, source: source, from: from, to: to, filters: query.filters, people: query.people, to: &statement)
+            names, source: source, from: from, to: to, filters: query.filters, people: query.people,
+            mergesJoined: sqlite == nil, to: &statement)
         statement.append(") q WHERE steps <> 0")
-        if let sqlite = backend as? SQLiteBackend {
+        if let sqlite {
             // Row by row into funnel rows: no list of generic rows for the million step events of
-            // a month.
+            // a month. The merges and the events are read in one snapshot.
             let (sql, binds) = (statement.sql, statement.binds)
             return try await sqlite.read { connection in
+                try connection.execute("BEGIN")
+                defer { _ = try? connection.execute("COMMIT") }
+                let merges = try Self.personMerges(connection)
                 var rows: [FunnelRow] = []
                 try connection.queryEach(sql, binds) { row in
                     guard !row.isNull(0), !row.isNull(1) else { return }
                     rows.append(
                         FunnelRow(
-                            person: row.integer(0), timestamp: row.integer(1), steps: Int(row.integer(2)),
-                            value: row.text(3)))
+                            person: PersonKeys.person(ofKey: row.integer(0), merges: merges),
+                            timestamp: row.integer(1), steps: Int(row.integer(2)), value: row.text(3)))
                 }
                 return rows
             }
@@ -502,6 +518,16 @@ extension SQLCollectorStorage {
 }
 
 extension SQLCollectorStorage {
+    /// Every merged anonymous key (negative, as events store it) and its user's key, for
+    /// ``PersonKeys/person(ofKey:merges:)``.
+    static func personMerges(_ connection: SQLiteConnection) throws -> [Int64: Int64] {
+        var merges: [Int64: Int64] = [:]
+        try connection.queryEach("SELECT anonymous_key, user_key FROM person_merges", []) { row in
+            merges[row.integer(0)] = row.integer(1)
+        }
+        return merges
+    }
+
     /// One page of the export: each event as a line of NDJSON holding the message as it was
     /// received (its stored payload with the members its columns hold put back, not parsed again), its
     /// corrected time and when it arrived.

@@ -99,10 +99,15 @@ extension SQLCollectorStorage {
     private func waysBySteps(
         _ sqlite: SQLiteBackend, source: String, query: PathQuery, names: [String]
     ) async throws -> [PathCount] {
+        // Without a cohort each event's stored key is read and its merge looked up here (the
+        // merges' table read once in the same snapshot) rather than in SQLite for every event.
+        let joined = query.people != nil
         func statement(_ name: String, from: Int64, to: Int64) -> SQLStatement {
-            var statement = SQLStatement(dialect, "SELECT \(PersonKeys.expression), timestamp, seq")
+            var statement = SQLStatement(
+                dialect, "SELECT \(joined ? PersonKeys.expression : "events.person_key"), timestamp, seq")
             appendEventsNamed(
-                [name], source: source, from: from, to: to, filters: [], people: query.people, to: &statement)
+                [name], source: source, from: from, to: to, filters: [], people: query.people, mergesJoined: joined,
+                to: &statement)
             return statement
         }
         let starts = statement(query.event, from: query.range.from, to: query.range.to)
@@ -116,17 +121,21 @@ extension SQLCollectorStorage {
         let counts = try await sqlite.read { connection -> [[Int32]: Int] in
             try connection.execute("BEGIN")
             defer { _ = try? connection.execute("COMMIT") }
+            let merges = joined ? [:] : try Self.personMerges(connection)
+            @inline(__always) func person(_ row: SQLiteStatement) -> Int64? {
+                guard !row.isNull(0) else { return nil }
+                return joined ? row.integer(0) : PersonKeys.person(ofKey: row.integer(0), merges: merges)
+            }
             var anchors: [Int64: PathStep] = [:]
             try connection.queryEach(starts.sql, [starts.binds], bind: bindAll) { _, row in
                 let start = PathStep(time: row.integer(1), seq: row.integer(2), name: 0)
-                let person = row.integer(0)
+                guard let person = person(row) else { return }
                 if anchors[person].map({ start.precedes($0) }) ?? true { anchors[person] = start }
             }
             var steps: [(person: Int64, step: PathStep)] = []
             try connection.queryEach(sql, zip(Int32(0)..., everyName), bind: { try bindAll($0.1, $1) }) {
                 element, row in
-                let person = row.integer(0)
-                guard let anchor = anchors[person] else { return }
+                guard let person = person(row), let anchor = anchors[person] else { return }
                 let step = PathStep(time: row.integer(1), seq: row.integer(2), name: element.0)
                 switch query.direction {
                 case .after:
