@@ -132,6 +132,14 @@ enum DashboardRoutes {
                     rendered = DashboardPage(
                         title: "Cannot show this page", section: page.path,
                         body: DashboardLayout.problem("\(error.parameter): \(error.message)"), status: .badRequest)
+                } catch let error as StorageError where error.code == .queryTooSlow {
+                    // As the query API answers it (422, no retry): the same range would be stopped again.
+                    rendered = DashboardPage(
+                        title: "This insight took too long", section: page.path,
+                        body: DashboardLayout.problem(
+                            "The query ran past its time limit and was stopped. Choose a shorter range (from, to) or fewer steps."
+                        ),
+                        status: .unprocessableContent)
                 }
                 if pageContext.parameter("format") == "csv" {
                     guard rendered.status == .ok else {

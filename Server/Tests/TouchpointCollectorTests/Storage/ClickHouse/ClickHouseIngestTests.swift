@@ -92,6 +92,16 @@ struct ClickHouseIngestTests {
                 let body = try JSONParser.parse(refused.body)
                 #expect(body["code"] == "query_too_slow")
                 #expect(body["error"]?.stringValue?.contains("shorter range") == true)
+                // The dashboard's page of the same trend says so in a problem box, not as JSON.
+                let cookie = try await DashboardLiveTests.signIn(client, adminToken: collector.adminToken)
+                let range = "from=2026-01-01T00%3A00&to=2026-01-02T00%3A00"
+                let page = try await client.send(
+                    method: "GET", path: "/dashboard/trends?event=Opened&interval=day&\(range)",
+                    headers: [("Cookie", cookie)])
+                #expect(page.status == 422)
+                #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
+                #expect(page.text.contains("<p class=\"problem\" role=\"alert\">The query ran past its time limit"))
+                #expect(page.headers["retry-after"] == nil)
 
                 proxy.setPlan(.none)
                 #expect(try await client.send(method: "GET", path: trend, headers: admin).status == 200)
