@@ -474,9 +474,7 @@ struct SQLiteStatement {
             let bytes = UnsafeRawBufferPointer(start: sqlite_nio_sqlite3_column_blob(pointer, index), count: count)
             return .text(PackedID.unpack(bytes) ?? String(decoding: bytes, as: UTF8.self))
         default:
-            let count = Int(sqlite_nio_sqlite3_column_bytes(pointer, index))
-            guard count > 0, let bytes = sqlite_nio_sqlite3_column_blob(pointer, index) else { return .text("") }
-            return .text(String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self))
+            return .text(text(index) ?? "")
         }
     }
 
