@@ -387,6 +387,10 @@ extension SQLCollectorStorage {
     private func trendByValueOnce(source: String, query: TrendQuery, property: String, limit: Int) async throws
         -> [TrendRow]?
     {
+        if let sqlite = backend as? SQLiteBackend, query.measure.property == nil {
+            return try await trendGroupsCounted(
+                sqlite, source: source, query: query, property: property, limit: limit, group: { ($0, false) })
+        }
         let (sql, binds) = select(
             "SELECT idx, val, \(trendAggregates(query)) FROM (\(trendColumns(query, breakdown: property))",
             trendEvents(query, source: source), suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
@@ -410,6 +414,26 @@ extension SQLCollectorStorage {
             })
         {
             return answer
+        }
+        if let sqlite = backend as? SQLiteBackend, query.measure.property == nil {
+            let kept = Set(top.map(ExactText.init))
+            @Sendable func group(_ value: String?) -> (value: String?, isOther: Bool) {
+                guard let value else { return (nil, false) }
+                return kept.contains(ExactText(value)) ? (value, false) : (nil, true)
+            }
+            guard dialect.queriesRunOnOneCore, let middle = Self.middle(of: query.interval, in: query.range) else {
+                return try await trendGroupsCounted(
+                    sqlite, source: source, query: query, property: property, limit: nil, group: group) ?? []
+            }
+            var early = query
+            var late = query
+            early.range.to = middle
+            late.range.from = middle
+            async let first = trendGroupsCounted(
+                sqlite, source: source, query: early, property: property, limit: nil, group: group)
+            let second = try await trendGroupsCounted(
+                sqlite, source: source, query: late, property: property, limit: nil, group: group)
+            return (try await first ?? []) + (second ?? [])
         }
         // kind 0: a top value; 1: absent; 2: other.
         var statement = SQLStatement(
@@ -437,6 +461,64 @@ extension SQLCollectorStorage {
                 return nil
             }
             return TrendRow(index: index, value: row[2].text, isOther: kind == 2, counted)
+        }
+    }
+
+    /// SQLite's counts and distinct people of a trend's events grouped by interval and `group` of
+    /// `property`'s value (the value a group shows, and whether it is "other"), its events read row
+    /// by row and counted here; nil when there are more than `limit` groups. For the maths
+    /// without a property (whose aggregate is NULL).
+    ///
+    /// SQLite groups with `COUNT(DISTINCT …)` by sorting every event: for a month of `app_opened`
+    /// at 10 M, 1.6 of the statement's 2.0 s. Counted in a hash here, reading the events is what
+    /// is left. Without a cohort or a filter on people, each event's merge is looked up in memory
+    /// (as a funnel's are), not joined per event. Values are grouped by their bytes, as SQL does.
+    private func trendGroupsCounted(
+        _ sqlite: SQLiteBackend, source: String, query: TrendQuery, property: String, limit: Int?,
+        group: @escaping @Sendable (String?) -> (value: String?, isOther: Bool)
+    ) async throws -> [TrendRow]? {
+        let joined = query.people != nil || query.filters.contains { $0.scope != .event }
+        var statement = SQLStatement(
+            dialect,
+            "SELECT \(query.range.sqlIndex(query.interval)), \(joined ? PersonKeys.expression : "events.person_key"), \(dialect.analyticsPropertyText(property))"
+        )
+        appendEventsNamed(
+            [query.event], source: source, from: query.range.from, to: query.range.to, filters: query.filters,
+            people: query.people, mergesJoined: joined, to: &statement)
+        let (sql, binds) = (statement.sql, statement.binds)
+        struct Key: Hashable {
+            var index: Int64
+            var value: ExactText?
+            var isOther: Bool
+        }
+        return try await sqlite.read { connection in
+            try connection.execute("BEGIN")
+            defer { _ = try? connection.execute("COMMIT") }
+            let merges = joined ? [:] : try Self.personMerges(connection)
+            var groups: [Key: (count: Int, people: Set<Int64>)] = [:]
+            var tooMany = false
+            try connection.queryEach(sql, binds) { row in
+                guard !tooMany, !row.isNull(0), !row.isNull(1) else { return }
+                let grouped = group(row.text(2))
+                let key = Key(index: row.integer(0), value: grouped.value.map(ExactText.init), isOther: grouped.isOther)
+                let person = joined ? row.integer(1) : PersonKeys.person(ofKey: row.integer(1), merges: merges)
+                if let limit, groups.count >= limit, groups[key] == nil {
+                    tooMany = true
+                    return
+                }
+                func add(_ counted: inout (count: Int, people: Set<Int64>)) {
+                    counted.count += 1
+                    counted.people.insert(person)
+                }
+                add(&groups[key, default: (0, [])])
+            }
+            guard !tooMany else { return nil }
+            return groups.map { key, counted in
+                TrendRow(
+                    index: key.index, value: key.value?.text, isOther: key.isOther, count: counted.count,
+                    users: counted.people.count, aggregate: nil)
+            }
+            .sorted { ($0.index, $0.isOther ? 1 : 0, $0.value ?? "") < ($1.index, $1.isOther ? 1 : 0, $1.value ?? "") }
         }
     }
 
@@ -542,5 +624,20 @@ extension SQLCollectorStorage {
         }
         let paged = Self.page(lines, limit: page.limit) { Self.keysetCursor(timestamp: $0.1, sequence: $0.0) }
         return Page(items: paged.items.map(\.2), nextCursor: paged.nextCursor)
+    }
+}
+
+/// Text compared and hashed by its UTF-8 bytes, as SQL compares it (Swift's `String` equates
+/// canonically equivalent text with different bytes).
+struct ExactText: Hashable, Sendable {
+    var text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (left: Self, right: Self) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
