@@ -469,10 +469,11 @@ extension SQLCollectorStorage {
     /// by row and counted here; nil when there are more than `limit` groups. For the maths
     /// without a property (whose aggregate is NULL).
     ///
-    /// SQLite groups with `COUNT(DISTINCT …)` by sorting every event: for a month of `app_opened`
-    /// at 10 M, 1.6 of the statement's 2.0 s. Counted in a hash here, reading the events is what
-    /// is left. Without a cohort or a filter on people, each event's merge is looked up in memory
-    /// (as a funnel's are), not joined per event. Values are grouped by their bytes, as SQL does.
+    /// In one statement, for a month of `app_opened` at 10 M in the `sqlite3` shell, SQLite's
+    /// grouping with `COUNT(DISTINCT …)` (a sort of every event) took 0.8 s and its merge lookup per
+    /// event 0.45 s of 2.6 s. Here the groups are counted in a hash and, without a cohort or a
+    /// filter on people, each event's merge is looked up in memory (as a funnel's are); reading
+    /// the events' rows is what is left. Values are grouped by their bytes, as SQL groups them.
     private func trendGroupsCounted(
         _ sqlite: SQLiteBackend, source: String, query: TrendQuery, property: String, limit: Int?,
         group: @escaping @Sendable (String?) -> (value: String?, isOther: Bool)
