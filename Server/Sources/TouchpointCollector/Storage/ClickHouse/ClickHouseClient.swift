@@ -28,6 +28,9 @@ final class ClickHouseClient: Sendable {
     let queryTimeLimit: Duration
     /// The most a response may hold (rows of a query).
     let maximumResponseBytes: Int
+    /// ClickHouse settings sent with every read (`SELECT`), such as a limit on the rows it may
+    /// read (`max_rows_to_read`).
+    let readSettings: [(String, String)]
     private let http: HTTPClient
     let logger: Logger
 
@@ -37,15 +40,17 @@ final class ClickHouseClient: Sendable {
     ///   - timeout: how long one request may take.
     ///   - queryTimeLimit: how long an insight's read may take.
     ///   - maximumResponseBytes: the most a response may hold.
+    ///   - readSettings: ClickHouse settings sent with every read.
     ///   - logger: where requests that failed are logged.
     init(
         url: ClickHouseURL, timeout: Duration = .seconds(30), queryTimeLimit: Duration = .seconds(60),
-        maximumResponseBytes: Int = 256 << 20, logger: Logger
+        maximumResponseBytes: Int = 256 << 20, readSettings: [(String, String)] = [], logger: Logger
     ) {
         self.url = url
         self.timeout = timeout
         self.queryTimeLimit = queryTimeLimit
         self.maximumResponseBytes = maximumResponseBytes
+        self.readSettings = readSettings
         self.logger = logger
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5)))
         // ClickHouse closes an idle connection after 3 s (`keep_alive_timeout`): a pooled
@@ -144,7 +149,7 @@ final class ClickHouseClient: Sendable {
         _ sql: String, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
     ) async throws -> [UInt8] {
         let text = sql + "\nFORMAT \(format)"
-        var settings = [("output_format_json_quote_64bit_integers", "0")]
+        var settings = [("output_format_json_quote_64bit_integers", "0")] + readSettings
         let answer: ByteBuffer
         if external.isEmpty {
             answer = try await send(

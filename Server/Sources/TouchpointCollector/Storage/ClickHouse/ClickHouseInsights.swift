@@ -268,11 +268,17 @@ struct ClickHouseInsights: Sendable {
     ) -> String {
         let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
         let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
+        let lastDaySecond = max(0, min(to > 0 ? (to - 1) / 1000 : 0, Int64(UInt32.max)))
         var conditions = [
             names.count == 1
                 ? "event = \(ClickHouseClient.literal(names[0]))"
                 : "event IN (\(names.map(ClickHouseClient.literal).joined(separator: ", ")))",
             "time >= toDateTime(\(firstSecond))", "time <= toDateTime(\(lastSecond))",
+            // The days of the range on the key's `toDate(time)`, by which ClickHouse 18.16 narrows
+            // the granules it reads (a condition on `time` alone only picks the months'
+            // partitions); the last is that of `to`'s millisecond before.
+            "toDate(time) >= toDate(toDateTime(\(firstSecond)))",
+            "toDate(time) <= toDate(toDateTime(\(lastDaySecond)))",
             "ts >= \(from)", "ts < \(to)", ClickHouseEvents.afterCut(of: source),
         ]
         conditions += filters.map(Self.condition)

@@ -191,6 +191,41 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// A day's insight reads that day's part of the table, not its month's: five days of 40,000
+    /// events each, and a read limited to fewer rows than two of the days hold (both branches of
+    /// ``ClickHouseEvents/select(_:source:where:)`` read the day).
+    @Test func aDaysInsightReadsItsDayNotItsMonth() async throws {
+        try await ClickHouseTestEnvironment.withDatabaseURL { url in
+            let client = ClickHouseClient(
+                url: url, readSettings: [("max_rows_to_read", "150000")], logger: PostgresTestEnvironment.logger)
+            do {
+                try await ClickHouseEvents(client: client).prepare()
+                let start = Timestamp.milliseconds(TestMessages.base) / 1000
+                try await client.execute(
+                    """
+                    INSERT INTO events (source, event, type, message_id, time, user_id, version) \
+                    SELECT 'default', 'buy', 'track', toString(number), \
+                    toDateTime(\(start) + intDiv(number, 40000) * 86400 + number % 40000), \
+                    concat('user-', toString(number % 100)), 1 FROM system.numbers LIMIT 200000
+                    """)
+                let parameters = AnalyticsParameters(
+                    now: TestMessages.base.addingTimeInterval(10 * 86_400), calendar: .utc
+                ) {
+                    ["event": "buy", "interval": "day", "from": "2026-01-03T00:00:00Z", "to": "2026-01-04T00:00:00Z"][
+                        $0]
+                }
+                let insights = ClickHouseInsights(client: client, source: "default", merges: [])
+                let totals = try await insights.trendTotals(try parameters.trend(), people: true)
+                #expect(totals.values.map(\.count) == [40_000])
+                #expect(totals.values.map(\.users) == [100])
+            } catch {
+                await client.close()
+                throw error
+            }
+            await client.close()
+        }
+    }
+
     /// A table made before the insights read the property arrays gets them when a collector starts.
     @Test func anOlderTableGetsThePropertyColumns() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
