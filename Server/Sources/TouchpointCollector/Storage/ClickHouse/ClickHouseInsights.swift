@@ -235,6 +235,18 @@ struct ClickHouseInsights: Sendable {
             case .before: "arrayReverse(arrayFilter(x -> \(time) >= at - \(query.window), arraySlice(evs, 1, a)))"
             }
         let read = query.readRange
+        // Each person's first start in the range (`first`), read from the start's events alone;
+        // of the rest, only the events within the window of it are gathered (and sorted) per person.
+        let near =
+            switch query.direction {
+            case .after: "ts >= first AND ts <= first + \(query.window)"
+            case .before: "ts <= first AND ts >= first - \(query.window)"
+            }
+        let starts = """
+            SELECT person, min(ts) AS first FROM (\(events([query.event], from: query.range.from,
+                to: query.range.to, filters: [], columns: "ts, person")))
+            WHERE person != '' GROUP BY person
+            """
         let sql = """
             SELECT path, count() AS people FROM (
                 SELECT arraySort(groupArray(ts * \(base) + indexOf(\(list), event))) AS evs,
@@ -243,8 +255,12 @@ struct ClickHouseInsights: Sendable {
                     intDiv(evs[a], \(base)) AS at,
                     arrayMap(x -> x % \(base), \(way)) AS codes,
                     arrayFilter((c, i) -> i = 1 OR c != codes[i - 1], codes, arrayEnumerate(codes)) AS kept
-                FROM (\(events(names, from: read.from, to: read.to, filters: [], columns: "ts, event, person")))
-                WHERE person != ''
+                FROM (
+                    SELECT ts, event, person
+                    FROM (\(events(names, from: read.from, to: read.to, filters: [], columns: "ts, event, person")))
+                    ALL INNER JOIN (\(starts)) USING person
+                    WHERE \(near)
+                )
                 GROUP BY person HAVING a > 0
             ) GROUP BY arraySlice(kept, 2, \(query.steps)) AS path
             """
