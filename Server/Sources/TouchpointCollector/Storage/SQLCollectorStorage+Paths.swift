@@ -95,14 +95,15 @@ extension SQLCollectorStorage {
     /// orders a window of millions of rows slowly (30 days took 22 s): each person's first start
     /// is read (the start's events only), then every event of the range, each name through its
     /// own seek of the name-and-minute index, as numbers; only the events on a way are kept and
-    /// ordered here. Both reads see one snapshot.
+    /// ordered here. The anchors and the merges are read in one snapshot; the events, as two
+    /// halves of the range at once on two reader connections, each in a snapshot of its own.
     private func waysBySteps(
         _ sqlite: SQLiteBackend, source: String, query: PathQuery, names: [String]
     ) async throws -> [PathCount] {
         // Without a cohort each event's stored key is read and its merge looked up here (the
         // merges' table read once in the same snapshot) rather than in SQLite for every event.
         let joined = query.people != nil
-        func statement(_ name: String, from: Int64, to: Int64) -> SQLStatement {
+        @Sendable func statement(_ name: String, from: Int64, to: Int64) -> SQLStatement {
             var statement = SQLStatement(
                 dialect, "SELECT \(joined ? PersonKeys.expression : "events.person_key"), timestamp, seq")
             appendEventsNamed(
@@ -113,40 +114,58 @@ extension SQLCollectorStorage {
         let starts = statement(query.event, from: query.range.from, to: query.range.to)
         let read = query.readRange
         // One statement text for every name: only the bound name differs.
-        let everyName = names.map { statement($0, from: read.from, to: read.to).binds }
         let sql = statement(query.event, from: read.from, to: read.to).sql
         let bindAll: @Sendable ([SQLValue], SQLiteStatement) throws -> Void = { binds, statement in
             for (index, value) in binds.enumerated() { try statement.bind(Int32(index + 1), value) }
         }
-        let counts = try await sqlite.read { connection -> [[Int32]: Int] in
+        // Each person's anchor, and the merges, in one snapshot.
+        let (anchors, merges) = try await sqlite.read { connection -> ([Int64: PathStep], [Int64: Int64]) in
             try connection.execute("BEGIN")
             defer { _ = try? connection.execute("COMMIT") }
             let merges = joined ? [:] : try Self.personMerges(connection)
-            @inline(__always) func person(_ row: SQLiteStatement) -> Int64? {
-                guard !row.isNull(0) else { return nil }
-                return joined ? row.integer(0) : PersonKeys.person(ofKey: row.integer(0), merges: merges)
-            }
             var anchors: [Int64: PathStep] = [:]
             try connection.queryEach(starts.sql, [starts.binds], bind: bindAll) { _, row in
+                guard !row.isNull(0) else { return }
+                let person = joined ? row.integer(0) : PersonKeys.person(ofKey: row.integer(0), merges: merges)
                 let start = PathStep(time: row.integer(1), seq: row.integer(2), name: 0)
-                guard let person = person(row) else { return }
                 if anchors[person].map({ start.precedes($0) }) ?? true { anchors[person] = start }
             }
-            var steps: [(person: Int64, step: PathStep)] = []
-            try connection.queryEach(sql, zip(Int32(0)..., everyName), bind: { try bindAll($0.1, $1) }) {
-                element, row in
-                guard let person = person(row), let anchor = anchors[person] else { return }
-                let step = PathStep(time: row.integer(1), seq: row.integer(2), name: element.0)
-                switch query.direction {
-                case .after:
-                    guard !step.precedes(anchor), step.time <= anchor.time + query.window else { return }
-                case .before:
-                    guard !anchor.precedes(step), step.time >= anchor.time - query.window else { return }
-                }
-                steps.append((person, step))
-            }
-            return PathStep.ways(steps, direction: query.direction, steps: query.steps)
+            return (anchors, merges)
         }
+        // The events of every name in `from ..< to` within the window of their person's anchor.
+        @Sendable func near(from: Int64, to: Int64) async throws -> [(person: Int64, step: PathStep)] {
+            let everyName = names.map { statement($0, from: from, to: to).binds }
+            return try await sqlite.read { connection in
+                var steps: [(person: Int64, step: PathStep)] = []
+                try connection.queryEach(sql, zip(Int32(0)..., everyName), bind: { try bindAll($0.1, $1) }) {
+                    element, row in
+                    guard !row.isNull(0) else { return }
+                    let person = joined ? row.integer(0) : PersonKeys.person(ofKey: row.integer(0), merges: merges)
+                    guard let anchor = anchors[person] else { return }
+                    let step = PathStep(time: row.integer(1), seq: row.integer(2), name: element.0)
+                    switch query.direction {
+                    case .after:
+                        guard !step.precedes(anchor), step.time <= anchor.time + query.window else { return }
+                    case .before:
+                        guard !anchor.precedes(step), step.time >= anchor.time - query.window else { return }
+                    }
+                    steps.append((person, step))
+                }
+                return steps
+            }
+        }
+        // SQLite reads on one core: the two halves of the range at once, on two reader
+        // connections (the ways sort each person's events, so the halves' order does not matter).
+        let middle = read.from / 2 + read.to / 2
+        let steps: [(person: Int64, step: PathStep)]
+        if middle > read.from {
+            async let early = near(from: read.from, to: middle)
+            let late = try await near(from: middle, to: read.to)
+            steps = try await early + late
+        } else {
+            steps = try await near(from: read.from, to: read.to)
+        }
+        let counts = PathStep.ways(steps, direction: query.direction, steps: query.steps)
         return counts.map { PathCount(events: $0.key.map { names[Int($0)] }, people: $0.value) }
     }
 }
