@@ -499,17 +499,21 @@ extension SQLCollectorStorage {
             var groups: [Key: (count: Int, people: Set<Int64>)] = [:]
             var tooMany = false
             try connection.queryEach(sql, binds) { row in
-                guard !tooMany, !row.isNull(0), !row.isNull(1) else { return }
+                guard !tooMany, !row.isNull(0) else { return }
                 let grouped = group(row.text(2))
                 let key = Key(index: row.integer(0), value: grouped.value.map(ExactText.init), isOther: grouped.isOther)
-                let person = joined ? row.integer(1) : PersonKeys.person(ofKey: row.integer(1), merges: merges)
+                // An event without a person counts as an event, not as a person (as `COUNT(*)` and
+                // `COUNT(DISTINCT person)` count it).
+                let person =
+                    row.isNull(1)
+                    ? nil : joined ? row.integer(1) : PersonKeys.person(ofKey: row.integer(1), merges: merges)
                 if let limit, groups.count >= limit, groups[key] == nil {
                     tooMany = true
                     return
                 }
                 func add(_ counted: inout (count: Int, people: Set<Int64>)) {
                     counted.count += 1
-                    counted.people.insert(person)
+                    if let person { counted.people.insert(person) }
                 }
                 add(&groups[key, default: (0, [])])
             }

@@ -201,6 +201,33 @@ struct AnalyticsTests {
         }
     }
 
+    /// An event stored without a person key (it came with neither a user nor an anonymous id)
+    /// counts among its value's events and not among its people, whichever way the groups are
+    /// counted: one pass (with and without a count of "other") or the top values first.
+    @Test(arguments: [StorageKind.sqlite, .postgres])
+    func anEventWithoutAPersonCountsAsAnEventOnly(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            try await Self.seedTrend(storage)
+            _ = try await storage.backend.writeStatement(
+                "UPDATE events SET person_key = NULL WHERE payload LIKE '%\"team\"%'", [])
+            for topValues in [2, 10] {
+                var trend = try Self.parameters([
+                    "event": "buy", "from": Self.at(0), "to": Self.at(3 * Self.day), "breakdown": "plan",
+                ]).trend()
+                trend.topValues = topValues
+                for limit in [1000, 1] {
+                    let result = try await Self.query(storage).trend(source: "default", trend, groupLimit: limit)
+                    // b9, the only `team`: its own series among ten top values, else "other".
+                    let team = try #require(result.series.last)
+                    #expect(team.isOther == (topValues == 2))
+                    #expect(team.points.map(\.count) == [0, 0, 1], "\(topValues) values, \(limit) groups")
+                    #expect(team.points.map(\.users) == [0, 0, 0], "\(topValues) values, \(limit) groups")
+                    #expect(result.series[0].points.map(\.users) == [1, 0, 1])
+                }
+            }
+        }
+    }
+
     @Test func weeksStartOnMonday() {
         // 2026-01-01 was a Thursday; its week began on Monday 2025-12-29.
         let utc = SourceCalendar.utc
