@@ -83,12 +83,23 @@ extension SQLCollectorStorage {
     /// ClickHouse's answer to a query of `source` with `filters` and a cohort of `people`, asked
     /// through `body`, when it holds the events and can answer it (``ClickHouseInsights``); nil:
     /// this store answers, as it does a query too long for ClickHouse's URL
-    /// (``ClickHouseClient/URITooLong``).
+    /// (``ClickHouseClient/URITooLong``). Without `persons` the source's merges are not read:
+    /// `body` counts events, not people.
     func fromClickHouse<Answer: Sendable>(
-        _ source: String, _ filters: [PropertyFilter], _ people: Set<Int64>?,
+        _ source: String, _ filters: [PropertyFilter], _ people: Set<Int64>?, persons: Bool = true,
         _ body: (ClickHouseInsights) async throws -> Answer
     ) async throws -> Answer? {
         guard let clickHouse, ClickHouseInsights.answers(filters: filters, people: people) else { return nil }
+        let merges = persons ? try await merges(of: source) : nil
+        do {
+            return try await body(ClickHouseInsights(client: clickHouse.client, source: source, merges: merges))
+        } catch is ClickHouseClient.URITooLong {
+            return nil
+        }
+    }
+
+    /// Each merge of `source`: the merged anonymous id and the user id it was merged into.
+    private func merges(of source: String) async throws -> [(anonymous: String, user: String)] {
         var statement = SQLStatement(
             dialect,
             """
@@ -96,14 +107,9 @@ extension SQLCollectorStorage {
             JOIN person_keys u ON u.person_key = m.user_key WHERE a.source = 
             """)
         statement.bind(.text(source))
-        let merges = try await backend.query(statement).compactMap { row -> (anonymous: String, user: String)? in
+        return try await backend.query(statement).compactMap { row -> (anonymous: String, user: String)? in
             guard let anonymous = row[0].text, let user = row[1].text else { return nil }
             return (anonymous, user)
-        }
-        do {
-            return try await body(ClickHouseInsights(client: clickHouse.client, source: source, merges: merges))
-        } catch is ClickHouseClient.URITooLong {
-            return nil
         }
     }
 
@@ -166,7 +172,7 @@ extension SQLCollectorStorage {
     /// left out: they always have a series of their own).
     func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String] {
         if let answer = try await fromClickHouse(
-            source, query.filters, query.people,
+            source, query.filters, query.people, persons: false,
             {
                 try await $0.trendTopValues(query, property: property, limit: limit)
             })
@@ -221,7 +227,7 @@ extension SQLCollectorStorage {
     /// people).
     func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals {
         if let answer = try await fromClickHouse(
-            source, query.filters, query.people,
+            source, query.filters, query.people, persons: false,
             {
                 try await $0.trendTotals(query, people: false)
             })

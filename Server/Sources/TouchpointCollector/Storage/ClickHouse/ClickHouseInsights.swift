@@ -10,7 +10,9 @@ import TouchpointCore
 /// else the anonymous id — the same person a SQL store finds. The merges live in PostgreSQL (the
 /// identity rules run in its transactions); each query gets the source's merges as an external
 /// table (`merges`, sent with the query), so a merge counts from the moment it is committed, and
-/// a deletion, which removes the merges it names, counts at once too.
+/// a deletion, which removes the merges it names, counts at once too. A read that counts no
+/// one (a trend's counts beside the daily people, a breakdown's top values) is made without the
+/// merges: neither PostgreSQL reads them nor ClickHouse joins them.
 ///
 /// **What stays in PostgreSQL.** A query with a cohort or a filter on people's traits is
 /// answered by PostgreSQL, which holds every event too: both name people by their numbers and
@@ -27,14 +29,19 @@ import TouchpointCore
 struct ClickHouseInsights: Sendable {
     let client: ClickHouseClient
     let source: String
-    /// The source's merges: `anonymous_id String, merged String`.
-    let merges: ClickHouseExternalTable
+    /// The source's merges: `anonymous_id String, merged String`; nil for reads that count no one.
+    let merges: ClickHouseExternalTable?
 
     /// The insights of `source` over `client`'s events, with the source's `merges` (each merged
-    /// anonymous id and the user id it was merged into).
-    init(client: ClickHouseClient, source: String, merges: [(anonymous: String, user: String)]) {
+    /// anonymous id and the user id it was merged into), or nil for the reads that name no person
+    /// (``trendTotals(_:people:)`` without people, ``trendTopValues(_:property:limit:)``).
+    init(client: ClickHouseClient, source: String, merges: [(anonymous: String, user: String)]?) {
         self.client = client
         self.source = source
+        guard let merges else {
+            self.merges = nil
+            return
+        }
         var lines: [UInt8] = []
         var writer = JSONWriter()
         for merge in merges {
@@ -76,7 +83,8 @@ struct ClickHouseInsights: Sendable {
     func trendTopValues(_ query: TrendQuery, property: String, limit: Int) async throws -> [String] {
         let sql = """
             SELECT val, count() AS n FROM (\(events([query.event], from: query.range.from, to: query.range.to,
-                filters: query.filters, where: Self.has(property), columns: "\(Self.text(property)) AS val")))
+                filters: query.filters, where: Self.has(property), columns: "\(Self.text(property)) AS val",
+                person: false)))
             GROUP BY val ORDER BY n DESC, val LIMIT \(limit)
             """
         return try await rows(sql).compactMap { $0["val"]?.stringValue }
@@ -153,7 +161,7 @@ struct ClickHouseInsights: Sendable {
             SELECT \(list), n, people, \(aggregate) AS agg FROM (
                 SELECT \(list), count() AS n, \(distinct) AS people\(innerAggregates)
                 FROM (\(events([query.event], from: query.range.from, to: query.range.to, filters: query.filters,
-                    columns: "\(inner), person")))
+                    columns: people ? "\(inner), person" : inner, person: people)))
                 GROUP BY \(list)
             )\(suffix)
             """
@@ -201,7 +209,7 @@ struct ClickHouseInsights: Sendable {
         // As text fields: a funnel reads every step event of the range (hundreds of thousands),
         // which as JSON objects cost several times ClickHouse's own work to read.
         var numbers: [String: Int64] = [:]
-        return try await client.fields(sql, external: [merges], timeLimit: client.queryTimeLimit).map { row in
+        return try await client.fields(sql, external: external, timeLimit: client.queryTimeLimit).map { row in
             guard row.count == 5, let timestamp = Int64(row[1]), let steps = Int(row[2]) else {
                 throw StorageError(
                     code: .corruptRow,
@@ -276,11 +284,12 @@ struct ClickHouseInsights: Sendable {
     // MARK: Events
 
     /// `SELECT columns` of the events of `names` in `from ..< to` that pass `filters` (and
-    /// `where`), with `ts` (milliseconds since 1970), `person` (merges resolved), `event` and the
-    /// property arrays to read.
+    /// `where`), with `ts` (milliseconds since 1970), `event`, the property arrays and, when
+    /// `person`, the person (merges resolved: the insights must have been made with the merges) to
+    /// read.
     private func events(
         _ names: [String], from: Int64, to: Int64, filters: [PropertyFilter], where extra: String? = nil,
-        columns: String
+        columns: String, person: Bool = true
     ) -> String {
         let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
         let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
@@ -301,9 +310,13 @@ struct ClickHouseInsights: Sendable {
         if let extra { conditions.append(extra) }
         let stored = ClickHouseEvents.select(
             """
-            event, toInt64(time) * 1000 + time_ms AS ts, user_id, anonymous_id,
+            event, toInt64(time) * 1000 + time_ms AS ts,\(person ? " user_id, anonymous_id," : "")
                 property_keys, property_texts, property_numbers, property_numeric
             """, source: source, where: conditions)
+        guard person else {
+            return "SELECT \(columns) FROM (\(stored))"
+        }
+        precondition(merges != nil, "ClickHouseInsights made without the merges read a person")
         return """
             SELECT \(columns) FROM (
                 SELECT event, ts, if(user_id != '', user_id, if(merged != '', merged, anonymous_id)) AS person,
@@ -314,8 +327,11 @@ struct ClickHouseInsights: Sendable {
     }
 
     private func rows(_ sql: String) async throws -> [[String: JSONValue]] {
-        try await client.rows(sql, external: [merges], timeLimit: client.queryTimeLimit)
+        try await client.rows(sql, external: external, timeLimit: client.queryTimeLimit)
     }
+
+    /// The tables sent with a read: the merges, when made with them.
+    private var external: [ClickHouseExternalTable] { merges.map { [$0] } ?? [] }
 
     // MARK: Properties
 

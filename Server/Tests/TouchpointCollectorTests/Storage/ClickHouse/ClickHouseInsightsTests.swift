@@ -226,6 +226,44 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// A read that counts no one — a trend's counts beside the daily people, a breakdown's top
+    /// values — joins no merges in ClickHouse: under a join limit of one row, which the two merges
+    /// here exceed, those reads answer while a read of people fails on it.
+    @Test func countsAndTopValuesJoinNoMerges() async throws {
+        try await TestDatabase.with(.clickhouse) { database in
+            let url = try #require(database.events)
+            let client = ClickHouseClient(
+                url: url, readSettings: [("max_rows_in_join", "1"), ("join_overflow_mode", "throw")],
+                logger: PostgresTestEnvironment.logger)
+            let storage = try await SQLCollectorStorage.postgres(
+                url: database.location, maximumConnections: 4, clickHouse: ClickHouseEvents(client: client),
+                logger: PostgresTestEnvironment.logger)
+            do {
+                let messages =
+                    Self.messages + [
+                        TestMessages.ingest("buy", id: "b4", anonymous: "anon-2", at: 86_400 + 9000),
+                        AnalyticsTests.call(
+                            .identify, id: "i2", user: "user-2", anonymous: "anon-2", at: 86_400 + 9600),
+                    ]
+                #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+                let trend = try Self.trend()
+                let counts = try await storage.trendCounts(source: "default", query: trend)
+                #expect(counts.values.map(\.count).sorted() == [1, 3])
+                #expect(
+                    try await storage.trendTopValues(source: "default", query: trend, property: "plan", limit: 5) == [
+                        "pro", "free",
+                    ])
+                await #expect(throws: StorageError.self) {
+                    _ = try await storage.trendTotals(source: "default", query: trend)
+                }
+                try await storage.close()
+            } catch {
+                try? await storage.close()
+                throw error
+            }
+        }
+    }
+
     /// A table made before the insights read the property arrays gets them when a collector starts.
     @Test func anOlderTableGetsThePropertyColumns() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
