@@ -338,14 +338,10 @@ extension SQLCollectorStorage {
             return TrendPass(rows: rows, totals: try await totals)
         }
         async let totals = totalsCounted()
-        guard let middle = Self.middle(of: query.interval, in: query.range) else {
+        guard let (early, late) = Self.halves(of: query) else {
             let rows = try await trendByValueOnce(source: source, query: query, property: property, limit: limit)
             return TrendPass(rows: rows, totals: try await totals)
         }
-        var early = query
-        var late = query
-        early.range.to = middle
-        late.range.from = middle
         async let first = trendByValueOnce(source: source, query: early, property: property, limit: limit)
         let second = try await trendByValueOnce(source: source, query: late, property: property, limit: limit)
         guard let first = try await first, let second, first.count + second.count <= limit else {
@@ -354,11 +350,18 @@ extension SQLCollectorStorage {
         return TrendPass(rows: first + second, totals: try await totals)
     }
 
-    /// The start of the interval halfway through `from ..< to`; nil when that is one interval.
-    static func middle(of interval: AnalyticsInterval, in range: AnalyticsRange) -> Int64? {
-        let intervals = range.intervals(interval)
+    /// `query` over the two halves of its range, split where the interval halfway through it
+    /// starts; nil when the range is one interval.
+    static func halves(of query: TrendQuery) -> (early: TrendQuery, late: TrendQuery)? {
+        let range = query.range
+        let intervals = range.intervals(query.interval)
         guard intervals.upperBound > intervals.lowerBound else { return nil }
-        return range.calendar.start(of: (intervals.lowerBound + intervals.upperBound + 1) / 2, interval)
+        let middle = range.calendar.start(of: (intervals.lowerBound + intervals.upperBound + 1) / 2, query.interval)
+        var early = query
+        var late = query
+        early.range.to = middle
+        late.range.from = middle
+        return (early, late)
     }
 
     /// PostgreSQL's ``trendByValue(source:query:property:limit:people:)`` with the totals' people: `GROUPING(val)` tells an
@@ -427,14 +430,10 @@ extension SQLCollectorStorage {
                 guard let value else { return (nil, false) }
                 return kept.contains(ExactText(value)) ? (value, false) : (nil, true)
             }
-            guard dialect.queriesRunOnOneCore, let middle = Self.middle(of: query.interval, in: query.range) else {
+            guard dialect.queriesRunOnOneCore, let (early, late) = Self.halves(of: query) else {
                 return try await trendGroupsCounted(
                     sqlite, source: source, query: query, property: property, limit: nil, group: group) ?? []
             }
-            var early = query
-            var late = query
-            early.range.to = middle
-            late.range.from = middle
             async let first = trendGroupsCounted(
                 sqlite, source: source, query: early, property: property, limit: nil, group: group)
             let second = try await trendGroupsCounted(
