@@ -57,6 +57,36 @@ struct ClickHouseEvents: Sendable {
             """
     }
 
+    /// `SELECT columns` of every row of `source`'s events that meets `conditions`, a resent
+    /// message's copies each (``select(_:source:where:)`` keeps one): for reads that a copy does
+    /// not change (people are counted distinct) or that take the copies back off
+    /// (``resentCopies(_:source:names:where:)``).
+    static func everyRow(_ columns: String, source: String, where conditions: [String]) -> String {
+        let condition = (["source = \(ClickHouseClient.literal(source))"] + conditions).joined(separator: " AND ")
+        return "SELECT \(columns) FROM \(table) WHERE \(condition)"
+    }
+
+    /// `SELECT columns` of the copies of `source`'s resent messages among its events named
+    /// `names` that meet `conditions`, with `message_id`. Found through the sorting key — each
+    /// resent message's (source, event, day, id), for each of `names` — so the read touches the
+    /// granules that hold them, not every row of the range: a copy has its first copy's event and
+    /// time, and every copy's id and time are in `resent_messages`.
+    static func resentCopies(_ columns: String, source: String, names: [String], where conditions: [String])
+        -> String
+    {
+        let source = ClickHouseClient.literal(source)
+        let list = "[\(names.map(ClickHouseClient.literal).joined(separator: ", "))]"
+        let keys = """
+            (SELECT source, name, toDate(time), message_id FROM \(resentTable) ARRAY JOIN \(list) AS name \
+            WHERE source = \(source))
+            """
+        let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
+        return """
+            SELECT \(columns), message_id FROM \(table) WHERE \(condition) \
+            AND (source, event, toDate(time), message_id) IN \(keys)
+            """
+    }
+
     /// The table, created when missing (ClickHouse's tables are this type's, not ``SchemaMigrations``').
     static let createStatement = """
         CREATE TABLE IF NOT EXISTS events (

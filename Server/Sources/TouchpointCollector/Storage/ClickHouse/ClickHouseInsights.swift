@@ -24,8 +24,10 @@ import TouchpointCore
 /// that a query nobody waits for any more does not hold the server's cores; past it the read fails
 /// with ``StorageError/Code/queryTooSlow`` and the request is answered `422`.
 ///
-/// Every read counts each message once (``ClickHouseEvents/select(_:source:where:)``). ClickHouse's `/`
-/// divides as floating point, so intervals are computed with `intDiv`.
+/// Every read counts each message once: through ``ClickHouseEvents/select(_:source:where:)``, or, for
+/// a trend's counts and people, by taking each resent message's extra copies back off (see
+/// `trendSelect`). ClickHouse's `/` divides as floating point, so intervals are computed with
+/// `intDiv`.
 struct ClickHouseInsights: Sendable {
     let client: ClickHouseClient
     let source: String
@@ -134,9 +136,33 @@ struct ClickHouseInsights: Sendable {
     /// A trend's groups by `keys` of the trend's events given `columns`: `n` events, `people`
     /// distinct people (0 when not `people`) and `agg`, the math's aggregate of its property (NULL
     /// when the group has no number, or the math needs none).
+    ///
+    /// Without a property, every row is counted in one read and each resent message's extra
+    /// copies are taken off after, read through the sorting key (a copy has its first copy's
+    /// event, time and properties, so it is in the same group; people are counted distinct, so a
+    /// copy adds none): the read of a message once (``ClickHouseEvents/select(_:source:where:)``)
+    /// would read the range twice.
     private func trendSelect(
         _ query: TrendQuery, keys: [String], people: Bool, columns: String, suffix: String = ""
     ) -> String {
+        let list = keys.joined(separator: ", ")
+        let distinct = people ? "uniqExactIf(person, person != '')" : "0"
+        guard query.measure.property != nil else {
+            let range = (from: query.range.from, to: query.range.to)
+            return """
+                SELECT \(list), sum(c) AS n, sum(p) AS people, NULL AS agg FROM (
+                    SELECT \(list), toInt64(count()) AS c, toUInt64(\(distinct)) AS p
+                    FROM (\(events([query.event], from: range.from, to: range.to, filters: query.filters,
+                        columns: people ? "\(columns), person" : columns, person: people, rows: .every)))
+                    GROUP BY \(list)
+                    UNION ALL
+                    SELECT \(list), toInt64(uniqExact(message_id)) - toInt64(count()) AS c, toUInt64(0) AS p
+                    FROM (\(events([query.event], from: range.from, to: range.to, filters: query.filters,
+                        columns: "\(columns), message_id", person: false, rows: .resentCopies)))
+                    GROUP BY \(list)
+                ) GROUP BY \(list)\(suffix)
+                """
+        }
         var inner = columns
         var aggregate = "NULL"
         var innerAggregates = ""
@@ -155,8 +181,6 @@ struct ClickHouseInsights: Sendable {
             }
             aggregate = "if(numbers = 0, NULL, \(aggregate))"
         }
-        let list = keys.joined(separator: ", ")
-        let distinct = people ? "uniqExactIf(person, person != '')" : "0"
         return """
             SELECT \(list), n, people, \(aggregate) AS agg FROM (
                 SELECT \(list), count() AS n, \(distinct) AS people\(innerAggregates)
@@ -283,13 +307,24 @@ struct ClickHouseInsights: Sendable {
 
     // MARK: Events
 
+    /// Which rows of the events a read takes.
+    private enum EventRows {
+        /// Each message once (``ClickHouseEvents/select(_:source:where:)``).
+        case once
+        /// Every row, a resent message's copies each (``ClickHouseEvents/everyRow(_:source:where:)``).
+        case every
+        /// The copies of resent messages alone, with `message_id`
+        /// (``ClickHouseEvents/resentCopies(_:source:names:where:)``).
+        case resentCopies
+    }
+
     /// `SELECT columns` of the events of `names` in `from ..< to` that pass `filters` (and
     /// `where`), with `ts` (milliseconds since 1970), `event`, the property arrays and, when
     /// `person`, the person (merges resolved: the insights must have been made with the merges) to
-    /// read.
+    /// read, of the `rows` asked for.
     private func events(
         _ names: [String], from: Int64, to: Int64, filters: [PropertyFilter], where extra: String? = nil,
-        columns: String, person: Bool = true
+        columns: String, person: Bool = true, rows: EventRows = .once
     ) -> String {
         let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
         let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
@@ -308,11 +343,17 @@ struct ClickHouseInsights: Sendable {
         ]
         conditions += filters.map(Self.condition)
         if let extra { conditions.append(extra) }
-        let stored = ClickHouseEvents.select(
-            """
+        let storedColumns = """
             event, toInt64(time) * 1000 + time_ms AS ts,\(person ? " user_id, anonymous_id," : "")
                 property_keys, property_texts, property_numbers, property_numeric
-            """, source: source, where: conditions)
+            """
+        let stored =
+            switch rows {
+            case .once: ClickHouseEvents.select(storedColumns, source: source, where: conditions)
+            case .every: ClickHouseEvents.everyRow(storedColumns, source: source, where: conditions)
+            case .resentCopies:
+                ClickHouseEvents.resentCopies(storedColumns, source: source, names: names, where: conditions)
+            }
         guard person else {
             return "SELECT \(columns) FROM (\(stored))"
         }

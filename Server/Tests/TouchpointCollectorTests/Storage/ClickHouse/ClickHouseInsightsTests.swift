@@ -264,6 +264,65 @@ struct ClickHouseInsightsTests {
         }
     }
 
+    /// A trend's counts take every row in one read and a resent message's extra copies off after
+    /// (read through the sorting key): each message counts once — one sent three times, one
+    /// twice, one that shares its millisecond with a resent message, a resent one of another
+    /// name — by interval, by value and in people.
+    @Test func aTrendCountsEachResentMessageOnce() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let events = ClickHouseEvents(client: client)
+            try await events.prepare()
+            let plans = ["pro", "free", "pro", "team", "free", "pro"]
+            let batch =
+                plans.enumerated().map { index, plan in
+                    TestMessages.ingest(
+                        "buy", id: "m-\(index)", user: "u-\(index % 4)", anonymous: nil,
+                        at: Double(index) * 40_000, properties: ["plan": .string(plan)])
+                } + [TestMessages.ingest("view", id: "v-0", user: "u-9", anonymous: nil, at: 0)]
+            try await events.insert(batch, source: "app")
+            // Retries: every message again, the first two a third time; then a message that is no
+            // copy at the very millisecond of a resent one (it is read as such a time's rows are).
+            let retry = batch.map { message in
+                var copy = message
+                copy.receivedAt += 60_000
+                return copy
+            }
+            let resent = Set(batch.map(\.messageId))
+            try await events.insert(retry, resent: resent, source: "app")
+            try await events.insert(Array(retry.prefix(2)), resent: resent, source: "app")
+            try await events.insert(
+                [
+                    TestMessages.ingest(
+                        "buy", id: "same-ms", user: "u-5", anonymous: nil, at: 0, properties: ["plan": "pro"])
+                ], source: "app")
+
+            let parameters = AnalyticsParameters(now: TestMessages.base.addingTimeInterval(5 * 86_400), calendar: .utc)
+            {
+                ["event": "buy", "interval": "day", "from": "2026-01-01T00:00:00Z", "to": "2026-01-04T00:00:00Z"][$0]
+            }
+            let trend = try parameters.trend()
+            let insights = ClickHouseInsights(client: client, source: "app", merges: [])
+            // 40,000 s apart: day 0 has m-0, m-1, m-2 and same-ms; day 1 m-3 and m-4; day 2 m-5.
+            let totals = try await insights.trendTotals(trend, people: true)
+            #expect(totals.keys.sorted().map { totals[$0]?.count } == [4, 2, 1])
+            #expect(totals.keys.sorted().map { totals[$0]?.users } == [4, 2, 1])
+            let counts = try await insights.trendTotals(trend, people: false)
+            #expect(counts.keys.sorted().map { counts[$0]?.count } == [4, 2, 1])
+            let byValue = try #require(try await insights.trendByValue(trend, property: "plan", limit: 100))
+            var found: [String: Int] = [:]
+            for row in byValue { found["\(row.index) \(row.value ?? "-")", default: 0] += row.count }
+            let first = try #require(totals.keys.min())
+            #expect(
+                found == [
+                    "\(first) pro": 3, "\(first) free": 1, "\(first + 1) team": 1, "\(first + 1) free": 1,
+                    "\(first + 2) pro": 1,
+                ])
+            let aggregate = try await insights.trendAggregate(trend)
+            #expect(aggregate.count == 7)
+            #expect(aggregate.users == 5)
+        }
+    }
+
     /// A table made before the insights read the property arrays gets them when a collector starts.
     @Test func anOlderTableGetsThePropertyColumns() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
