@@ -10,6 +10,16 @@ struct ClickHouseEventsTests {
     static let january: TimeInterval = 0
     static let day: TimeInterval = 86_400
 
+    /// `batch` as a retry sends it: the same messages (as PostgreSQL keeps their first copies),
+    /// received a minute later.
+    static func retried(_ batch: [IngestMessage]) -> [IngestMessage] {
+        batch.map { message in
+            var copy = message
+            copy.receivedAt += 60_000
+            return copy
+        }
+    }
+
     @Test func aResentBatchIsStoredOnceAndTheFirstCopyWins() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
             let events = ClickHouseEvents(client: client)
@@ -20,12 +30,7 @@ struct ClickHouseEventsTests {
                     "Opened", id: "m-\(index)", user: index % 2 == 0 ? "u-\(index)" : nil, at: Double(index))
             }
             try await events.insert(batch, source: "app")
-            // The retry: the same messages (as PostgreSQL keeps their first copies), received later.
-            let retry = batch.map { message in
-                var copy = message
-                copy.receivedAt += 60_000
-                return copy
-            }
+            let retry = Self.retried(batch)
             let resent = Set(batch.map(\.messageId))
             try await events.insert(retry, resent: resent, source: "app")
             try await events.insert(Array(retry.prefix(10)), resent: resent, source: "app")

@@ -282,11 +282,7 @@ struct ClickHouseInsightsTests {
             try await events.insert(batch, source: "app")
             // Retries: every message again, the first two a third time; then a message that is no
             // copy at the very millisecond of a resent one (it is read as such a time's rows are).
-            let retry = batch.map { message in
-                var copy = message
-                copy.receivedAt += 60_000
-                return copy
-            }
+            let retry = ClickHouseEventsTests.retried(batch)
             let resent = Set(batch.map(\.messageId))
             try await events.insert(retry, resent: resent, source: "app")
             try await events.insert(Array(retry.prefix(2)), resent: resent, source: "app")
