@@ -213,8 +213,8 @@ struct ClickHouseInsights: Sendable {
     // MARK: Funnels
 
     /// Every event of the funnel's steps from its start to `window` after its end that meets the
-    /// funnel's filters, with the person (numbered here, in order of appearance), the steps it is
-    /// and the breakdown property's value.
+    /// funnel's filters, with the person (numbered here, in the order of their ids), the steps it is
+    /// and the breakdown property's value, by person and time.
     func funnelRows(_ query: FunnelQuery) async throws -> [FunnelRow] {
         let names = Array(Set(query.steps.map(\.event))).sorted()
         var steps: [String] = []
@@ -228,14 +228,16 @@ struct ClickHouseInsights: Sendable {
             SELECT person, ts, steps, present, val FROM (\(events(names, from: query.range.from,
                 to: query.range.to + query.window, filters: query.filters,
                 columns: "person, ts, (\(steps.joined(separator: " + "))) AS steps, \(value)")))
-            WHERE steps != 0 AND person != ''
+            WHERE steps != 0 AND person != '' ORDER BY person, ts
             """
-        // As field bytes: a funnel reads every step event of the range (millions at 50 M), which
-        // as JSON objects, or as a string made of every field, cost several times ClickHouse's
-        // own work. Each person is numbered by their id's bytes (sorting the rows by person in
-        // ClickHouse costs more: 1.1 s at 50 M).
+        // As text fields, in person order: a funnel reads every step event of the range (millions
+        // at 50 M), which as JSON objects, or as a string per field with each person's looked up
+        // in a dictionary, cost several times ClickHouse's own work. Each person's rows come
+        // together, so a person is numbered where the field changes, and in time order, which
+        // the funnel's sort then finds already sorted.
         var rows: [FunnelRow] = []
-        var numbers: [FieldBytes: Int64] = [:]
+        var person: ArraySlice<UInt8>?
+        var number: Int64 = -1
         try await client.forEachRow(sql, external: external, timeLimit: client.queryTimeLimit) { fields in
             guard fields.count == 5, let timestamp = ClickHouseClient.integer(fields[1]),
                 let steps = ClickHouseClient.integer(fields[2]).flatMap(Int.init(exactly:))
@@ -246,9 +248,10 @@ struct ClickHouseInsights: Sendable {
                         "ClickHouse at \(client.url) answered a funnel's events with a row that is not a person, time, steps and value"
                 )
             }
-            let person = FieldBytes(fields[0])
-            let number = numbers[person] ?? Int64(numbers.count)
-            if number == numbers.count { numbers[person] = number }
+            if fields[0] != person {
+                person = fields[0]
+                number += 1
+            }
             let value = fields[3].elementsEqual([UInt8(ascii: "1")]) ? ClickHouseClient.unescaped(fields[4]) : nil
             rows.append(FunnelRow(person: number, timestamp: timestamp, steps: steps, value: value))
         }
@@ -418,20 +421,5 @@ struct ClickHouseInsights: Sendable {
             return "(\(number(filter.property)) \(filter.op == .greaterThan ? ">" : "<") \(literal))"
         case .isSet: return has
         }
-    }
-}
-
-/// A field's bytes as a dictionary key, hashed and compared as bytes, with no string made of them.
-private struct FieldBytes: Hashable {
-    let bytes: ArraySlice<UInt8>
-
-    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
-
-    static func == (left: Self, right: Self) -> Bool {
-        left.bytes.withUnsafeBytes { a in right.bytes.withUnsafeBytes { b in a.elementsEqual(b) } }
-    }
-
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
