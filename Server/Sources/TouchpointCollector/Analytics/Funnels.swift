@@ -77,7 +77,7 @@ public struct FunnelQuery: Sendable, Hashable {
 
 /// One event of a person that is a step of a funnel.
 struct FunnelRow: Sendable, Hashable {
-    /// The person's number (``PersonKeys``).
+    /// The person's number (``PersonKeys``; from ClickHouse, the hash of its id).
     var person: Int64
     var timestamp: Int64
     /// The steps the event is (bit `i` for step `i`), its event name and filters considered.

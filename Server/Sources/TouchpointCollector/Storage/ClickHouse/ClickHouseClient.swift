@@ -91,55 +91,105 @@ final class ClickHouseClient: Sendable {
         return rows
     }
 
-    /// The rows of a `SELECT` as text fields, in the order of its columns (`TabSeparated`, its
-    /// escapes undone): for answers of many rows, which cost far less to read this way than as
-    /// JSON objects. Parameters as ``rows(_:external:timeLimit:)``.
-    func fields(_ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil) async throws
-        -> [[String]]
-    {
-        var rows: [[String]] = []
-        try await forEachRow(sql, external: external, timeLimit: timeLimit) { rows.append($0.map(Self.unescaped)) }
-        return rows
-    }
-
-    /// Calls `body` with each row of a `SELECT` as its `TabSeparated` fields' bytes, escapes
-    /// left in (``unescaped(_:)`` undoes them): for answers of many rows, read without a string
-    /// made for each field. Parameters as ``rows(_:external:timeLimit:)``.
+    /// Calls `body` with each row of a `SELECT` in its `TabSeparated` form: for answers of many
+    /// rows (a funnel's step events), read in place, with no string, array or reference count
+    /// made per row or field. Parameters as ``rows(_:external:timeLimit:)``.
     func forEachRow(
         _ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil,
-        _ body: ([ArraySlice<UInt8>]) throws -> Void
+        _ body: (TabSeparatedRow) throws -> Void
     ) async throws {
-        let answer = try await answer(sql, format: "TabSeparated", external: external, timeLimit: timeLimit)
-        var fields: [ArraySlice<UInt8>] = []
-        try Self.forEachLine(of: answer) { line in
-            fields.removeAll(keepingCapacity: true)
-            var start = line.startIndex
-            while let tab = line[start...].firstIndex(of: UInt8(ascii: "\t")) {
-                fields.append(line[start..<tab])
-                start = tab + 1
+        let answer = try await answerBuffer(sql, format: "TabSeparated", external: external, timeLimit: timeLimit)
+        try answer.withUnsafeReadableBytes { bytes in
+            try TabSeparatedRow.forEach(in: bytes.bindMemory(to: UInt8.self), body)
+        }
+    }
+
+    /// One row of a `TabSeparated` answer: its fields' bytes, escapes left in (``unescaped(_:)``
+    /// undoes them). It points into the answer, so it is valid only inside the call it is handed to.
+    struct TabSeparatedRow {
+        private let bytes: UnsafeBufferPointer<UInt8>
+        /// Each field's start and end in `bytes`, in pairs.
+        private let bounds: UnsafeMutableBufferPointer<Int>
+        /// How many fields the row has.
+        let count: Int
+
+        /// Field `index`'s bytes.
+        subscript(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+            precondition(index >= 0 && index < count, "field \(index) of a row of \(count)")
+            let start = bounds[2 * index]
+            return UnsafeBufferPointer(rebasing: bytes[start..<bounds[2 * index + 1]])
+        }
+
+        /// Whether field `index` is `1` (ClickHouse's true).
+        func isTrue(_ index: Int) -> Bool {
+            let field = self[index]
+            return field.count == 1 && field[0] == UInt8(ascii: "1")
+        }
+
+        /// Calls `body` with each non-empty line of `bytes` as a row.
+        static func forEach(in bytes: UnsafeBufferPointer<UInt8>, _ body: (TabSeparatedRow) throws -> Void) rethrows {
+            guard let base = bytes.baseAddress else { return }
+            var bounds = UnsafeMutableBufferPointer<Int>.allocate(capacity: 16)
+            defer { bounds.deallocate() }
+            var start = 0
+            while start < bytes.count {
+                let end = Self.next(UInt8(ascii: "\n"), in: base, from: start, to: bytes.count)
+                if end > start {
+                    var fields = 0
+                    var field = start
+                    while true {
+                        if 2 * fields + 2 > bounds.count {
+                            let larger = UnsafeMutableBufferPointer<Int>.allocate(capacity: bounds.count * 2)
+                            _ = larger.initialize(fromContentsOf: bounds)
+                            bounds.deallocate()
+                            bounds = larger
+                        }
+                        let tab = Self.next(UInt8(ascii: "\t"), in: base, from: field, to: end)
+                        bounds[2 * fields] = field
+                        bounds[2 * fields + 1] = tab
+                        fields += 1
+                        guard tab < end else { break }
+                        field = tab + 1
+                    }
+                    try body(TabSeparatedRow(bytes: bytes, bounds: bounds, count: fields))
+                }
+                start = end + 1
             }
-            fields.append(line[start...])
-            try body(fields)
+        }
+
+        /// The offset of the first `byte` in `from ..< to` of `base`, or `to`.
+        private static func next(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+            guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return to }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
         }
     }
 
     /// A `TabSeparated` field's integer (an optional `-`, then digits); nil for anything else.
-    static func integer(_ field: ArraySlice<UInt8>) -> Int64? {
-        var digits = field
-        let negative = digits.first == UInt8(ascii: "-")
-        if negative { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.count <= 18 else { return nil }
-        var value: Int64 = 0
-        for byte in digits {
+    static func integer(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = field.first == UInt8(ascii: "-")
+        guard let magnitude = unsignedInteger(UnsafeBufferPointer(rebasing: field[(negative ? 1 : 0)...])),
+            magnitude <= UInt64(Int64.max)
+        else { return nil }
+        return negative ? -Int64(magnitude) : Int64(magnitude)
+    }
+
+    /// A `TabSeparated` field's unsigned integer (digits, up to `UInt64.max`); nil for anything else.
+    static func unsignedInteger(_ field: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !field.isEmpty, field.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for byte in field {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflowTimes, !overflowSum else { return nil }
+            value = sum
         }
-        return negative ? -value : value
+        return value
     }
 
     /// A `TabSeparated` field's text: `\` followed by `b`, `f`, `r`, `n`, `t`, `0` or any other
     /// character stands for that control character, or the character itself.
-    static func unescaped(_ field: ArraySlice<UInt8>) -> String {
+    static func unescaped(_ field: UnsafeBufferPointer<UInt8>) -> String {
         guard field.contains(UInt8(ascii: "\\")) else { return String(decoding: field, as: UTF8.self) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(field.count)
@@ -180,6 +230,13 @@ final class ClickHouseClient: Sendable {
     private func answer(
         _ sql: String, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
     ) async throws -> [UInt8] {
+        Array(buffer: try await answerBuffer(sql, format: format, external: external, timeLimit: timeLimit))
+    }
+
+    /// ``answer(_:format:external:timeLimit:)`` as the buffer it arrived in.
+    private func answerBuffer(
+        _ sql: String, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
+    ) async throws -> ByteBuffer {
         let text = sql + "\nFORMAT \(format)"
         var settings = [("output_format_json_quote_64bit_integers", "0")] + readSettings
         let answer: ByteBuffer
@@ -198,7 +255,7 @@ final class ClickHouseClient: Sendable {
                 sql: sql, body: ClickHouseExternalTable.form(external, boundary: boundary), settings: settings,
                 gzip: false, contentType: "multipart/form-data; boundary=\(boundary)", timeLimit: timeLimit)
         }
-        return Array(buffer: answer)
+        return answer
     }
 
     /// Inserts rows in one request: `lines` is `JSONEachRow` (one JSON object per line, members

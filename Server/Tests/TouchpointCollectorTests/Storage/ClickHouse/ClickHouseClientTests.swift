@@ -5,6 +5,56 @@ import TouchpointTesting
 
 @testable import TouchpointCollector
 
+@Suite("ClickHouse TabSeparated rows")
+struct ClickHouseTabSeparatedTests {
+    /// The rows of `text` as arrays of their fields' bytes.
+    static func rows(_ text: String) -> [[[UInt8]]] {
+        var rows: [[[UInt8]]] = []
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            ClickHouseClient.TabSeparatedRow.forEach(in: bytes) { row in
+                rows.append((0..<row.count).map { Array(row[$0]) })
+            }
+        }
+        return rows
+    }
+
+    @Test func fieldsSplitAtTabsAndRowsAtNewlines() {
+        let wide = (0..<20).map(String.init).joined(separator: "\t")
+        let rows = Self.rows("a\tbc\t\n\n\tx\n\(wide)\nlast")
+        #expect(
+            rows.map { $0.map { String(decoding: $0, as: UTF8.self) } } == [
+                ["a", "bc", ""], ["", "x"], (0..<20).map(String.init), ["last"],
+            ])
+        #expect(Self.rows("").isEmpty)
+        #expect(Self.rows("\n\n").isEmpty)
+    }
+
+    @Test func integersAndUnsignedIntegers() {
+        func parse(_ text: String) -> (Int64?, UInt64?) {
+            Array(text.utf8).withUnsafeBufferPointer {
+                (ClickHouseClient.integer($0), ClickHouseClient.unsignedInteger($0))
+            }
+        }
+        #expect(parse("0") == (0, 0))
+        #expect(parse("-42") == (-42, nil))
+        #expect(parse("9223372036854775807") == (Int64.max, UInt64(Int64.max)))
+        #expect(parse("-9223372036854775807") == (-Int64.max, nil))
+        #expect(parse("18446744073709551615") == (nil, UInt64.max))
+        #expect(parse("18446744073709551616") == (nil, nil))
+        #expect(parse("99999999999999999999") == (nil, nil))
+        #expect(parse("") == (nil, nil))
+        #expect(parse("-") == (nil, nil))
+        #expect(parse("1e3") == (nil, nil))
+        #expect(parse(" 1") == (nil, nil))
+    }
+
+    @Test func escapesAreUndone() {
+        let text = #"tab\tnew\nback\\quote\'nul\0"#
+        let value = Array(text.utf8).withUnsafeBufferPointer { ClickHouseClient.unescaped($0) }
+        #expect(value == "tab\tnew\nback\\quote'nul\u{0}")
+    }
+}
+
 @Suite("ClickHouse URL")
 struct ClickHouseURLTests {
     @Test func readsEveryPart() throws {
@@ -182,7 +232,7 @@ struct ClickHouseClientFailureTests {
         }
         // An insight's read past its own time limit is too slow: the same query would be again.
         await #expect {
-            try await client.fields("SELECT 2", timeLimit: .milliseconds(300))
+            try await client.forEachRow("SELECT 2", timeLimit: .milliseconds(300)) { _ in }
         } throws: { error in
             guard let error = error as? StorageError else { return false }
             return error.code == .queryTooSlow && error.message.contains("did not answer `SELECT 2` within")

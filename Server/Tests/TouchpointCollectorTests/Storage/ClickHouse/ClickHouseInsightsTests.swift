@@ -319,15 +319,39 @@ struct ClickHouseInsightsTests {
         }
     }
 
-    /// A table made before the insights read the property arrays gets them when a collector starts.
-    @Test func anOlderTableGetsThePropertyColumns() async throws {
+    /// A table made before the insights read the property arrays and the person's hash gets them
+    /// when a collector starts; its rows from before count their people as the new ones do.
+    @Test func anOlderTableGetsThePropertyAndPersonColumns() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
             var older = ClickHouseEvents.createStatement
             for (name, type) in ClickHouseEvents.addedColumns {
                 older = older.replacingOccurrences(of: "    \(name) \(type),\n", with: "")
             }
             #expect(!older.contains("property_keys"))
+            #expect(!older.contains("person_hash"))
             try await client.execute(older)
+            // Written before the columns: anon-1 (merged into user-1 below), user-2, a message
+            // without ids, which counts as an event but as no one, and a user whose id reads like
+            // the merged anonymous id (a merge names anonymous ids only: not merged).
+            let before = [
+                TestMessages.ingest("buy", id: "o1", anonymous: "anon-1", at: 60),
+                TestMessages.ingest("buy", id: "o2", user: "user-2", anonymous: nil, at: 120),
+                TestMessages.ingest("buy", id: "o3", anonymous: nil, at: 180),
+                TestMessages.ingest("buy", id: "o4", user: "anon-1", anonymous: nil, at: 200),
+            ]
+            try await client.insert(
+                into: ClickHouseEvents.table,
+                rows: before.map { message in
+                    [
+                        "source": .string("app"), "event": .string("buy"), "type": .string("track"),
+                        "message_id": .string(message.messageId), "time": .int(Int(message.timestamp / 1000)),
+                        "time_ms": .int(Int(message.timestamp % 1000)), "user_id": .string(message.userId ?? ""),
+                        "anonymous_id": .string(message.anonymousId ?? ""),
+                        "person": .string(message.userId ?? message.anonymousId ?? ""),
+                        "received_at": .int(Int(message.receivedAt / 1000)), "payload": .string(message.payload),
+                        "properties": .string("{}"), "version": .int(1),
+                    ]
+                })
             let events = ClickHouseEvents(client: client)
             try await events.prepare()
             try await events.prepare()
@@ -335,10 +359,32 @@ struct ClickHouseInsightsTests {
                 "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events'"
             ).compactMap { $0["name"]?.stringValue }
             for (name, _) in ClickHouseEvents.addedColumns { #expect(columns.contains(name)) }
-            try await events.insert([TestMessages.ingest("buy", id: "n1", properties: ["n": 2])], source: "app")
-            let rows = try await client.rows("SELECT property_keys, property_numbers FROM events")
+            try await events.insert(
+                [
+                    TestMessages.ingest("buy", id: "n1", user: "user-1", anonymous: nil, at: 240, properties: ["n": 2]),
+                    TestMessages.ingest("buy", id: "n2", anonymous: "anon-3", at: 300),
+                ], source: "app")
+            let rows = try await client.rows(
+                "SELECT property_keys, property_numbers FROM events WHERE message_id = 'n1'")
             #expect(rows.first?["property_keys"] == .array([.string("n")]))
             #expect(rows.first?["property_numbers"] == .array([.int(2)]))
+            // One day: user-1 (anon-1's anonymous event too), the user anon-1, user-2 and anon-3;
+            // the message without ids is an event of no one. Unmerged, anon-1's two events are
+            // one person, and user-1 another.
+            let insights = ClickHouseInsights(client: client, source: "app", merges: [("anon-1", "user-1")])
+            let totals = try await insights.trendTotals(try Self.trend(filters: []), people: true)
+            #expect(totals.values.map(\.count).reduce(0, +) == 6)
+            #expect(totals.values.map(\.users) == [4])
+            let unmerged = ClickHouseInsights(client: client, source: "app", merges: [])
+            #expect(
+                try await unmerged.trendTotals(try Self.trend(filters: []), people: true).values.map(\.users) == [4])
+            // The funnel's rows name people by the same numbers.
+            let funnelQuery = try AnalyticsParameters(
+                now: TestMessages.base.addingTimeInterval(3 * 86_400), calendar: .utc
+            ) {
+                ["steps": "buy,buy", "window": "1d", "from": "2026-01-01T00:00:00Z", "to": "2026-01-03T00:00:00Z"][$0]
+            }.funnel()
+            #expect(Set(try await insights.funnelRows(funnelQuery).map(\.person)).count == 4)
         }
     }
 }
