@@ -138,11 +138,13 @@ public struct FunnelResult: Sendable, Hashable {
     /// the first), and its start's value of the breakdown property puts the person in a group.
     static func compute(_ query: FunnelQuery, rows: [FunnelRow]) -> FunnelResult {
         // One sort puts each person's events together, in time order (ties by arrival), instead
-        // of an array a person sorted on its own.
-        let ordered = rows.enumerated().sorted {
-            ($0.element.person, $0.element.timestamp, $0.offset) < ($1.element.person, $1.element.timestamp, $1.offset)
-        }
-        .map(\.element)
+        // of an array a person sorted on its own. It sorts keys of (person, time, arrival), a
+        // little over half a row's bytes and no reference, then gathers the rows in their order.
+        var keys: [(person: Int64, timestamp: Int64, offset: Int)] = []
+        keys.reserveCapacity(rows.count)
+        for (offset, row) in rows.enumerated() { keys.append((row.person, row.timestamp, offset)) }
+        keys.sort { ($0.person, $0.timestamp, $0.offset) < ($1.person, $1.timestamp, $1.offset) }
+        let ordered = keys.map { rows[$0.offset] }
         var attempts: [Attempt] = []
         var first = ordered.startIndex
         while first < ordered.endIndex {
