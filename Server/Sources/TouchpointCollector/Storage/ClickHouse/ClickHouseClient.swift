@@ -100,7 +100,7 @@ final class ClickHouseClient: Sendable {
     ) async throws {
         let answer = try await answerBuffer(sql, format: "TabSeparated", external: external, timeLimit: timeLimit)
         try answer.withUnsafeReadableBytes { bytes in
-            try TabSeparatedRow.forEach(in: bytes.bindMemory(to: UInt8.self), body)
+            try TabSeparatedRow.forEach(in: bytes.assumingMemoryBound(to: UInt8.self), body)
         }
     }
 
@@ -168,9 +168,9 @@ final class ClickHouseClient: Sendable {
     static func integer(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
         let negative = field.first == UInt8(ascii: "-")
         guard let magnitude = unsignedInteger(UnsafeBufferPointer(rebasing: field[(negative ? 1 : 0)...])),
-            magnitude <= UInt64(Int64.max)
+            magnitude <= (negative ? Int64.min.magnitude : UInt64(Int64.max))
         else { return nil }
-        return negative ? -Int64(magnitude) : Int64(magnitude)
+        return negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude)
     }
 
     /// A `TabSeparated` field's unsigned integer (digits, up to `UInt64.max`); nil for anything else.

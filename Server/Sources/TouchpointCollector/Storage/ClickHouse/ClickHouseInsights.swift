@@ -367,15 +367,15 @@ struct ClickHouseInsights: Sendable {
             return "SELECT \(columns) FROM (\(stored))"
         }
         precondition(merges != nil, "ClickHouseInsights made without the merges read a person")
-        // A merge names an anonymous id: it applies to the events sent without a user id, whose
-        // `person_hash` is their anonymous id's (a user id that reads like a merged anonymous id
-        // is not merged). No match leaves `merged` 0.
+        // A merge names an anonymous id: every row is looked up, and the merge applies to the
+        // events sent without a user id, whose `person_hash` is their anonymous id's (a user id
+        // that reads like a merged anonymous id is not merged). No match leaves `merged_hash` 0.
         return """
             SELECT \(columns) FROM (
-                SELECT event, ts, if(anonymous AND merged != 0, merged, person_hash) AS person,
+                SELECT event, ts, if(anonymous AND merged_hash != 0, merged_hash, person_hash) AS person,
                     property_keys, property_texts, property_numbers, property_numeric
                 FROM (\(stored)) ANY LEFT JOIN (
-                    SELECT cityHash64(anonymous_id) AS person_hash, cityHash64(merged) AS merged FROM merges
+                    SELECT cityHash64(anonymous_id) AS person_hash, cityHash64(merged) AS merged_hash FROM merges
                 ) USING person_hash
             )
             """

@@ -39,6 +39,8 @@ struct ClickHouseTabSeparatedTests {
         #expect(parse("-42") == (-42, nil))
         #expect(parse("9223372036854775807") == (Int64.max, UInt64(Int64.max)))
         #expect(parse("-9223372036854775807") == (-Int64.max, nil))
+        #expect(parse("-9223372036854775808") == (Int64.min, nil))
+        #expect(parse("-9223372036854775809") == (nil, nil))
         #expect(parse("18446744073709551615") == (nil, UInt64.max))
         #expect(parse("18446744073709551616") == (nil, nil))
         #expect(parse("99999999999999999999") == (nil, nil))
