@@ -129,12 +129,12 @@ struct ClickHouseEvents: Sendable {
     /// The person as a number, for the insights to count, join and sort (a string of 36 bytes and
     /// more per row cost them most of their time): `person_hash`, CityHash64 of the user id, else
     /// of the anonymous id (0 for a message without ids), and `anonymous`, 1 when the message had
-    /// no user id (its person is then its anonymous id, which a merge may name). Computed by ClickHouse as rows are written
-    /// (`MATERIALIZED`: ingest sends neither). Two of the n distinct ids a read hashes (its events'
-    /// user and anonymous ids, and the source's merged anonymous ids and users) share a hash with
-    /// a probability of about n² / 2⁶⁵ (7 × 10⁻⁹ for 500,000): two people would then count as
-    /// one, or an anonymous id would follow the other's merge; an id hashed to 0 (about n / 2⁶⁴)
-    /// would count as no one.
+    /// no user id (its person is then its anonymous id, which a merge may name). Computed by
+    /// ClickHouse as rows are written (`MATERIALIZED`: ingest sends neither). Two of the n distinct
+    /// ids a read hashes (its events' user and anonymous ids, and the source's merged anonymous ids
+    /// and users) share a hash with a probability of about n² / 2⁶⁵ (7 × 10⁻⁹ for 500,000): two
+    /// people would then count as one, or an anonymous id would follow the other's merge; an id
+    /// hashed to 0 (about n / 2⁶⁴) would count as no one.
     static let personColumns = [
         (
             "person_hash",

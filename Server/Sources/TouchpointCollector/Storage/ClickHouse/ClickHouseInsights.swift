@@ -12,9 +12,9 @@ import TouchpointCore
 /// each query gets the source's merges as an external table (`merges`, sent with the query, its
 /// ids hashed in ClickHouse), so a merge counts from the moment it is committed, and a deletion,
 /// which removes the merges it names, counts at once too. Counting, joining and sorting numbers
-/// rather than strings is what keeps a read's cost near that of reading its rows. A read that counts no
-/// one (a trend's counts beside the daily people, a breakdown's top values) is made without the
-/// merges: neither PostgreSQL reads them nor ClickHouse joins them.
+/// rather than strings is what keeps a read's cost near that of reading its rows. A read that
+/// counts no one (a trend's counts beside the daily people, a breakdown's top values) is made
+/// without the merges: neither PostgreSQL reads them nor ClickHouse joins them.
 ///
 /// **What stays in PostgreSQL.** A query with a cohort or a filter on people's traits is
 /// answered by PostgreSQL, which holds every event too: both name people by their numbers and
