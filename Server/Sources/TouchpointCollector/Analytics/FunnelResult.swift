@@ -123,11 +123,18 @@ public struct FunnelResult: Sendable, Hashable {
         return .object(members)
     }
 
-    /// One person's way through the funnel: when they reached each step they reached, and the
-    /// breakdown's value at their first step.
-    struct Attempt: Sendable, Hashable {
-        var times: [Int64]
-        var value: String?
+    /// Every person's way through the funnel, side by side: attempt `i` reached `reached[i]`
+    /// steps, at `times[i * width..<i * width + reached[i]]`, and its first step's breakdown value
+    /// is `values[i]`. Flat arrays, so a million people take three allocations, not a million.
+    struct Attempts {
+        /// The funnel's number of steps.
+        let width: Int
+        var reached: [Int] = []
+        var times: [Int64] = []
+        var values: [String?] = []
+
+        /// The time of attempt `attempt`'s step `step` (one it reached).
+        func time(_ attempt: Int, _ step: Int) -> Int64 { times[attempt * width + step] }
     }
 
     /// Works out the funnel from every person's step events (in any order).
@@ -137,87 +144,151 @@ public struct FunnelResult: Sendable, Hashable {
     /// and within the window of the start; the attempt that gets furthest counts (of equal ones,
     /// the first), and its start's value of the breakdown property puts the person in a group.
     static func compute(_ query: FunnelQuery, rows: [FunnelRow]) -> FunnelResult {
-        // One sort puts each person's events together, in time order (ties by arrival), instead
-        // of an array a person sorted on its own. It sorts keys of (person, time, arrival), a
-        // little over half a row's bytes and no reference, then gathers the rows in their order.
-        var keys: [(person: Int64, timestamp: Int64, offset: Int)] = []
-        keys.reserveCapacity(rows.count)
-        for (offset, row) in rows.enumerated() { keys.append((row.person, row.timestamp, offset)) }
-        keys.sort { ($0.person, $0.timestamp, $0.offset) < ($1.person, $1.timestamp, $1.offset) }
-        let ordered = keys.map { rows[$0.offset] }
-        var attempts: [Attempt] = []
-        var first = ordered.startIndex
-        while first < ordered.endIndex {
+        let order = personOrder(rows)
+        var attempts = Attempts(width: query.steps.count)
+        var scratch = [Int64](repeating: 0, count: attempts.width)
+        var first = order.startIndex
+        while first < order.endIndex {
             var end = first + 1
-            while end < ordered.endIndex, ordered[end].person == ordered[first].person { end += 1 }
-            if let attempt = attempt(query, ordered[first..<end]) { attempts.append(attempt) }
+            while end < order.endIndex, order[end].person == order[first].person { end += 1 }
+            attempt(query, order[first..<end], rows, into: &attempts, scratch: &scratch)
             first = end
         }
-        let steps = figures(query, attempts)
+        let everyone = Array(attempts.reached.indices)
+        let steps = figures(query, attempts, everyone)
         var groups: [Group] = []
         if query.breakdown != nil {
-            var byValue: [String?: [Attempt]] = [:]
-            for attempt in attempts { byValue[attempt.value, default: []].append(attempt) }
+            var byValue: [String?: [Int]] = [:]
+            for (index, value) in attempts.values.enumerated() { byValue[value, default: []].append(index) }
             let top = Set(
-                byValue.compactMap { value, attempts in value.map { ($0, attempts.count) } }
+                byValue.compactMap { value, members in value.map { ($0, members.count) } }
                     .sorted { ($1.1, $0.0) < ($0.1, $1.0) }.prefix(query.topValues).map(\.0))
-            var other: [Attempt] = []
-            for (value, attempts) in byValue {
+            var other: [Int] = []
+            for (value, members) in byValue {
                 if let value, !top.contains(value) {
-                    other += attempts
+                    other += members
                 } else {
-                    groups.append(Group(value: value, isOther: false, steps: figures(query, attempts)))
+                    groups.append(Group(value: value, isOther: false, steps: figures(query, attempts, members)))
                 }
             }
             groups.sort { ($1.steps[0].users, $0.value ?? "") < ($0.steps[0].users, $1.value ?? "") }
-            if !other.isEmpty { groups.append(Group(value: nil, isOther: true, steps: figures(query, other))) }
+            if !other.isEmpty {
+                groups.append(Group(value: nil, isOther: true, steps: figures(query, attempts, other)))
+            }
         }
         let last = query.steps.count - 1
-        let durations = attempts.filter { $0.times.count > last }.map { $0.times[last] - $0.times[0] }
+        let durations = everyone.filter { attempts.reached[$0] > last }.map {
+            attempts.time($0, last) - attempts.time($0, 0)
+        }
         return FunnelResult(
             query: query, steps: steps, groups: groups,
             timeToConvert: ConversionTimes(durations: durations, window: query.window))
     }
 
-    /// The person's attempt that gets furthest; nil when they did not start in the range.
-    /// `sorted`: the person's events in time order, ties by arrival.
-    private static func attempt(_ query: FunnelQuery, _ sorted: ArraySlice<FunnelRow>) -> Attempt? {
+    /// Adds the person's attempt that gets furthest to `attempts`, unless they did not start in
+    /// the range. `sorted`: the person's events in time order, ties by arrival; `scratch`: room
+    /// for one attempt's times.
+    private static func attempt(
+        _ query: FunnelQuery, _ sorted: ArraySlice<OrderedRow>, _ rows: [FunnelRow], into attempts: inout Attempts,
+        scratch: inout [Int64]
+    ) {
         let count = query.steps.count
-        var best: Attempt?
+        let base = attempts.times.count
+        var best = 0
+        var bestStart = 0
         for start in sorted.indices where sorted[start].isStep(0) {
             let startTime = sorted[start].timestamp
             guard startTime >= query.range.from, startTime < query.range.to else { continue }
-            var times = [startTime]
+            scratch[0] = startTime
+            var reached = 1
             var position = start
-            while times.count < count {
-                let step = times.count
+            while reached < count {
                 // The earliest later event that is this step, while still within the window.
                 var next: Int?
                 for index in (position + 1)..<sorted.endIndex {
                     if sorted[index].timestamp - startTime > query.window { break }
-                    if sorted[index].isStep(step) {
+                    if sorted[index].isStep(reached) {
                         next = index
                         break
                     }
                 }
                 guard let next else { break }
-                times.append(sorted[next].timestamp)
+                scratch[reached] = sorted[next].timestamp
+                reached += 1
                 position = next
             }
-            if times.count > best?.times.count ?? 0 { best = Attempt(times: times, value: sorted[start].value) }
-            if times.count == count { break }
+            if reached > best {
+                if best == 0 { attempts.times.append(contentsOf: repeatElement(0, count: count)) }
+                attempts.times.replaceSubrange(base..<base + reached, with: scratch[0..<reached])
+                best = reached
+                bestStart = start
+            }
+            if reached == count { break }
         }
-        return best
+        guard best > 0 else { return }
+        attempts.reached.append(best)
+        attempts.values.append(rows[Int(sorted[bestStart].offset)].value)
     }
 
-    /// Each step's figures over `attempts`.
-    private static func figures(_ query: FunnelQuery, _ attempts: [Attempt]) -> [Step] {
+    /// A row's place in ``personOrder(_:)``: what the funnel compares and tests, 24 bytes and no
+    /// reference, and where the row is (for its breakdown value).
+    struct OrderedRow: Sendable, Hashable {
+        var person: Int64
+        var timestamp: Int64
+        /// The row's index in arrival order.
+        var offset: UInt32
+        var steps: UInt32
+
+        func isStep(_ index: Int) -> Bool { steps & (1 << index) != 0 }
+    }
+
+    /// The rows with each person's together and in time order, ties by arrival (the rows'
+    /// order); people in no particular order.
+    ///
+    /// Rather than sorting every row by person, the rows are dealt by a hash of their person into
+    /// buckets of about four rows (a counting sort: two passes, no comparison), and only each
+    /// bucket is sorted. A person's rows all land in one bucket; its other people's rows are
+    /// parted from theirs by that sort.
+    static func personOrder(_ rows: [FunnelRow]) -> [OrderedRow] {
+        let bits = max(1, min(24, Int.bitWidth - (rows.count / 4).leadingZeroBitCount))
+        let shift = UInt64(UInt64.bitWidth - bits)
+        // Fibonacci hashing: person numbers and CityHash64 values both spread over the buckets.
+        func bucket(_ person: Int64) -> Int {
+            Int(truncatingIfNeeded: (UInt64(bitPattern: person) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        }
+        var starts = [Int](repeating: 0, count: (1 << bits) + 1)
+        for row in rows { starts[bucket(row.person) + 1] += 1 }
+        for index in 1..<starts.count { starts[index] += starts[index - 1] }
+        var next = starts
+        var order = [OrderedRow](
+            unsafeUninitializedCapacity: rows.count,
+            initializingWith: { buffer, initialized in
+                for (offset, row) in rows.enumerated() {
+                    let slot = bucket(row.person)
+                    (buffer.baseAddress! + next[slot]).initialize(
+                        to: OrderedRow(
+                            person: row.person, timestamp: row.timestamp, offset: UInt32(offset),
+                            steps: UInt32(truncatingIfNeeded: row.steps)))
+                    next[slot] += 1
+                }
+                initialized = rows.count
+            })
+        for slot in 0..<(starts.count - 1) where starts[slot + 1] - starts[slot] > 1 {
+            order[starts[slot]..<starts[slot + 1]].sort {
+                ($0.person, $0.timestamp, $0.offset) < ($1.person, $1.timestamp, $1.offset)
+            }
+        }
+        return order
+    }
+
+    /// Each step's figures over the attempts numbered `members`.
+    private static func figures(_ query: FunnelQuery, _ attempts: Attempts, _ members: [Int]) -> [Step] {
         var reached = Array(repeating: 0, count: query.steps.count)
         var durations = Array(repeating: [Int64](), count: query.steps.count)
-        for attempt in attempts {
-            for step in attempt.times.indices {
+        for attempt in members {
+            for step in 0..<attempts.reached[attempt] {
                 reached[step] += 1
-                if step > 0 { durations[step].append(attempt.times[step] - attempt.times[step - 1]) }
+                if step > 0 { durations[step].append(attempts.time(attempt, step) - attempts.time(attempt, step - 1)) }
             }
         }
         let first = reached.first ?? 0
@@ -232,11 +303,48 @@ public struct FunnelResult: Sendable, Hashable {
     }
 
     /// The median of `values` (the mean of the middle two for an even count), or nil when empty.
+    ///
+    /// Found by selection, without sorting: each pass parts the values around one of them and
+    /// goes on in the part that holds the middle (linear time on average).
     static func median(_ values: [Int64]) -> Double? {
         guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        if sorted.count % 2 == 1 { return Double(sorted[middle]) }
-        return (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
+        var values = values
+        let middle = values.count / 2
+        let upper = select(&values, middle)
+        if values.count % 2 == 1 { return Double(upper) }
+        // The values before `middle` are now those not above it; the largest is the lower middle.
+        return (Double(values[..<middle].max()!) + Double(upper)) / 2
+    }
+
+    /// The value that would be at `index` were `values` sorted. Leaves the values before `index`
+    /// not above it, those after not below.
+    private static func select(_ values: inout [Int64], _ index: Int) -> Int64 {
+        var low = 0
+        var high = values.count - 1
+        while low < high {
+            // The median of three as the pivot, so sorted and reversed values take no longer.
+            let pivot = Swift.max(
+                Swift.min(values[low], values[high]),
+                Swift.min(Swift.max(values[low], values[high]), values[(low + high) / 2]))
+            var left = low
+            var right = high
+            while left <= right {
+                while values[left] < pivot { left += 1 }
+                while values[right] > pivot { right -= 1 }
+                if left <= right {
+                    values.swapAt(left, right)
+                    left += 1
+                    right -= 1
+                }
+            }
+            if index <= right {
+                high = right
+            } else if index >= left {
+                low = left
+            } else {
+                return values[index]
+            }
+        }
+        return values[index]
     }
 }
