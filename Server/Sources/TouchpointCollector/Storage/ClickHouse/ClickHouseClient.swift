@@ -91,129 +91,88 @@ final class ClickHouseClient: Sendable {
         return rows
     }
 
-    /// Calls `body` with each row of a `SELECT` in its `TabSeparated` form: for answers of many
-    /// rows (a funnel's step events), read in place, with no string, array or reference count
-    /// made per row or field. Parameters as ``rows(_:external:timeLimit:)``.
+    /// Calls `body` with a reader over the rows of a `SELECT` in its `RowBinary` form, until
+    /// every row is read: for answers of many rows (a funnel's step events), read in place, with
+    /// no text to parse and no string, array or reference count made per row or field. `body`
+    /// reads one row's values each call, in the columns' order; the `SELECT` casts each column to
+    /// the type it is read as (`toUInt64(…)`, `toString(…)`), since the bytes do not say.
+    /// Parameters as ``rows(_:external:timeLimit:)``.
     func forEachRow(
         _ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil,
-        _ body: (TabSeparatedRow) throws -> Void
+        _ body: (inout RowBinaryReader) throws -> Void
     ) async throws {
-        let answer = try await answerBuffer(sql, format: "TabSeparated", external: external, timeLimit: timeLimit)
+        let answer = try await answerBuffer(sql, format: "RowBinary", external: external, timeLimit: timeLimit)
+        let url = self.url
         try answer.withUnsafeReadableBytes { bytes in
-            try TabSeparatedRow.forEach(in: bytes.assumingMemoryBound(to: UInt8.self), body)
-        }
-    }
-
-    /// One row of a `TabSeparated` answer: its fields' bytes, escapes left in (``unescaped(_:)``
-    /// undoes them). It points into the answer, so it is valid only inside the call it is handed to.
-    struct TabSeparatedRow {
-        private let bytes: UnsafeBufferPointer<UInt8>
-        /// Each field's start and end in `bytes`, in pairs.
-        private let bounds: UnsafeMutableBufferPointer<Int>
-        /// How many fields the row has.
-        let count: Int
-
-        /// Field `index`'s bytes.
-        subscript(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-            precondition(index >= 0 && index < count, "field \(index) of a row of \(count)")
-            let start = bounds[2 * index]
-            return UnsafeBufferPointer(rebasing: bytes[start..<bounds[2 * index + 1]])
-        }
-
-        /// Whether field `index` is `1` (ClickHouse's true).
-        func isTrue(_ index: Int) -> Bool {
-            let field = self[index]
-            return field.count == 1 && field[0] == UInt8(ascii: "1")
-        }
-
-        /// Calls `body` with each non-empty line of `bytes` as a row.
-        static func forEach(in bytes: UnsafeBufferPointer<UInt8>, _ body: (TabSeparatedRow) throws -> Void) rethrows {
-            guard let base = bytes.baseAddress else { return }
-            var bounds = UnsafeMutableBufferPointer<Int>.allocate(capacity: 16)
-            defer { bounds.deallocate() }
-            var start = 0
-            while start < bytes.count {
-                let end = Self.next(UInt8(ascii: "\n"), in: base, from: start, to: bytes.count)
-                if end > start {
-                    var fields = 0
-                    var field = start
-                    while true {
-                        if 2 * fields + 2 > bounds.count {
-                            let larger = UnsafeMutableBufferPointer<Int>.allocate(capacity: bounds.count * 2)
-                            _ = larger.initialize(fromContentsOf: bounds)
-                            bounds.deallocate()
-                            bounds = larger
-                        }
-                        let tab = Self.next(UInt8(ascii: "\t"), in: base, from: field, to: end)
-                        bounds[2 * fields] = field
-                        bounds[2 * fields + 1] = tab
-                        fields += 1
-                        guard tab < end else { break }
-                        field = tab + 1
-                    }
-                    try body(TabSeparatedRow(bytes: bytes, bounds: bounds, count: fields))
+            var reader = RowBinaryReader(bytes)
+            while !reader.isAtEnd {
+                let start = reader.offset
+                try body(&reader)
+                guard reader.offset > start, !reader.isTruncated else {
+                    throw StorageError(
+                        code: .corruptRow,
+                        message:
+                            "ClickHouse at \(url) answered `\(Self.excerpt(sql))` with a row that ends early or "
+                            + "holds other columns than asked, at byte \(start) of \(bytes.count)")
                 }
-                start = end + 1
             }
-        }
-
-        /// The offset of the first `byte` in `from ..< to` of `base`, or `to`.
-        private static func next(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
-            guard from < to, let found = memchr(base + from, Int32(byte), to - from) else { return to }
-            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
         }
     }
 
-    /// A `TabSeparated` field's integer (an optional `-`, then digits); nil for anything else.
-    static func integer(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
-        let negative = field.first == UInt8(ascii: "-")
-        guard let magnitude = unsignedInteger(UnsafeBufferPointer(rebasing: field[(negative ? 1 : 0)...])),
-            magnitude <= (negative ? Int64.min.magnitude : UInt64(Int64.max))
-        else { return nil }
-        return negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude)
-    }
+    /// Reads the values of a `RowBinary` answer in order: numbers as their little-endian bytes,
+    /// strings as their length (LEB128) then their bytes. It points into the answer, so it is
+    /// valid only inside the call it is handed to. Past the end it reads zeros and empty strings
+    /// and sets ``isTruncated``.
+    struct RowBinaryReader {
+        private let bytes: UnsafeRawBufferPointer
+        /// Where the next value starts.
+        private(set) var offset = 0
+        /// Whether a read went past the end of the answer.
+        private(set) var isTruncated = false
 
-    /// A `TabSeparated` field's unsigned integer (digits, up to `UInt64.max`); nil for anything else.
-    static func unsignedInteger(_ field: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        guard !field.isEmpty, field.count <= 20 else { return nil }
-        var value: UInt64 = 0
-        for byte in field {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowSum) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            guard !overflowTimes, !overflowSum else { return nil }
-            value = sum
-        }
-        return value
-    }
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    /// A `TabSeparated` field's text: `\` followed by `b`, `f`, `r`, `n`, `t`, `0` or any other
-    /// character stands for that control character, or the character itself.
-    static func unescaped(_ field: UnsafeBufferPointer<UInt8>) -> String {
-        guard field.contains(UInt8(ascii: "\\")) else { return String(decoding: field, as: UTF8.self) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(field.count)
-        var index = field.startIndex
-        while index < field.endIndex {
-            let byte = field[index]
-            index += 1
-            guard byte == UInt8(ascii: "\\"), index < field.endIndex else {
-                bytes.append(byte)
-                continue
+        /// Whether every byte has been read.
+        var isAtEnd: Bool { offset >= bytes.count }
+
+        /// The next `size` bytes' place, or nil (and ``isTruncated``) when fewer remain.
+        private mutating func take(_ size: Int) -> Int? {
+            guard size <= bytes.count - offset else {
+                isTruncated = true
+                offset = bytes.count
+                return nil
             }
-            let escaped = field[index]
-            index += 1
-            switch escaped {
-            case UInt8(ascii: "b"): bytes.append(0x08)
-            case UInt8(ascii: "f"): bytes.append(0x0C)
-            case UInt8(ascii: "r"): bytes.append(0x0D)
-            case UInt8(ascii: "n"): bytes.append(0x0A)
-            case UInt8(ascii: "t"): bytes.append(0x09)
-            case UInt8(ascii: "0"): bytes.append(0)
-            default: bytes.append(escaped)
-            }
+            defer { offset += size }
+            return offset
         }
-        return String(decoding: bytes, as: UTF8.self)
+
+        private mutating func fixed<Value: FixedWidthInteger>(_: Value.Type) -> Value {
+            guard let start = take(MemoryLayout<Value>.size) else { return 0 }
+            return Value(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: Value.self))
+        }
+
+        mutating func uint8() -> UInt8 { fixed(UInt8.self) }
+        mutating func uint16() -> UInt16 { fixed(UInt16.self) }
+        mutating func uint64() -> UInt64 { fixed(UInt64.self) }
+        mutating func int64() -> Int64 { fixed(Int64.self) }
+
+        /// A `String` column's value (its bytes as UTF-8, invalid ones replaced).
+        mutating func string() -> String {
+            var length = 0
+            var shift = 0
+            while true {
+                let byte = uint8()
+                guard !isTruncated, shift < 63 else {
+                    isTruncated = true
+                    return ""
+                }
+                length |= Int(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { break }
+                shift += 7
+            }
+            guard length >= 0, let start = take(length) else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
+        }
     }
 
     /// Calls `body` with each non-empty line of `bytes`, without its newline.

@@ -224,32 +224,31 @@ struct ClickHouseInsights: Sendable {
             let conditions = ["event = \(ClickHouseClient.literal(step.event))"] + step.filters.map(Self.condition)
             steps.append("if(\(conditions.joined(separator: " AND ")), \(1 << index), 0)")
         }
+        // The breakdown's value only of the first step's events: the funnel reads no other's.
         let value =
-            query.breakdown.map { "\(Self.has($0)) AS present, \(Self.text($0)) AS val" } ?? "0 AS present, '' AS val"
+            query.breakdown.map {
+                "toUInt8(bitAnd(steps, 1) = 1 AND \(Self.has($0))) AS present, toString(if(present, \(Self.text($0)), '')) AS val"
+            } ?? "toUInt8(0) AS present, '' AS val"
         let sql = """
-            SELECT person, ts, steps, present, val FROM (\(events(names, from: query.range.from,
-                to: query.range.to + query.window, filters: query.filters,
+            SELECT toUInt64(person), toInt64(ts), toUInt16(steps), present, val FROM (\(events(names,
+                from: query.range.from, to: query.range.to + query.window, filters: query.filters,
                 columns: "person, ts, (\(steps.joined(separator: " + "))) AS steps, \(value)")))
             WHERE steps != 0 AND person != 0
             """
-        // As text fields read in place: a funnel reads every step event of the range (1.6 M at
-        // 50 M), which as JSON objects, or as a string or an array per row, cost several times
-        // ClickHouse's own work. Unsorted: the funnel's one sort costs less than ClickHouse's.
+        // As binary rows read in place: a funnel reads every step event of the range (1.6 M at
+        // 50 M), which as JSON objects, or as text with a string or an array per row, cost several
+        // times ClickHouse's own work. Unsorted: the funnel's one sort costs less than ClickHouse's.
         var rows: [FunnelRow] = []
-        let url = client.url
-        try await client.forEachRow(sql, external: external, timeLimit: client.queryTimeLimit) { fields in
-            guard fields.count == 5, let person = ClickHouseClient.unsignedInteger(fields[0]),
-                let timestamp = ClickHouseClient.integer(fields[1]),
-                let steps = ClickHouseClient.integer(fields[2]).flatMap(Int.init(exactly:))
-            else {
-                throw StorageError(
-                    code: .corruptRow,
-                    message:
-                        "ClickHouse at \(url) answered a funnel's events with a row that is not a person, time, steps and value"
-                )
-            }
-            let value = fields.isTrue(3) ? ClickHouseClient.unescaped(fields[4]) : nil
-            rows.append(FunnelRow(person: Int64(bitPattern: person), timestamp: timestamp, steps: steps, value: value))
+        try await client.forEachRow(sql, external: external, timeLimit: client.queryTimeLimit) { reader in
+            let person = reader.uint64()
+            let timestamp = reader.int64()
+            let steps = reader.uint16()
+            let present = reader.uint8() != 0
+            let value = reader.string()
+            rows.append(
+                FunnelRow(
+                    person: Int64(bitPattern: person), timestamp: timestamp, steps: Int(steps),
+                    value: present ? value : nil))
         }
         return rows
     }

@@ -5,55 +5,78 @@ import TouchpointTesting
 
 @testable import TouchpointCollector
 
-@Suite("ClickHouse TabSeparated rows")
-struct ClickHouseTabSeparatedTests {
-    /// The rows of `text` as arrays of their fields' bytes.
-    static func rows(_ text: String) -> [[[UInt8]]] {
-        var rows: [[[UInt8]]] = []
-        Array(text.utf8).withUnsafeBufferPointer { bytes in
-            ClickHouseClient.TabSeparatedRow.forEach(in: bytes) { row in
-                rows.append((0..<row.count).map { Array(row[$0]) })
-            }
+@Suite("ClickHouse RowBinary rows")
+struct ClickHouseRowBinaryTests {
+    /// A string as `RowBinary` writes it: its length in LEB128, then its bytes.
+    static func string(_ bytes: [UInt8]) -> [UInt8] {
+        var encoded: [UInt8] = []
+        var length = bytes.count
+        repeat {
+            encoded.append(UInt8(length & 0x7F) | (length >= 0x80 ? 0x80 : 0))
+            length >>= 7
+        } while length > 0
+        return encoded + bytes
+    }
+
+    /// Rows of (UInt64, Int64, UInt16, UInt8, String).
+    static let values: [(UInt64, Int64, UInt16, UInt8, [UInt8])] = [
+        (0, 0, 0, 0, []), (UInt64.max, Int64.min, UInt16.max, 255, Array("pro".utf8)),
+        (1, -1, 1, 1, Array(repeating: UInt8(ascii: "x"), count: 200)),
+        (1 << 63, Int64.max, 513, 7, Array(repeating: UInt8(ascii: "y"), count: 20_000)),
+        (42, 1_700_000_000_123, 4, 1, Array("tab\tnew\né€".utf8)),
+    ]
+
+    static var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        for row in values {
+            withUnsafeBytes(of: row.0.littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: row.1.littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: row.2.littleEndian) { bytes += $0 }
+            bytes.append(row.3)
+            bytes += string(row.4)
         }
-        return rows
+        return bytes
     }
 
-    @Test func fieldsSplitAtTabsAndRowsAtNewlines() {
-        let wide = (0..<20).map(String.init).joined(separator: "\t")
-        let rows = Self.rows("a\tbc\t\n\n\tx\n\(wide)\nlast")
-        #expect(
-            rows.map { $0.map { String(decoding: $0, as: UTF8.self) } } == [
-                ["a", "bc", ""], ["", "x"], (0..<20).map(String.init), ["last"],
-            ])
-        #expect(Self.rows("").isEmpty)
-        #expect(Self.rows("\n\n").isEmpty)
-    }
-
-    @Test func integersAndUnsignedIntegers() {
-        func parse(_ text: String) -> (Int64?, UInt64?) {
-            Array(text.utf8).withUnsafeBufferPointer {
-                (ClickHouseClient.integer($0), ClickHouseClient.unsignedInteger($0))
+    /// The rows read from `bytes`, and whether the reader found them truncated.
+    static func read(_ bytes: [UInt8]) -> (rows: [(UInt64, Int64, UInt16, UInt8, String)], truncated: Bool) {
+        bytes.withUnsafeBytes { raw in
+            var reader = ClickHouseClient.RowBinaryReader(raw)
+            var rows: [(UInt64, Int64, UInt16, UInt8, String)] = []
+            while !reader.isAtEnd {
+                rows.append((reader.uint64(), reader.int64(), reader.uint16(), reader.uint8(), reader.string()))
             }
+            return (rows, reader.isTruncated)
         }
-        #expect(parse("0") == (0, 0))
-        #expect(parse("-42") == (-42, nil))
-        #expect(parse("9223372036854775807") == (Int64.max, UInt64(Int64.max)))
-        #expect(parse("-9223372036854775807") == (-Int64.max, nil))
-        #expect(parse("-9223372036854775808") == (Int64.min, nil))
-        #expect(parse("-9223372036854775809") == (nil, nil))
-        #expect(parse("18446744073709551615") == (nil, UInt64.max))
-        #expect(parse("18446744073709551616") == (nil, nil))
-        #expect(parse("99999999999999999999") == (nil, nil))
-        #expect(parse("") == (nil, nil))
-        #expect(parse("-") == (nil, nil))
-        #expect(parse("1e3") == (nil, nil))
-        #expect(parse(" 1") == (nil, nil))
     }
 
-    @Test func escapesAreUndone() {
-        let text = #"tab\tnew\nback\\quote\'nul\0"#
-        let value = Array(text.utf8).withUnsafeBufferPointer { ClickHouseClient.unescaped($0) }
-        #expect(value == "tab\tnew\nback\\quote'nul\u{0}")
+    @Test func numbersAreLittleEndianAndStringsCarryTheirLength() {
+        let (rows, truncated) = Self.read(Self.bytes)
+        #expect(!truncated)
+        #expect(rows.count == Self.values.count)
+        for (row, expected) in zip(rows, Self.values) {
+            #expect(row.0 == expected.0 && row.1 == expected.1 && row.2 == expected.2 && row.3 == expected.3)
+            #expect(row.4 == String(decoding: expected.4, as: UTF8.self))
+        }
+        #expect(Self.read([]).rows.isEmpty)
+    }
+
+    @Test func anAnswerCutAnywhereInARowIsTruncated() {
+        let bytes = Self.bytes
+        let rowEnds = Set(
+            Self.values.indices.map { index in
+                Self.values[..<(index + 1)].reduce(0) { $0 + 19 + Self.string($1.4).count }
+            })
+        for count in 0..<bytes.count where !rowEnds.contains(count) && count > 0 {
+            #expect(Self.read(Array(bytes[..<count])).truncated, "cut after \(count) bytes")
+        }
+        for end in rowEnds { #expect(!Self.read(Array(bytes[..<end])).truncated) }
+    }
+
+    @Test func aLengthOfMoreBytesThanAnIntHoldsIsTruncated() {
+        let (rows, truncated) = Self.read(Array(repeating: 0, count: 19) + Array(repeating: 0xFF, count: 12) + [1])
+        #expect(truncated)
+        #expect(rows.first?.4 == "")
     }
 }
 
@@ -151,6 +174,36 @@ struct ClickHouseClientTests {
             #expect(try await client.rows("SELECT count() AS n FROM empty").first?["n"] == .int(0))
             try await client.ping()
             #expect(try await !client.version().isEmpty)
+        }
+    }
+
+    @Test func manyRowsAreReadInPlaceAsTheirTypes() async throws {
+        try await ClickHouseTestEnvironment.withDatabase { client in
+            let sql = """
+                SELECT toUInt64(number * 7919), toInt64(number) - 2, toUInt16(number % 3), toUInt8(number % 2),
+                    toString(if(number % 2 = 1, concat('v\\t', toString(number)), ''))
+                FROM system.numbers LIMIT 3000
+                """
+            var rows: [(UInt64, Int64, UInt16, UInt8, String)] = []
+            try await client.forEachRow(sql) { reader in
+                rows.append((reader.uint64(), reader.int64(), reader.uint16(), reader.uint8(), reader.string()))
+            }
+            #expect(rows.count == 3000)
+            for (number, row) in rows.enumerated() {
+                let odd = number % 2 == 1
+                #expect(row.0 == UInt64(number) * 7919 && row.1 == Int64(number) - 2)
+                #expect(row.2 == UInt16(number % 3) && row.3 == (odd ? 1 : 0))
+                #expect(row.4 == (odd ? "v\t\(number)" : ""))
+            }
+            // A reader that takes fewer columns than the rows have is told so, not handed the rest.
+            await #expect {
+                try await client.forEachRow("SELECT toUInt64(1), toString('a') FROM system.numbers LIMIT 2") {
+                    _ = $0.uint64()
+                    _ = $0.uint64()
+                }
+            } throws: { error in
+                (error as? StorageError)?.code == .corruptRow
+            }
         }
     }
 
