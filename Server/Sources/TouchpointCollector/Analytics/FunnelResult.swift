@@ -246,9 +246,9 @@ public struct FunnelResult: Sendable, Hashable {
     /// order); people in no particular order.
     ///
     /// Rather than sorting every row by person, the rows are dealt by a hash of their person into
-    /// buckets of about four rows (a counting sort: two passes, no comparison), and only each
-    /// bucket is sorted. A person's rows all land in one bucket; its other people's rows are
-    /// parted from theirs by that sort.
+    /// buckets of two to four rows on average (a counting sort: two passes, no comparison), and
+    /// only each bucket is sorted. A person's rows all land in one bucket, and the bucket's sort
+    /// parts them from those of the few other people there. Up to 2³² rows (an offset is 32 bits).
     static func personOrder(_ rows: [FunnelRow]) -> [OrderedRow] {
         let bits = max(1, min(24, Int.bitWidth - (rows.count / 4).leadingZeroBitCount))
         let shift = UInt64(UInt64.bitWidth - bits)
