@@ -48,7 +48,7 @@ struct ClickHouseEvents: Sendable {
     /// goes through `FINAL`, and the cost of deduplicating follows the retries, not the rows read.
     /// `conditions` may name the aliases `columns` defines. The rows at resent times are found by
     /// `PREWHERE`, which reads only the time columns of the range and the others of the few
-    /// granules that hold such a row (a month's funnel at 50 M: 0.13 s by `WHERE`, 0.06 s).
+    /// granules that hold such a row.
     static func select(_ columns: String, source: String, where conditions: [String]) -> String {
         let source = ClickHouseClient.literal(source)
         let instant = "toInt64(time) * 1000 + time_ms"
