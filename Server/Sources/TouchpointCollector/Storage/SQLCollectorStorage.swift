@@ -41,6 +41,7 @@ final class SQLCollectorStorage: CollectorStorage {
     ) async throws -> SQLCollectorStorage {
         do {
             try await SchemaMigrations.migrate(backend, logger: logger)
+            var clickHouse = clickHouse
             try await clickHouse?.prepare()
             let calendars = SourceCalendars()
             return SQLCollectorStorage(

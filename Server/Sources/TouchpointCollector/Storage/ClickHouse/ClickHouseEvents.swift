@@ -5,12 +5,12 @@ import TouchpointCore
 /// The `events` table kept in ClickHouse for the insights, and what ingest and operations do to it.
 ///
 /// **The table.** One row per stored copy of a message: `DateTime` (seconds, UTC) plus a
-/// milliseconds column, since ClickHouse 18.16 has no `DateTime64`; the event's properties as JSON
-/// text, and its top-level members again as arrays the insights read (``PropertyColumns``); the
-/// person as the message carries it (`user_id`, else `anonymous_id`), and as the number the
-/// insights count (`person_hash`, with `anonymous` telling whether the message had no user id:
-/// see ``personColumns``). Partitioned by month (`toYYYYMM(time)`), so retention drops whole
-/// partitions.
+/// milliseconds column, since ClickHouse 18.16 has no `DateTime64`; the payload as sent, and its
+/// top-level properties again as arrays the insights read (``PropertyColumns``); the person as the
+/// number the insights count (`person_hash`, with `anonymous` telling whether the message had no
+/// user id: see ``personColumns``), and as the message names it (`person`, an `ALIAS` of the user
+/// id, else the anonymous id, so it costs neither ingest nor disk). Partitioned by month
+/// (`toYYYYMM(time)`), so retention drops whole partitions.
 ///
 /// **Deduplication without `FINAL`.** A message reaches ClickHouse twice only when a request is
 /// retried after its insert failed or timed out (the insert may have landed all the same); the
@@ -27,6 +27,9 @@ struct ClickHouseEvents: Sendable {
     let client: ClickHouseClient
     /// Ingest's inserts, gathered across concurrent requests.
     let queue: ClickHouseInsertQueue
+    /// The columns dropped from ``createStatement`` that the table still stores (one made
+    /// before), which ingest goes on filling: found by ``prepare()``.
+    private(set) var storedLegacyColumns: Set<LegacyColumn> = []
 
     init(client: ClickHouseClient) {
         self.client = client
@@ -102,10 +105,9 @@ struct ClickHouseEvents: Sendable {
             time_ms UInt16,
             user_id String,
             anonymous_id String,
-            person String,
+            person String ALIAS \(personAlias),
             \(personColumns.map { "\($0.0) \($0.1)," }.joined(separator: "\n    "))
             session_id String,
-            properties String,
             property_keys Array(String),
             property_texts Array(String),
             property_numbers Array(Float64),
@@ -122,11 +124,27 @@ struct ClickHouseEvents: Sendable {
     /// before gets them from ``prepare()`` (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`),
     /// filled with empty arrays for the rows it holds; the person's columns are computed from the
     /// stored ids on reading the parts written before them, and stored in those written after.
+    /// `person` comes back as the alias to a table whose stored `person` was dropped.
     static let addedColumns =
         [
             ("property_keys", "Array(String)"), ("property_texts", "Array(String)"),
             ("property_numbers", "Array(Float64)"), ("property_numeric", "Array(UInt8)"),
-        ] + personColumns
+        ] + personColumns + [("person", "String ALIAS \(personAlias)")]
+
+    /// `person`: the user id, else the anonymous id, as the message carries them.
+    static let personAlias = "if(user_id != '', user_id, anonymous_id)"
+
+    /// Columns of the table's first releases that no read uses and that ``createStatement`` no
+    /// longer makes: `person` is an alias now, and `properties` (the properties as JSON text)
+    /// repeated the payload's. A table made before keeps them, and ingest fills them there, so
+    /// that collectors of either release can write to it. Once every collector is of this
+    /// release, `ALTER TABLE events DROP COLUMN properties, DROP COLUMN person` frees their
+    /// space; the next start adds `person` back as the alias, and collectors started before the
+    /// `ALTER` must be restarted, or their inserts name columns the table no longer has.
+    enum LegacyColumn: String, CaseIterable, Sendable {
+        case person
+        case properties
+    }
 
     /// The person as a number, for the insights to count, join and sort (a string of 36 bytes and
     /// more per row cost them most of their time): `person_hash`, CityHash64 of the user id, else
@@ -160,10 +178,10 @@ struct ClickHouseEvents: Sendable {
         """
     }
 
-    /// Creates the tables if they are missing, and adds the columns an older `events` lacks.
-    /// An `events` table made before ``resentTable`` existed gets it filled from its own copies
-    /// (``markEarlierCopies()``).
-    func prepare() async throws {
+    /// Creates the tables if they are missing, adds the columns an older `events` lacks and finds
+    /// the ``LegacyColumn``s it stores (``storedLegacyColumns``). An `events` table made before
+    /// ``resentTable`` existed gets it filled from its own copies (``markEarlierCopies()``).
+    mutating func prepare() async throws {
         let tables = Set(
             try await client.rows("SELECT name FROM system.tables WHERE database = currentDatabase()")
                 .compactMap { $0["name"]?.stringValue })
@@ -171,13 +189,19 @@ struct ClickHouseEvents: Sendable {
         try await client.execute(Self.cutsStatement)
         if tables.contains(Self.table) && !tables.contains(Self.resentTable) { try await markEarlierCopies() }
         try await client.execute(Self.resentStatement())
-        let present = Set(
-            try await client.rows(
-                "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
-            ).compactMap { $0["name"]?.stringValue })
-        for (name, type) in Self.addedColumns where !present.contains(name) {
+        // Each column with how it is filled: '' when stored as written, else DEFAULT,
+        // MATERIALIZED or ALIAS.
+        var present: [String: String] = [:]
+        let columns = try await client.rows(
+            "SELECT name, default_kind AS kind FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
+        )
+        for row in columns {
+            if let name = row["name"]?.stringValue { present[name] = row["kind"]?.stringValue ?? "" }
+        }
+        for (name, type) in Self.addedColumns where present[name] == nil {
             try await client.execute("ALTER TABLE \(Self.table) ADD COLUMN \(name) \(type)")
         }
+        storedLegacyColumns = Set(LegacyColumn.allCases.filter { present[$0.rawValue] == "" })
     }
 
     /// Makes ``resentTable`` naming as resent every time of every message `events` holds more
@@ -254,13 +278,17 @@ struct ClickHouseEvents: Sendable {
             writer.string(message.userId ?? "")
             writer.key("anonymous_id")
             writer.string(message.anonymousId ?? "")
-            writer.key("person")
-            writer.string(message.userId ?? message.anonymousId ?? "")
+            if storedLegacyColumns.contains(.person) {
+                writer.key("person")
+                writer.string(message.userId ?? message.anonymousId ?? "")
+            }
             writer.key("session_id")
             writer.string(message.sessionId ?? "")
-            let properties = PropertyColumns(payload: message.payload)
-            writer.key("properties")
-            writer.string(properties.json)
+            let properties = PropertyColumns(payload: message.payload, json: storedLegacyColumns.contains(.properties))
+            if let json = properties.json {
+                writer.key("properties")
+                writer.string(json)
+            }
             properties.write(to: &writer)
             writer.key("received_at")
             writer.int(Int(Self.split(message.receivedAt).seconds))
@@ -388,28 +416,32 @@ struct ClickHouseEvents: Sendable {
 
 }
 
-/// A message's properties as the `events` table keeps them: the object as compact JSON
-/// (`properties`, `{}` when it has none), and each top-level member that is not `null` in four
-/// arrays of the same order, which the insights read as the SQL stores read a property
-/// (``SQLDialect/analyticsPropertyText(_:)``): its name (`property_keys`), its text
+/// A message's properties as the `events` table keeps them: each top-level member that is not
+/// `null` in four arrays of the same order, which the insights read as the SQL stores read a
+/// property (``SQLDialect/analyticsPropertyText(_:)``): its name (`property_keys`), its text
 /// (`property_texts`: a string as it is, `true`/`false`, a number as written back from its
 /// value, an object or array as compact JSON), its value as a number (`property_numbers`, 0 when
 /// not a number) and whether it is one (`property_numeric`). A member read with
 /// `visitParamExtract*` would be found at any depth; these hold the top level only.
 struct PropertyColumns: Equatable {
-    var json = "{}"
+    /// The properties as compact JSON (`{}` when there are none), only when asked for: a table
+    /// made before it was dropped stores it (``ClickHouseEvents/LegacyColumn/properties``).
+    var json: String?
     var keys: [String] = []
     var texts: [String] = []
     var numbers: [Double] = []
     var numeric: [Bool] = []
 
-    init(payload: String) {
+    init(payload: String, json: Bool = false) {
+        if json { self.json = "{}" }
         guard case .object(let members)? = try? JSONParser.parse(payload),
             case .object(let properties)? = members["properties"]
         else { return }
-        var writer = JSONWriter()
-        writer.value(.object(properties))
-        json = String(decoding: writer.bytes, as: UTF8.self)
+        if json {
+            var writer = JSONWriter()
+            writer.value(.object(properties))
+            self.json = String(decoding: writer.bytes, as: UTF8.self)
+        }
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
             let text: String
             var number: Double?

@@ -22,7 +22,7 @@ struct ClickHouseEventsTests {
 
     @Test func aResentBatchIsStoredOnceAndTheFirstCopyWins() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             try await events.prepare()  // idempotent: a second collector starting
             let batch = (0..<50).map { index in
@@ -60,7 +60,7 @@ struct ClickHouseEventsTests {
     @Test func anOlderTablesCopiesAreNamedAsResentWhenACollectorStarts() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
             try await client.execute(ClickHouseEvents.createStatement)
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             let batch = (0..<10).map { TestMessages.ingest("Opened", id: "old-\($0)", at: Double($0)) }
             try await events.insert(batch, source: "app")
             // An older collector's retries: four ids again, a few milliseconds later, one as another event.
@@ -86,7 +86,7 @@ struct ClickHouseEventsTests {
 
     @Test func theSameMessageIdInAnotherSourceIsAnotherEvent() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             let message = TestMessages.ingest("Opened", id: "shared-id")
             try await events.insert([message], source: "app")
@@ -98,7 +98,7 @@ struct ClickHouseEventsTests {
 
     @Test func storesTheColumnsTheInsightsRead() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             var message = TestMessages.ingest(
                 "Purchased", id: "p-1", session: "s-9", user: "user-7", anonymous: "anon-7", at: 1.25,
@@ -108,8 +108,8 @@ struct ClickHouseEventsTests {
             let rows = try await client.rows(
                 """
                 SELECT event, type, toUnixTimestamp(time) AS seconds, time_ms, person, session_id,
-                       visitParamExtractString(properties, 'plan') AS plan,
-                       visitParamExtractFloat(properties, 'price') AS price
+                       property_texts[indexOf(property_keys, 'plan')] AS plan,
+                       property_numbers[indexOf(property_keys, 'price')] AS price
                 FROM events
                 """)
             #expect(rows.count == 1)
@@ -122,12 +122,20 @@ struct ClickHouseEventsTests {
             #expect(row["session_id"] == .string("s-9"))
             #expect(row["plan"] == .string("pro"))
             #expect(row["price"]?.doubleValue == 9.5)
+            // A new table stores neither the person as text nor the properties as JSON.
+            #expect(events.storedLegacyColumns.isEmpty)
+            let stored = try await client.rows(
+                """
+                SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'events'
+                AND default_kind IN ('', 'DEFAULT') AND name IN ('person', 'properties')
+                """)
+            #expect(stored.isEmpty)
         }
     }
 
     @Test func retentionDropsWholeMonths() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             // January, February and March 2026.
             let messages = [0.0, 20, 31, 45, 59, 70].map { days in
@@ -152,7 +160,7 @@ struct ClickHouseEventsTests {
 
     @Test func aDeletionReachesClickHouse() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             try await events.insert(
                 [
@@ -195,9 +203,10 @@ struct ClickHouseEventValuesTests {
     }
 
     @Test func propertiesAreLiftedOutOfThePayload() {
-        #expect(PropertyColumns(payload: #"{"type":"track","properties":{"a":1}}"#).json == #"{"a":1}"#)
+        #expect(PropertyColumns(payload: #"{"type":"track","properties":{"a":1}}"#, json: true).json == #"{"a":1}"#)
+        #expect(PropertyColumns(payload: #"{"type":"track","properties":{"a":1}}"#).json == nil)
         #expect(PropertyColumns(payload: #"{"type":"identify","traits":{"a":1}}"#) == PropertyColumns(payload: ""))
-        #expect(PropertyColumns(payload: "not json").json == "{}")
+        #expect(PropertyColumns(payload: "not json", json: true).json == "{}")
         #expect(PropertyColumns(payload: "not json").keys.isEmpty)
     }
 

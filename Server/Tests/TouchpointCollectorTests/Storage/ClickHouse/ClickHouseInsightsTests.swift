@@ -184,13 +184,14 @@ struct ClickHouseInsightsTests {
             #expect(try await storage.insert([again, first], source: "default") == [false, false])
             let rows = try await clickHouse.client.rows(
                 ClickHouseEvents.select(
-                    "event, toUnixTimestamp(time) AS seconds, properties", source: "default", where: []))
+                    "event, toUnixTimestamp(time) AS seconds, property_texts[indexOf(property_keys, 'plan')] AS plan",
+                    source: "default", where: []))
             #expect(rows.count == 1)
             #expect(rows.first?["event"] == .string("buy"))
             #expect(
                 rows.first?["seconds"]?.intValue.map(Int64.init) == Timestamp.milliseconds(TestMessages.base) / 1000
                     + 3600)
-            #expect(rows.first?["properties"] == .string(#"{"plan":"pro"}"#))
+            #expect(rows.first?["plan"] == .string("pro"))
         }
     }
 
@@ -202,7 +203,8 @@ struct ClickHouseInsightsTests {
             let client = ClickHouseClient(
                 url: url, readSettings: [("max_rows_to_read", "150000")], logger: PostgresTestEnvironment.logger)
             do {
-                try await ClickHouseEvents(client: client).prepare()
+                var events = ClickHouseEvents(client: client)
+                try await events.prepare()
                 let start = Timestamp.milliseconds(TestMessages.base) / 1000
                 try await client.execute(
                     """
@@ -273,7 +275,7 @@ struct ClickHouseInsightsTests {
     /// name — by interval, by value and in people.
     @Test func aTrendCountsEachResentMessageOnce() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             let plans = ["pro", "free", "pro", "team", "free", "pro"]
             let batch =
@@ -323,15 +325,21 @@ struct ClickHouseInsightsTests {
     }
 
     /// A table made before the insights read the property arrays and the person's hash gets them
-    /// when a collector starts; its rows from before count their people as the new ones do.
+    /// when a collector starts; its rows from before count their people as the new ones do. It
+    /// stored the person as text and the properties as JSON, which ingest goes on filling until
+    /// they are dropped; the person then comes back as an alias.
     @Test func anOlderTableGetsThePropertyAndPersonColumns() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
             var older = ClickHouseEvents.createStatement
             for (name, type) in ClickHouseEvents.addedColumns {
                 older = older.replacingOccurrences(of: "    \(name) \(type),\n", with: "")
             }
+            older = older.replacingOccurrences(
+                of: "    session_id String,\n",
+                with: "    person String,\n    session_id String,\n    properties String,\n")
             #expect(!older.contains("property_keys"))
             #expect(!older.contains("person_hash"))
+            #expect(!older.contains("ALIAS"))
             try await client.execute(older)
             // Written before the columns: anon-1 (merged into user-1 below), user-2, a message
             // without ids, which counts as an event but as no one, and a user whose id reads like
@@ -355,7 +363,7 @@ struct ClickHouseInsightsTests {
                         "properties": .string("{}"), "version": .int(1),
                     ]
                 })
-            let events = ClickHouseEvents(client: client)
+            var events = ClickHouseEvents(client: client)
             try await events.prepare()
             try await events.prepare()
             let columns = try await client.rows(
@@ -371,6 +379,12 @@ struct ClickHouseInsightsTests {
                 "SELECT property_keys, property_numbers FROM events WHERE message_id = 'n1'")
             #expect(rows.first?["property_keys"] == .array([.string("n")]))
             #expect(rows.first?["property_numbers"] == .array([.int(2)]))
+            #expect(events.storedLegacyColumns == [.person, .properties])
+            let legacy = try await client.rows(
+                "SELECT message_id, person, properties FROM events WHERE message_id IN ('n1', 'n2') ORDER BY message_id"
+            )
+            #expect(legacy.map { $0["person"] } == [.string("user-1"), .string("anon-3")])
+            #expect(legacy.map { $0["properties"] } == [.string(#"{"n":2}"#), .string("{}")])
             // One day: user-1 (anon-1's anonymous event too), the user anon-1, user-2 and anon-3;
             // the message without ids is an event of no one. Unmerged, anon-1's two events are
             // one person, and user-1 another.
@@ -405,6 +419,21 @@ struct ClickHouseInsightsTests {
             #expect(apart.count == 4)
             #expect(apart.values.contains([time(60), time(200)]))
             #expect(apart.values.contains([time(240)]))
+
+            // Their space freed as the README says: the next start makes `person` the alias, and
+            // ingest sends neither; every row, from before or after, reads its person the same.
+            try await client.execute("ALTER TABLE events DROP COLUMN properties, DROP COLUMN person")
+            try await events.prepare()
+            #expect(events.storedLegacyColumns.isEmpty)
+            try await events.insert(
+                [TestMessages.ingest("buy", id: "n3", user: nil, anonymous: "anon-4", at: 360)], source: "app")
+            let named = try await client.rows("SELECT message_id, person FROM events ORDER BY message_id")
+            #expect(named.map { $0["message_id"] } == ["n1", "n2", "n3", "o1", "o2", "o3", "o4"].map(JSONValue.string))
+            #expect(
+                named.map { $0["person"] }
+                    == ["user-1", "anon-3", "anon-4", "anon-1", "user-2", "", "anon-1"].map(JSONValue.string))
+            #expect(
+                try await insights.trendTotals(try Self.trend(filters: []), people: true).values.map(\.users) == [5])
         }
     }
 }
