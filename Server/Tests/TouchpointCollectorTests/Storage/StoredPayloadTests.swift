@@ -99,7 +99,7 @@ struct StoredPayloadTests {
                 "SELECT type, typeof(payload), COUNT(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2", [])
             #expect(
                 forms.map { "\($0[0].text ?? "") \($0[1].text ?? "") \($0[2].int ?? 0)" } == [
-                    "alias text 1", "group text 1", "identify text 1", "page blob 1", "screen blob 1", "track blob 7",
+                    "alias text 1", "group text 1", "identify text 1", "page blob 1", "screen blob 1", "track blob 8",
                 ], "\(forms)")
             let asStored = try await storage.events(
                 source: "default", filter: EventFilter(), page: PageRequest(limit: 100))
