@@ -20,7 +20,7 @@ extension SQLCollectorStorage {
     func identifyPayloads(source: String) async throws -> [(person: Int64, payload: String)] {
         var statement = SQLStatement(
             dialect,
-            "SELECT k.person_key, \(dialect.payloadText("e.payload")) FROM events e JOIN person_keys k ON k.source = e.source AND k.person = e.user_id WHERE e.type = 'identify' AND e.source = "
+            "SELECT k.person_key, e.payload FROM events e JOIN person_keys k ON k.source = e.source AND k.person = e.user_id WHERE e.type = 'identify' AND e.source = "
         )
         statement.bind(.text(source))
         statement.append(" AND e.user_id IS NOT NULL ORDER BY e.user_id, e.seq")

@@ -133,12 +133,10 @@ extension SQLCollectorStorage {
 
     /// The columns a statement that deletes events returns after `context_id`, for
     /// ``forgetDefinitions(of:at:in:dialect:)``.
-    static func definedColumns(_ dialect: SQLDialect) -> String {
-        "seq, source, type, event, lifted, \(dialect.payloadText())"
-    }
+    static let definedColumns = "seq, source, type, event, lifted, payload"
 
     /// Takes deleted events off their sources' definitions, in the deleting transaction: `rows`
-    /// are what the delete returned, ``definedColumns(_:)`` from column `offset` on. An event stored
+    /// are what the delete returned, ``definedColumns`` from column `offset` on. An event stored
     /// before schema 21 that the backfill has not counted yet is not taken off (the backfill,
     /// which takes turns with this through its row, no longer finds it).
     static func forgetDefinitions(

@@ -66,8 +66,7 @@ extension SQLCollectorStorage {
         -> [(userId: String, payload: String)]
     {
         guard !userIds.isEmpty, type == .identify || type == .group else { return [] }
-        var statement = SQLStatement(
-            dialect, "SELECT user_id, \(dialect.payloadText()) FROM events WHERE type = '\(type.rawValue)'")
+        var statement = SQLStatement(dialect, "SELECT user_id, payload FROM events WHERE type = '\(type.rawValue)'")
         statement.append(" AND source = ")
         statement.bind(.text(source))
         statement.append(" AND user_id IN ")
@@ -124,7 +123,7 @@ extension SQLCollectorStorage {
     /// The newest events of the given sessions, newest first.
     func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent] {
         guard !sessionIds.isEmpty else { return [] }
-        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList(dialect)) FROM events WHERE ")
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE ")
         writer.appendSessions(source: source, sessionIds, to: &statement)
         statement.append(" ORDER BY seq DESC LIMIT ")
         statement.bind(.int(Int64(limit)))

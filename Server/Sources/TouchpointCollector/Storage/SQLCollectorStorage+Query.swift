@@ -66,7 +66,7 @@ extension SQLCollectorStorage {
     }
 
     func sessionEvents(source: String, sessionId: String, page: PageRequest) async throws -> Page<StoredEvent> {
-        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList(dialect)) FROM events WHERE ")
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE ")
         writer.appendSessions(source: source, [sessionId], to: &statement)
         // Arrival order, not corrected time: skew correction shifts each request by its own
         // latency, so events 1 ms apart in consecutive batches could swap. The SDK sends a
@@ -96,7 +96,7 @@ extension SQLCollectorStorage {
     func eventsStatement(source: String, filter: EventFilter, page: PageRequest) throws -> SQLStatement {
         var statement = SQLStatement(
             dialect,
-            "SELECT \(EventsTable.selectList(dialect)) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = "
+            "SELECT \(EventsTable.selectList) FROM \(filter.name == nil ? "events" : dialect.eventsByName) WHERE source = "
         )
         statement.bind(.text(source))
         if let name = filter.name {

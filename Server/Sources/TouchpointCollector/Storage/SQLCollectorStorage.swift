@@ -78,7 +78,7 @@ final class SQLCollectorStorage: CollectorStorage {
     func storedCopies(_ messages: [IngestMessage], stored: [Bool], source: String) async throws -> [IngestMessage] {
         let repeated = Set(zip(messages, stored).filter { !$0.1 }.map(\.0.messageId))
         guard !repeated.isEmpty else { return messages }
-        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList(dialect)) FROM events WHERE source = ")
+        var statement = SQLStatement(dialect, "SELECT \(EventsTable.selectList) FROM events WHERE source = ")
         statement.bind(.text(source))
         statement.append(" AND message_id IN ")
         statement.bindTuple(repeated.sorted().map { .text($0) })

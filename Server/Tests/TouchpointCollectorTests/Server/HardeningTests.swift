@@ -171,10 +171,8 @@ struct HardeningTests {
             for source in ["default", "clean"] {
                 #expect(try await storage.insert(messages, source: source) == [true, true])
             }
-            // Those were text payloads (SQLite keeps newer ones of tracks as JSONB).
-            let payload = storage.dialect.payloadText()
             _ = try await storage.backend.writeStatement(
-                "UPDATE events SET payload = replace(\(payload), 'MARK', '\\u0000') WHERE source = 'default'", [])
+                "UPDATE events SET payload = replace(payload, 'MARK', '\\u0000') WHERE source = 'default'", [])
             let stored = try await storage.backend.query(
                 "SELECT payload FROM events WHERE source = 'default' ORDER BY seq", [])
             #expect(stored.first?.first?.text?.contains(#"fine\u0000"#) == true, "\(stored)")

@@ -86,41 +86,6 @@ struct StoredPayloadTests {
         }
     }
 
-    /// SQLite stores the payloads of tracks, pages and screens as JSONB and those of the other
-    /// calls as text; a store holding both (its rows from before schema 23 are text) reads every
-    /// event back the same.
-    @Test func sqliteKeepsTheInsightsPayloadsAsJSONBAndReadsBothForms() async throws {
-        let body = Array(Self.batchBody.utf8)
-        let messages = try BatchDecoder().decode(body, endpoint: .batch, receivedAt: Timestamp.milliseconds(Date()))
-            .messages
-        try await withStorage(.sqlite) { storage async throws in
-            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
-            let forms = try await storage.backend.query(
-                "SELECT type, typeof(payload), COUNT(*) FROM events GROUP BY 1, 2 ORDER BY 1, 2", [])
-            #expect(
-                forms.map { "\($0[0].text ?? "") \($0[1].text ?? "") \($0[2].int ?? 0)" } == [
-                    "alias text 1", "group text 1", "identify text 1", "page blob 1", "screen blob 1", "track blob 8",
-                ], "\(forms)")
-            let asStored = try await storage.events(
-                source: "default", filter: EventFilter(), page: PageRequest(limit: 100))
-            #expect(asStored.items.count == messages.count)
-            _ = try await storage.backend.writeStatement(
-                "UPDATE events SET payload = json(payload) WHERE typeof(payload) = 'blob' AND message_id IN ('m-1', 'm-3')",
-                [])
-            let mixed = try await storage.backend.query(
-                "SELECT COUNT(*) FROM events WHERE typeof(payload) = 'text'", [])
-            #expect(mixed.first?.first?.int == 5)
-            let read = try await storage.events(
-                source: "default", filter: EventFilter(), page: PageRequest(limit: 100))
-            #expect(read.items.count == messages.count)
-            #expect(read.items.map(\.message) == asStored.items.map(\.message))
-            // The insights read a property of either form alike.
-            let totals = try await storage.backend.query(
-                "SELECT \(storage.dialect.propertyText("total")) FROM events WHERE message_id IN ('m-1')", [])
-            #expect(totals.first?.first?.text == "12.5")
-        }
-    }
-
     @Test func whatIsLiftedAndWhatIsKept() throws {
         let body = Array(Self.batchBody.utf8)
         let messages = try BatchDecoder().decode(body, endpoint: .batch, receivedAt: 0).messages

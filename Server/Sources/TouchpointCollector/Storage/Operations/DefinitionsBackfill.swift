@@ -45,9 +45,7 @@ enum DefinitionsBackfill {
             var progress = try await progress(in: transaction, dialect: dialect)
             guard !progress.isComplete else { return progress }
             var select = SQLStatement(
-                dialect,
-                "SELECT seq, source, type, event, lifted, \(dialect.payloadText()), received_at FROM events WHERE seq > "
-            )
+                dialect, "SELECT seq, source, type, event, lifted, payload, received_at FROM events WHERE seq > ")
             select.bind(.int(progress.done))
             select.append(" AND seq <= ")
             select.bind(.int(progress.last))

@@ -94,7 +94,7 @@ extension SQLCollectorStorage {
             // definitions take off (`DefinitionCounts`).
             statement.append(
                 table == "events"
-                    ? ") RETURNING context_id, event, timestamp, person_key, \(Self.definedColumns(dialect))"
+                    ? ") RETURNING context_id, event, timestamp, person_key, \(Self.definedColumns)"
                     : ") RETURNING source")
             statements.append((statement, table))
         }

@@ -11,7 +11,7 @@ extension SQLCollectorStorage {
         statement.bind(.int(beforeMinute))
         statement.append(" LIMIT ")
         statement.bind(.int(Int64(limit)))
-        statement.append(") RETURNING context_id, \(Self.definedColumns(dialect))")
+        statement.append(") RETURNING context_id, \(Self.definedColumns)")
         return try await deleting(statement, source: source, events: true)
     }
 
@@ -21,7 +21,7 @@ extension SQLCollectorStorage {
     }
 
     /// Runs a delete that returns a row per deleted row (of `events`, their `context_id` and
-    /// ``definedColumns(_:)``, or else of `sessions`) and takes them off `source`'s counts
+    /// ``definedColumns``, or else of `sessions`) and takes them off `source`'s counts
     /// (`SourceCounts`) and, for events, off their shared contexts (`SharedContexts`) and
     /// definitions (`DefinitionCounts`), in one transaction; returns how many it deleted.
     private func deleting(_ statement: SQLStatement, source: String, events: Bool) async throws -> Int {

@@ -32,32 +32,6 @@ enum SQLDialect: String, Sendable {
         }
     }
 
-    /// The types of event whose payload SQLite stores as JSONB, its JSON's binary form, which
-    /// `json_extract` and `json_type` read without parsing text: the events that insights read by
-    /// name and break down or filter by property. `identify`, `group` and `alias` calls keep their
-    /// payloads as text (a person search matches it with `LIKE`).
-    static let binaryPayloadTypes = ["track", "page", "screen"]
-
-    /// `column` (an `events` row's `payload`) as the JSON text it was stored from: SQLite gives a
-    /// JSONB payload back as text (`json`, which renders it as written), a text one as it is —
-    /// rows stored before schema 23, and payloads kept as text. Every read of a payload into
-    /// Swift goes through this.
-    func payloadText(_ column: String = "payload") -> String {
-        switch self {
-        case .sqlite: "(CASE WHEN typeof(\(column)) = 'blob' THEN json(\(column)) ELSE \(column) END)"
-        case .postgres: column
-        }
-    }
-
-    /// SQLite: what an insert stores for a payload bound at `payload`, of an event whose type is
-    /// bound at `type` (both `?N` placeholders): JSONB for ``binaryPayloadTypes`` when the text
-    /// is valid JSON (it always is: the collector wrote it), else the text, so that no insert
-    /// fails over it.
-    static func storedPayload(type: String, payload: String) -> String {
-        let types = binaryPayloadTypes.map { "'\($0)'" }.joined(separator: ", ")
-        return "(CASE WHEN \(type) IN (\(types)) AND json_valid(\(payload)) THEN jsonb(\(payload)) ELSE \(payload) END)"
-    }
-
     /// PostgreSQL: a JSON text column as `json` can read it (see ``jsonText(_:_:)``).
     static func readableJSON(_ column: String) -> String {
         let nul = "chr(92) || 'u0000'"

@@ -110,19 +110,8 @@ enum EventsTable {
     /// ``SharedContexts``), after ``readColumns``.
     static let sharedContext = "(SELECT body FROM contexts WHERE contexts.id = events.context_id)"
 
-    /// What a query selects to read events back (``StoredEventRow``), the payload as text
-    /// (``SQLDialect/payloadText(_:)``).
-    static func selectList(_ dialect: SQLDialect) -> String {
-        dialect == .sqlite ? sqliteSelectList : postgresSelectList
-    }
-
-    private static let sqliteSelectList = selectList(reading: .sqlite)
-    private static let postgresSelectList = selectList(reading: .postgres)
-
-    private static func selectList(reading dialect: SQLDialect) -> String {
-        let columns = readColumns.map { $0 == .payload ? dialect.payloadText() : $0.name }
-        return (columns + [sharedContext]).joined(separator: ", ")
-    }
+    /// What a query selects to read events back (``StoredEventRow``).
+    static let selectList = (readColumns.map(\.name) + [sharedContext]).joined(separator: ", ")
 
     /// Where each column is in a row of ``selectList`` (by ``EventColumn/rawValue``; -1: not read).
     static let readPositions: [Int] = EventColumn.allCases.map { readColumns.firstIndex(of: $0) ?? -1 }
@@ -143,19 +132,11 @@ enum EventsTable {
         let sql: String
         let parameters: Parameters
 
-        /// - Parameter binaryPayloads: SQLite: whether the payloads of the types that insights read
-        ///   are stored as JSONB (``SQLDialect/storedPayload(type:payload:)``).
-        init(_ columns: [EventColumn], binaryPayloads: Bool = false) {
-            let parameters = Parameters(columns)
-            let values = columns.map { column in
-                let placeholder = "?\(parameters[column])"
-                guard binaryPayloads, column == .payload, parameters[.type] != 0 else { return placeholder }
-                return SQLDialect.storedPayload(type: "?\(parameters[.type])", payload: placeholder)
-            }
+        init(_ columns: [EventColumn]) {
             sql =
                 "INSERT INTO events (\(columns.map(\.name).joined(separator: ", "))) VALUES ("
-                + values.joined(separator: ", ") + ")"
-            self.parameters = parameters
+                + columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ") + ")"
+            parameters = Parameters(columns)
         }
     }
 

@@ -645,14 +645,6 @@ enum SchemaMigrations {
                 """,
             ]
         },
-        Migration(version: 23, summary: "SQLite: payloads of tracks, pages and screens stored as JSONB") { _ in
-            // No statement: from this version on, SQLite's writer stores those payloads as JSONB
-            // (`SQLDialect.storedPayload`), and every read of a payload renders it as text
-            // (`SQLDialect.payloadText`); the rows stored before keep their text, which both
-            // read as well. The version is recorded so that an older collector, which would read
-            // a JSONB payload as text, refuses the store.
-            []
-        },
     ]
 
     /// The newest schema version this build knows.

@@ -40,7 +40,7 @@ struct EventsTableTests {
         let sqlite = SQLiteEventWriter.insertEvent
         #expect(
             sqlite.sql
-                == "INSERT INTO events (source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, session_key, lifted, person_key, context_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, (CASE WHEN ?3 IN ('track', 'page', 'screen') AND json_valid(?12) THEN jsonb(?12) ELSE ?12 END), ?13, ?14, ?15, ?16)"
+                == "INSERT INTO events (source, message_id, type, event, user_id, anonymous_id, session_id, timestamp, original_timestamp, sent_at, received_at, payload, session_key, lifted, person_key, context_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
         )
         #expect(sqlite.parameters[.source] == 1 && sqlite.parameters[.sessionKey] == 13)
         #expect(sqlite.parameters[.contextId] == 16 && sqlite.parameters[.seq] == 0)

@@ -366,7 +366,6 @@ final class SQLiteEventWriter: EventWriter {
         """
 
     /// An event's row: a value for every column but `seq` (its rowid, arrival order), each bound
-    /// once per row (a statement keeps the last row's values for a parameter left unbound). The
-    /// payloads of tracks, pages and screens are stored as JSONB.
-    static let insertEvent = EventsTable.RowInsert(EventsTable.insert(in: .sqlite), binaryPayloads: true)
+    /// once per row (a statement keeps the last row's values for a parameter left unbound).
+    static let insertEvent = EventsTable.RowInsert(EventsTable.insert(in: .sqlite))
 }
