@@ -190,7 +190,7 @@ public struct CollectorServer: Sendable {
                     RetentionRunner(
                         retention: services.retention, interval: configuration.retentionInterval, logger: logger),
                     SuppressionRefresher(deletions: services.deletions, interval: .seconds(30), logger: logger),
-                    DefinitionsBackfillRunner(storage: storage, logger: logger),
+                    CountsBackfillRunner(storage: storage, logger: logger),
                     application,
                 ], gracefulShutdownSignals: signals,
                 logger: logger))

@@ -149,6 +149,9 @@ protocol CollectorStorage: Sendable {
     func definitions(source: String, event: String?, limit: Int) async throws -> Definitions
     /// Counts the next `limit` events stored before the definitions were kept (``DefinitionsBackfill``).
     func backfillDefinitions(limit: Int) async throws -> DefinitionsBackfill.Progress
+    /// Counts the events stored before the events per minute were kept whose seqs are among the
+    /// next `limit` (``EventMinutes``).
+    func backfillEventMinutes(limit: Int) async throws -> BackfillProgress
     /// The `limit` event names with the most events in `range`, most first.
     func topEvents(source: String, range: TimeRange, limit: Int) async throws -> [(name: String, count: Int)]
     /// Events stored per minute of their arrival in `range`, minutes without any left out, oldest first.

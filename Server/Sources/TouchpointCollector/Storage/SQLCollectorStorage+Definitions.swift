@@ -75,14 +75,24 @@ extension SQLCollectorStorage {
 
     /// How far the count of the events stored before schema 21 got (``DefinitionsBackfill``).
     func definitionsBackfill() async throws -> DefinitionsBackfill.Progress {
-        guard let row = try await backend.query("SELECT done, last FROM definitions_backfill", []).first,
-            let done = row[0].int, let last = row[1].int
-        else { throw StorageError(code: .corruptRow, message: "definitions_backfill has no row") }
-        return DefinitionsBackfill.Progress(done: done, last: last)
+        try await BackfillProgress.read("definitions_backfill", in: backend)
     }
 
     func backfillDefinitions(limit: Int) async throws -> DefinitionsBackfill.Progress {
         try await DefinitionsBackfill.runBatch(backend, limit: limit)
+    }
+
+    func backfillEventMinutes(limit: Int) async throws -> BackfillProgress {
+        try await EventMinutes.runBatch(backend, limit: limit)
+    }
+
+    /// Whether the events per minute count every stored event (``EventMinutes``); once they do,
+    /// they always will.
+    func eventMinutesComplete() async throws -> Bool {
+        if eventMinutesCounted.value { return true }
+        let complete = try await BackfillProgress.read("event_minutes_backfill", in: backend).isComplete
+        if complete { eventMinutesCounted.withLock { $0 = true } }
+        return complete
     }
 
     /// The `limit` event names with the most events of `source` in `range` (by the events' own
@@ -133,12 +143,13 @@ extension SQLCollectorStorage {
 
     /// The columns a statement that deletes events returns after `context_id`, for
     /// ``forgetDefinitions(of:at:in:dialect:)``.
-    static let definedColumns = "seq, source, type, event, lifted, payload"
+    static let definedColumns = "seq, source, type, event, lifted, payload, timestamp"
 
-    /// Takes deleted events off their sources' definitions, in the deleting transaction: `rows`
-    /// are what the delete returned, ``definedColumns`` from column `offset` on. An event stored
-    /// before schema 21 that the backfill has not counted yet is not taken off (the backfill,
-    /// which takes turns with this through its row, no longer finds it).
+    /// Takes deleted events off their sources' definitions and events per minute, in the deleting
+    /// transaction: `rows` are what the delete returned, ``definedColumns`` from column `offset`
+    /// on. An event stored before schema 21 (for the definitions) or 23 (for the minutes) that the
+    /// backfill has not counted yet is not taken off (the backfill, which takes turns with this
+    /// through its row, no longer finds it).
     static func forgetDefinitions(
         of rows: [SQLRow], at offset: Int, in transaction: any SQLTransaction, dialect: SQLDialect
     )
@@ -156,6 +167,9 @@ extension SQLCollectorStorage {
         for statement in DefinitionCounts.statements(dialect, counts.changes) {
             _ = try await transaction.query(statement)
         }
+        let minutes = try await EventMinutes.progress(in: transaction, dialect: dialect)
+        try await EventMinutes.apply(
+            EventMinutes.removing(rows, at: offset, progress: minutes), in: transaction, dialect: dialect)
     }
 }
 

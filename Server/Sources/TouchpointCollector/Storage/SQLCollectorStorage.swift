@@ -19,6 +19,8 @@ final class SQLCollectorStorage: CollectorStorage {
     let backfill: DailyPeopleBackfill
     /// Where events are kept as well, for the insights (`--events clickhouse://…`), when they are.
     let clickHouse: ClickHouseEvents?
+    /// Whether the events per minute were found to count every stored event (``EventMinutes``).
+    let eventMinutesCounted = Locked(false)
     var dialect: SQLDialect { backend.dialect }
     var backendName: String { backend.dialect.rawValue }
 

@@ -15,25 +15,11 @@ import TouchpointCore
 /// `done` where its last committed batch put it, and the next run goes on from there.
 enum DefinitionsBackfill {
     /// How far the backfill got.
-    struct Progress: Sendable, Hashable {
-        var done: Int64
-        var last: Int64
-
-        /// Whether every event stored before the upgrade is counted.
-        var isComplete: Bool { done >= last }
-
-        /// Whether the event with `seq` is counted in the definitions.
-        func counts(_ seq: Int64) -> Bool { seq > last || seq <= done }
-    }
+    typealias Progress = BackfillProgress
 
     /// The progress, read in `transaction` and locked until it ends (PostgreSQL).
     static func progress(in transaction: any SQLTransaction, dialect: SQLDialect) async throws -> Progress {
-        guard
-            let row = try await transaction.query(
-                "SELECT done, last FROM definitions_backfill" + dialect.lockingRead, []
-            ).first, let done = row[0].int, let last = row[1].int
-        else { throw StorageError(code: .corruptRow, message: "definitions_backfill has no row") }
-        return Progress(done: done, last: last)
+        try await Progress.locked("definitions_backfill", in: transaction, dialect: dialect)
     }
 
     /// Counts the next `limit` events stored before the upgrade, in one transaction.
@@ -69,38 +55,53 @@ enum DefinitionsBackfill {
     }
 }
 
-/// Runs ``DefinitionsBackfill`` until it is complete, a batch at a time, yielding between batches.
-struct DefinitionsBackfillRunner: Service {
+/// Runs the counts' backfills until each is complete, a batch at a time, yielding between batches:
+/// the definitions (``DefinitionsBackfill``), then the events per minute (``EventMinutes``).
+struct CountsBackfillRunner: Service {
     let storage: any CollectorStorage
     let logger: Logger
-    /// Events a batch counts.
+    /// Events a batch of the definitions counts.
     var batchSize = 2_000
+    /// Seqs a batch of the events per minute covers (a grouped read, no payload parsed).
+    var minutesBatchSize = 20_000
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var announced = false
-            while !Task.isCancelled {
-                do {
-                    let progress = try await storage.backfillDefinitions(limit: batchSize)
-                    if progress.isComplete {
-                        if announced { logger.info("the definitions count every stored event") }
-                        break
-                    }
-                    if !announced {
-                        logger.info(
-                            "counting the events stored before the upgrade into the definitions",
-                            metadata: ["through": "\(progress.last)"])
-                        announced = true
-                    }
-                    await Task.yield()
-                } catch {
-                    logger.warning(
-                        "the definitions' backfill failed; retrying in a minute", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(60))
-                }
+            await backfill("the definitions", batch: batchSize) {
+                try await storage.backfillDefinitions(limit: $0)
+            }
+            await backfill("the events per minute", batch: minutesBatchSize) {
+                try await storage.backfillEventMinutes(limit: $0)
             }
         }
         // Done: the group keeps running until the collector shuts down.
         try? await gracefulShutdown()
+    }
+
+    /// Runs one backfill's batches until it is complete or the task is cancelled.
+    private func backfill(
+        _ name: String, batch: Int, _ run: @Sendable (Int) async throws -> BackfillProgress
+    ) async {
+        var announced = false
+        while !Task.isCancelled {
+            do {
+                let progress = try await run(batch)
+                if progress.isComplete {
+                    if announced { logger.info("\(name) count every stored event") }
+                    return
+                }
+                if !announced {
+                    logger.info(
+                        "counting the events stored before the upgrade into \(name)",
+                        metadata: ["through": "\(progress.last)"])
+                    announced = true
+                }
+                await Task.yield()
+            } catch {
+                logger.warning(
+                    "the backfill of \(name) failed; retrying in a minute", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(60))
+            }
+        }
     }
 }

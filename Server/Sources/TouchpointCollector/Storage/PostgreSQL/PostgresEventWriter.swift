@@ -12,7 +12,8 @@ import TouchpointCore
 /// request's identity links and people's numbers (``Insert``). Each write adds a row of its own
 /// to `source_counts` (a row that every write updated would make each wait for the commit of the
 /// one before); a source's rows are folded into one every ``SourceCounts/foldEvery`` writes. The
-/// definitions (``DefinitionCounts``) and the arrivals per minute (``ArrivalCounts``) likewise.
+/// definitions (``DefinitionCounts``), the arrivals per minute (``ArrivalCounts``) and the events
+/// per minute (``EventMinutes``) likewise.
 /// Contexts stay inline: rows that every write updates would make the writes wait for each other.
 final class PostgresEventWriter: EventWriter {
     let backend: PostgresBackend
@@ -24,6 +25,8 @@ final class PostgresEventWriter: EventWriter {
     let dailyPeople = KnownDailyIDs()
     /// The days written to since their rows were last folded.
     private let unfolded = Locked(Set<DailyPeopleRollup.Key>())
+    /// The minutes written to since their rows were last folded (``EventMinutes``).
+    private let unfoldedMinutes = Locked(Set<EventMinutes.Key>())
 
     init(backend: PostgresBackend, calendars: SourceCalendars) {
         self.backend = backend
@@ -68,6 +71,7 @@ final class PostgresEventWriter: EventWriter {
             try? await ArrivalCounts.fold(
                 source: source, now: messages.map(\.receivedAt).max() ?? 0, in: backend)
             try? await foldDailyPeople()
+            try? await foldEventMinutes()
         }
         return stored
     }
@@ -99,6 +103,12 @@ final class PostgresEventWriter: EventWriter {
             dailyPeople.remember(added, changes: changes)
             unfolded.withLock { $0.formUnion(added.map(\.key)) }
         }
+        let minutes = rows.compactMap { row -> EventMinutes.Key? in
+            guard stored.contains(row.identity), let name = row.message.name else { return nil }
+            return EventMinutes.Key(
+                source: row.source, event: name, minute: EventMinutes.minute(of: row.message.timestamp))
+        }
+        unfoldedMinutes.withLock { $0.formUnion(minutes) }
         return rows.map { stored.contains($0.identity) }
     }
 
@@ -144,6 +154,17 @@ final class PostgresEventWriter: EventWriter {
                 }
             }
         }
+    }
+
+    /// Folds the rows the writes added to each minute written since the last fold into one per
+    /// key (``EventMinutes``). Keys whose fold fails stay as they are (summed when read) and are
+    /// folded when written again.
+    func foldEventMinutes() async throws {
+        let keys = unfoldedMinutes.withLock { keys in
+            defer { keys = [] }
+            return keys
+        }
+        try await EventMinutes.fold(Array(keys), in: backend)
     }
 
     /// The events of a write as the daily people see them: each one's day and person, and
@@ -328,7 +349,7 @@ final class PostgresEventWriter: EventWriter {
         /// `people` (a statement does not see the rows its own parts insert), the events by a hash join
         /// (a lookup per event was a seventh of PostgreSQL's time), kept in the request's order. The
         /// events stored now add rows to `definitions` (their names, and their keys joined by message
-        /// id) and to `arrivals`.
+        /// id), to `arrivals` and to `event_minutes`.
         static let sql = """
             WITH \(personNumbers), \
             inserted AS (INSERT INTO events (\(columns.map(\.name).joined(separator: ", "))) \
@@ -374,7 +395,9 @@ final class PostgresEventWriter: EventWriter {
             AS d(message_id, name, kind) \
             JOIN inserted i ON i.message_id = d.message_id GROUP BY 1, 2, 3, 4, 5), \
             arrived AS (INSERT INTO arrivals (source, minute, events) \
-            SELECT source, received_at / 60000, COUNT(*) FROM inserted GROUP BY 1, 2) \
+            SELECT source, received_at / 60000, COUNT(*) FROM inserted GROUP BY 1, 2), \
+            minutes AS (INSERT INTO event_minutes (source, event, minute, events) \
+            SELECT source, event, timestamp / 60000, COUNT(*) FROM inserted WHERE event IS NOT NULL GROUP BY 1, 2, 3) \
             SELECT source, message_id, (SELECT changes FROM daily_people_changes) FROM inserted
             """
 

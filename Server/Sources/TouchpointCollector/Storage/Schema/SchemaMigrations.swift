@@ -645,6 +645,26 @@ enum SchemaMigrations {
                 """,
             ]
         },
+        Migration(version: 23, summary: "events per name and minute of their time") { dialect in
+            // See `EventMinutes`. SQLite keeps a row per key, which its one writer updates;
+            // PostgreSQL's writers each add rows of their own (summed when read, folded now and
+            // then). The events stored before are counted in the background, from the oldest, up
+            // to the newest event now: the table below says how far it got.
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let sqlite = dialect == .sqlite
+            return [
+                """
+                CREATE TABLE event_minutes (
+                    source TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    minute \(integer) NOT NULL,
+                    events \(integer) NOT NULL\(sqlite ? ",\n    PRIMARY KEY (source, event, minute)" : "")
+                )\(sqlite ? " WITHOUT ROWID" : "")
+                """,
+                "CREATE TABLE event_minutes_backfill (done \(integer) NOT NULL, last \(integer) NOT NULL)",
+                "INSERT INTO event_minutes_backfill (done, last) SELECT 0, COALESCE(MAX(seq), 0) FROM events",
+            ] + (sqlite ? [] : ["CREATE INDEX event_minutes_key ON event_minutes (source, event, minute)"])
+        },
     ]
 
     /// The newest schema version this build knows.

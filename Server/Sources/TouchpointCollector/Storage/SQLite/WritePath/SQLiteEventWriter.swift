@@ -17,7 +17,7 @@ import TouchpointCore
 /// 4. contexts: the shared contexts' rows (``SharedContexts``);
 /// 5. events: one prepared insert per new row;
 /// 6. counts: the new rows' keys recorded, each source's counts (``SourceCounts``), definitions
-///    (``DefinitionCounts``) and arrivals (``ArrivalCounts``);
+///    (``DefinitionCounts``), arrivals (``ArrivalCounts``) and events per minute (``EventMinutes``);
 /// 7. profiles, identity links and merges;
 /// 8. daily people: each event's person added to its day's set, unless known counted
 ///    (``DailyPeopleRollup``, ``KnownDailyPeople``);
@@ -247,6 +247,7 @@ final class SQLiteEventWriter: EventWriter {
             laps.end(.events)
             var definitions = DefinitionCounts()
             var arrivals: [ArrivalKey: Int64] = [:]
+            var minutes: [EventMinutes.Key: Int64] = [:]
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
@@ -256,6 +257,10 @@ final class SQLiteEventWriter: EventWriter {
                 counted[row.source, default: (0, 0)].events += 1
                 if let shape = row.definitions { definitions.add(shape, lastSeen: row.message.receivedAt) }
                 arrivals[ArrivalKey(source: row.source, minute: row.message.receivedAt / 60_000), default: 0] += 1
+                if let name = row.message.name {
+                    let minute = EventMinutes.minute(of: row.message.timestamp)
+                    minutes[EventMinutes.Key(source: row.source, event: name, minute: minute), default: 0] += 1
+                }
             }
             _ = try connection.executeEach(sourceCountsChange, counted.sorted { $0.key < $1.key }) {
                 change, statement in
@@ -277,6 +282,13 @@ final class SQLiteEventWriter: EventWriter {
                 try statement.bind(1, arrival.key.source)
                 try statement.bind(2, arrival.key.minute)
                 try statement.bind(3, arrival.value)
+            }
+            _ = try connection.executeEach(EventMinutes.sqliteUpsert, minutes.sorted { $0.key < $1.key }) {
+                counted, statement in
+                try statement.bind(1, counted.key.source)
+                try statement.bind(2, counted.key.event)
+                try statement.bind(3, counted.key.minute)
+                try statement.bind(4, counted.value)
             }
             laps.end(.counts)
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)

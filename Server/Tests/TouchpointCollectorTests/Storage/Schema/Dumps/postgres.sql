@@ -88,6 +88,18 @@ CREATE TABLE deletion_requests (
     redacted bigint NOT NULL DEFAULT 0
 );
 
+CREATE TABLE event_minutes (
+    source text NOT NULL,
+    event text NOT NULL,
+    minute bigint NOT NULL,
+    events bigint NOT NULL
+);
+
+CREATE TABLE event_minutes_backfill (
+    done bigint NOT NULL,
+    last bigint NOT NULL
+);
+
 CREATE TABLE events (
     seq bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
     source text NOT NULL,
@@ -243,6 +255,8 @@ CREATE INDEX daily_people_key ON daily_people USING btree (source, event, day, c
 CREATE INDEX definitions_key ON definitions USING btree (source, kind, event, property, type);
 
 CREATE INDEX deletion_requests_source ON deletion_requests USING btree (source, requested_at);
+
+CREATE INDEX event_minutes_key ON event_minutes USING btree (source, event, minute);
 
 CREATE INDEX events_group ON events USING btree (source, user_id, seq) WHERE (type = 'group'::text);
 

@@ -83,6 +83,16 @@ CREATE TABLE deletion_requests (
     lifted_at INTEGER
 , redacted INTEGER NOT NULL DEFAULT 0);
 
+CREATE TABLE event_minutes (
+    source TEXT NOT NULL,
+    event TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    PRIMARY KEY (source, event, minute)
+) WITHOUT ROWID;
+
+CREATE TABLE event_minutes_backfill (done INTEGER NOT NULL, last INTEGER NOT NULL);
+
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY,
     source TEXT NOT NULL,
