@@ -256,21 +256,68 @@ extension SQLCollectorStorage {
     /// 1972), so every local day, week and month begins on a whole minute.
     static let wholeMinuteOffsetsSince: Int64 = 100_000_000_000
 
-    /// Events per interval, counted per minute of the name-and-minute index and added up into
-    /// intervals here: the database neither sorts every event by interval nor joins each to its
-    /// merge (no person is read). Only for a range whose intervals begin on whole minutes
-    /// (``wholeMinuteOffsetsSince``; `timestamp / 60000` truncates, so no instant before 1970).
+    /// Events per interval, counted per minute and added up into intervals here: the database
+    /// neither sorts every event by interval nor joins each to its merge (no person is read). Only
+    /// for a range whose intervals begin on whole minutes (``wholeMinuteOffsetsSince``;
+    /// `timestamp / 60000` truncates, so no instant before 1970).
+    ///
+    /// The whole minutes of the range come from the events per minute (``EventMinutes``), a row a
+    /// minute, once they count every stored event; the parts of a minute at either end of the
+    /// range (and the whole range before then) from the name-and-minute index
+    /// (``minuteCountsFromIndex(source:event:from:to:)``).
+    private func trendCountsByMinute(source: String, query: TrendQuery) async throws -> TrendTotals {
+        let from = query.range.from
+        let to = query.range.to
+        let first = (from + 59_999) / 60_000
+        let end = to / 60_000
+        var counted: [(minute: Int64, count: Int64)]
+        if first < end, try await eventMinutesComplete() {
+            var statement = SQLStatement(
+                dialect, "SELECT minute, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source = ")
+            statement.bind(.text(source))
+            statement.append(" AND event = ")
+            statement.bind(.text(query.event))
+            statement.append(" AND minute >= ")
+            statement.bind(.int(first))
+            statement.append(" AND minute < ")
+            statement.bind(.int(end))
+            statement.append(" GROUP BY minute")
+            counted = try await backend.query(statement).compactMap { row in
+                guard let minute = row[0].int, let count = row[1].int else { return nil }
+                return (minute, count)
+            }
+            if from < first * 60_000 {
+                counted += try await minuteCountsFromIndex(
+                    source: source, event: query.event, from: from, to: first * 60_000)
+            }
+            if end * 60_000 < to {
+                counted += try await minuteCountsFromIndex(
+                    source: source, event: query.event, from: end * 60_000, to: to)
+            }
+        } else {
+            counted = try await minuteCountsFromIndex(source: source, event: query.event, from: from, to: to)
+        }
+        var totals: TrendTotals = [:]
+        for (minute, count) in counted where count != 0 {
+            let index = query.range.calendar.index(of: minute * 60_000, query.interval)
+            totals[index, default: TrendCount(count: 0, users: 0)].count += Int(count)
+        }
+        return totals
+    }
+
+    /// Events of `event` per minute of the name-and-minute index in `from ..< to` (ms).
     ///
     /// SQLite answers a statement on one core: there the two halves of the range, split on a whole
     /// minute, are counted at once on two reader connections (minutes add up, so any split is
     /// exact).
-    private func trendCountsByMinute(source: String, query: TrendQuery) async throws -> TrendTotals {
-        let from = query.range.from
-        let to = query.range.to
+    private func minuteCountsFromIndex(source: String, event: String, from: Int64, to: Int64) async throws
+        -> [(minute: Int64, count: Int64)]
+    {
         let middle = (from / 2 + to / 2) / 60_000 * 60_000
         let parts =
             dialect.queriesRunOnOneCore && middle > from && middle < to ? [(from, middle), (middle, to)] : [(from, to)]
         let backend = self.backend
+        let dialect = self.dialect
         let counted = try await withThrowingTaskGroup(of: [SQLRow].self) { group in
             for (start, end) in parts {
                 var statement = SQLStatement(
@@ -279,7 +326,7 @@ extension SQLCollectorStorage {
                 )
                 statement.bind(.text(source))
                 statement.append(" AND event = ")
-                statement.bind(.text(query.event))
+                statement.bind(.text(event))
                 appendRange(
                     TimeRange(from: Timestamp.date(milliseconds: start), to: Timestamp.date(milliseconds: end)),
                     to: &statement)
@@ -289,13 +336,10 @@ extension SQLCollectorStorage {
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        var totals: TrendTotals = [:]
-        for row in counted {
-            guard let minute = row[0].int, let count = row[1].int else { continue }
-            let index = query.range.calendar.index(of: minute * 60_000, query.interval)
-            totals[index, default: TrendCount(count: 0, users: 0)].count += Int(count)
+        return counted.compactMap { row in
+            guard let minute = row[0].int, let count = row[1].int else { return nil }
+            return (minute, count)
         }
-        return totals
     }
 
     /// Counts and distinct people per interval and value of `property` (nil: absent), and per
