@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import TouchpointCore
+import TouchpointTesting
+
+@testable import TouchpointCollector
+
+/// The events per name and minute (``EventMinutes``) equal a count of the stored events grouped
+/// the same way, after ingest with resends and late events, a user's deletion, retention and
+/// PostgreSQL's folds, and after the backfill of the events stored before schema 23; and a trend
+/// whose range begins and ends within minutes counts what the events say.
+struct EventMinutesTests {
+    typealias Counts = [EventMinutes.Key: Int64]
+
+    /// The stored named events counted per source, name and minute of their time.
+    static func counted(_ storage: SQLCollectorStorage) async throws -> Counts {
+        var counts: Counts = [:]
+        let rows = try await storage.backend.query(
+            "SELECT source, event, timestamp FROM events WHERE event IS NOT NULL", [])
+        for row in rows {
+            let source = try #require(row[0].text)
+            let event = try #require(row[1].text)
+            let timestamp = try #require(row[2].int)
+            counts[
+                EventMinutes.Key(source: source, event: event, minute: EventMinutes.minute(of: timestamp)), default: 0] +=
+                1
+        }
+        return counts
+    }
+
+    /// What `event_minutes` holds per key (PostgreSQL's rows of a key summed).
+    static func kept(_ storage: SQLCollectorStorage) async throws -> Counts {
+        var counts: Counts = [:]
+        let rows = try await storage.backend.query("SELECT source, event, minute, events FROM event_minutes", [])
+        for row in rows {
+            let key = EventMinutes.Key(
+                source: try #require(row[0].text), event: try #require(row[1].text), minute: try #require(row[2].int))
+            counts[key, default: 0] += try #require(row[3].int)
+        }
+        return counts.filter { $0.value != 0 }
+    }
+
+    static func expectKept(_ storage: SQLCollectorStorage, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        let counted = try await counted(storage)
+        #expect(!counted.isEmpty, sourceLocation: sourceLocation)
+        #expect(try await kept(storage) == counted, sourceLocation: sourceLocation)
+    }
+
+    /// Messages over three hours, a few per minute at uneven milliseconds: tracks of three names,
+    /// named and unnamed pages, identifies; every seventh an hour late.
+    static func messages(prefix: String, count: Int) -> [IngestMessage] {
+        (0..<count).map { index in
+            let late = index % 7 == 3
+            let offset = Double(index) * 23.917 - (late ? 3600 : 0)
+            let user = index % 5 == 0 ? "u\(index % 3)" : nil
+            let anonymous = "a\(index % 11)"
+            switch index % 9 {
+            case 0:
+                var message = TestMessages.ingest(
+                    "", id: "\(prefix)-\(index)", type: .identify, user: user ?? "u1", anonymous: anonymous, at: offset)
+                message.name = nil
+                return message
+            case 1:
+                return TestMessages.ingest(
+                    "Pricing", id: "\(prefix)-\(index)", type: .page, user: user, anonymous: anonymous, at: offset)
+            case 2:
+                var message = TestMessages.ingest(
+                    "", id: "\(prefix)-\(index)", type: .page, user: user, anonymous: anonymous, at: offset)
+                message.name = nil
+                return message
+            default:
+                let name = ["open", "buy", "view"][index % 3]
+                return TestMessages.ingest(name, id: "\(prefix)-\(index)", user: user, anonymous: anonymous, at: offset)
+            }
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func theMinutesAreWhatTheStoredEventsHold(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let messages = Self.messages(prefix: "m", count: 600)
+            for start in stride(from: 0, to: messages.count, by: 97) {
+                let part = Array(messages[start..<min(start + 97, messages.count)])
+                #expect(try await storage.insert(part, source: "default").allSatisfy { $0 })
+            }
+            #expect(try await storage.insert(Array(messages.prefix(50)), source: "web").allSatisfy { $0 })
+            // Batches through the decoder too, and resends that store nothing.
+            let base = Timestamp.milliseconds(TestMessages.base)
+            for (index, body) in DefinitionsTests.bodies(seed: 11).enumerated() {
+                let decoded = try DefinitionsTests.decoded(
+                    body, receivedAt: base + Int64(index) * 61_700, streaming: index % 2 == 0)
+                #expect(try await storage.insert(decoded, source: "default").allSatisfy { $0 })
+            }
+            #expect(try await storage.insert(messages.shuffled(), source: "default").allSatisfy { !$0 })
+            try await Self.expectKept(storage)
+            let before = try await Self.kept(storage)
+
+            // A user's data deleted: its events leave their minutes, some of which empty.
+            let deletion = StoredDeletion(
+                id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+            let deleted = try await storage.deleteUserData(
+                deletion, userIds: ["u1"], anonymousIds: ["a3", "a4"], suppress: [])
+            #expect(deleted.events > 0)
+            try await Self.expectKept(storage)
+            let after = try await Self.kept(storage)
+            #expect(after.values.reduce(0, +) < before.values.reduce(0, +))
+            #expect(after.count < before.count)
+
+            // Retention of the first half hour of arrivals, in small batches.
+            let minute = (base + 1_800_000) / 60_000
+            var removed = 0
+            while case let gone = try await storage.deleteEvents(source: "default", beforeMinute: minute, limit: 31),
+                gone > 0
+            {
+                removed += gone
+            }
+            #expect(removed > 0)
+            try await Self.expectKept(storage)
+
+            // PostgreSQL's writes each add rows of their own: folded, a row per key, the same sums.
+            if kind == .postgres {
+                let kept = try await Self.kept(storage)
+                try await EventMinutes.fold(Array(kept.keys), in: storage.backend)
+                let rows = try await storage.backend.query(
+                    "SELECT COUNT(*), COUNT(DISTINCT (source, event, minute)) FROM event_minutes", [])
+                #expect(rows.first?[0].int == rows.first?[1].int)
+                #expect(rows.first?[0].int == Int64(kept.count))
+                try await Self.expectKept(storage)
+            }
+        }
+    }
+
+    /// The events of `event` and `source` in `from ..< to` per interval, counted here.
+    static func expected(
+        _ messages: [IngestMessage], event: String, from: Int64, to: Int64, interval: AnalyticsInterval
+    ) -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for message in messages where message.name == event && message.timestamp >= from && message.timestamp < to {
+            counts[SourceCalendar.utc.index(of: message.timestamp, interval), default: 0] += 1
+        }
+        return counts
+    }
+
+    @Test(arguments: StorageKind.available)
+    func aTrendWhoseRangeCutsMinutesCountsTheirEvents(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let messages = Self.messages(prefix: "t", count: 500)
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let base = Timestamp.milliseconds(TestMessages.base)
+            // Ranges that begin and end on events, inside their minutes (both edges exact).
+            let opens = messages.filter { $0.name == "open" }.map(\.timestamp).sorted()
+            #expect(opens.count > 50 && opens.allSatisfy { $0 % 60_000 != 0 })
+            let ranges: [(Int64, Int64)] = [
+                (base - 3_600_000, base + 4 * 3_600_000),  // whole minutes
+                (opens[2], opens[40]),  // parts of a minute at both ends
+                (opens[2] + 1, opens[40] + 1),
+                (opens[7] - 1, opens[7] + 1),  // within one minute
+                (opens[7] / 60_000 * 60_000, opens[7] + 60_000),  // a whole minute, then a part
+            ]
+            for (from, to) in ranges {
+                for interval in [AnalyticsInterval.hour, .day] {
+                    let query = TrendQuery(
+                        event: "open", interval: interval, range: AnalyticsRange(from: from, to: to))
+                    let totals = try await storage.trendCounts(source: "default", query: query)
+                    let counts = totals.compactMapValues { $0.count == 0 ? nil : $0.count }
+                    let expected = Self.expected(messages, event: "open", from: from, to: to, interval: interval)
+                    #expect(counts == expected, "\(from - base) ..< \(to - base) by \(interval)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: StorageKind.available)
+    func theEventsStoredBeforeTheUpgradeAreCountedInTheBackground(kind: StorageKind) async throws {
+        let old = Self.messages(prefix: "old", count: 300)
+        try await OlderSchemas.upgrade(kind, from: 22) { backend in
+            try await OlderSchemas.store(old, source: "default", in: backend)
+        } opened: { storage in
+            #expect(try await !storage.eventMinutesComplete())
+            let base = Timestamp.milliseconds(TestMessages.base)
+            let whole = AnalyticsRange(from: base - 7_200_000, to: base + 7_200_000)
+            let query = TrendQuery(event: "open", interval: .hour, range: whole)
+            // Until the backfill is done, a trend counts from the index.
+            let new = Self.messages(prefix: "new", count: 120)
+            #expect(try await storage.insert(new, source: "default").allSatisfy { $0 })
+            let all = old + new
+            let expected = Self.expected(all, event: "open", from: whole.from, to: whole.to, interval: .hour)
+            #expect(
+                try await storage.trendCounts(source: "default", query: query).compactMapValues {
+                    $0.count == 0 ? nil : $0.count
+                } == expected)
+            // A deletion of old and new events before the backfill gets to them.
+            let deletion = StoredDeletion(
+                id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+            let deleted = try await storage.deleteUserData(
+                deletion, userIds: ["u2"], anonymousIds: ["a5"], suppress: [])
+            #expect(deleted.events > 0)
+            var batches = 0
+            while !(try await storage.backfillEventMinutes(limit: 41).isComplete) { batches += 1 }
+            #expect(batches >= old.count / 41 - 1)
+            #expect(try await storage.eventMinutesComplete())
+            try await Self.expectKept(storage)
+            // Once complete, a batch does nothing, and the trend reads the minutes.
+            #expect(try await storage.backfillEventMinutes(limit: 41).isComplete)
+            try await Self.expectKept(storage)
+            let left = try await Self.counted(storage).filter { $0.key.event == "open" }.values.reduce(0, +)
+            let answer = try await storage.trendCounts(source: "default", query: query)
+            #expect(Int64(answer.values.reduce(0) { $0 + $1.count }) == left)
+        }
+    }
+}
