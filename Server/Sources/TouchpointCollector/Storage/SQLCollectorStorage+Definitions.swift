@@ -96,7 +96,9 @@ extension SQLCollectorStorage {
     }
 
     /// The `limit` event names with the most events of `source` in `range` (by the events' own
-    /// time), most first: the names the definitions know (the 10,000 most frequent), each counted
+    /// time), most first: the names the definitions know (the 10,000 most frequent), counted from
+    /// the events per minute (``EventMinutes``), a row a minute, once they count every stored
+    /// event; the parts of a minute at either end of the range (and the whole range before then)
     /// through the name-and-minute index.
     func topEvents(source: String, range: TimeRange, limit: Int) async throws -> [(name: String, count: Int)] {
         var known = SQLStatement(dialect, "SELECT event FROM definitions WHERE source = ")
@@ -104,17 +106,67 @@ extension SQLCollectorStorage {
         known.append(" AND kind = 'event' GROUP BY event HAVING SUM(events) > 0 ORDER BY SUM(events) DESC LIMIT 10000")
         let names = try await backend.query(known).compactMap { $0[0].text }
         guard !names.isEmpty else { return [] }
+        var counts: [String: Int64] = [:]
+        // `timestamp / 60000` truncates: the minutes hold no instant before 1970 apart.
+        let to = range.toMilliseconds
+        let end = to.map { $0 / 60_000 }
+        guard let from = range.fromMilliseconds, from >= 0, case let first = (from + 59_999) / 60_000,
+            end.map({ first < $0 }) ?? true, try await eventMinutesComplete()
+        else {
+            counts = try await eventCountsFromIndex(source: source, names: names, range: range)
+            return Self.top(counts, limit: limit)
+        }
+        var statement = SQLStatement(
+            dialect, "SELECT event, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(" AND minute >= ")
+        statement.bind(.int(first))
+        if let end {
+            statement.append(" AND minute < ")
+            statement.bind(.int(end))
+        }
+        statement.append(" GROUP BY event")
+        let knownNames = Set(names)
+        for row in try await backend.query(statement) {
+            guard let name = row[0].text, knownNames.contains(name), let count = row[1].int else { continue }
+            counts[name, default: 0] += count
+        }
+        var edges: [TimeRange] = []
+        if from < first * 60_000 {
+            edges.append(TimeRange(from: range.from, to: Timestamp.date(milliseconds: first * 60_000)))
+        }
+        if let to, let end, end * 60_000 < to {
+            edges.append(TimeRange(from: Timestamp.date(milliseconds: end * 60_000), to: range.to))
+        }
+        for edge in edges {
+            counts.merge(try await eventCountsFromIndex(source: source, names: names, range: edge), uniquingKeysWith: +)
+        }
+        return Self.top(counts, limit: limit)
+    }
+
+    /// The `limit` names with the most events, most first (ties by name, bytewise).
+    private static func top(_ counts: [String: Int64], limit: Int) -> [(name: String, count: Int)] {
+        counts.filter { $0.value > 0 }
+            .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            .prefix(max(limit, 0)).map { ($0.key, Int($0.value)) }
+    }
+
+    /// Events of each of `names` in `range`, counted through the name-and-minute index.
+    private func eventCountsFromIndex(source: String, names: [String], range: TimeRange) async throws
+        -> [String: Int64]
+    {
         var statement = SQLStatement(dialect, "SELECT event, COUNT(*) FROM \(dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))
         statement.append(" AND event IN ")
         statement.bindTuple(names.map { .text($0) })
         appendRange(range, to: &statement)
-        statement.append(" GROUP BY event ORDER BY 2 DESC, event LIMIT ")
-        statement.bind(.int(Int64(limit)))
-        return try await backend.query(statement).compactMap { row in
-            guard let name = row[0].text, let count = row[1].int else { return nil }
-            return (name, Int(count))
+        statement.append(" GROUP BY event")
+        var counts: [String: Int64] = [:]
+        for row in try await backend.query(statement) {
+            guard let name = row[0].text, let count = row[1].int else { continue }
+            counts[name, default: 0] += count
         }
+        return counts
     }
 
     // MARK: Arrivals

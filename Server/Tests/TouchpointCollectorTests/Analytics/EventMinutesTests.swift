@@ -143,6 +143,25 @@ struct EventMinutesTests {
         return counts
     }
 
+    /// The names with the most events in `from ..< to`, counted here, most first (ties by name).
+    static func expectedTop(_ messages: [IngestMessage], from: Int64, to: Int64, limit: Int) -> [String] {
+        var counts: [String: Int] = [:]
+        for message in messages where message.timestamp >= from && message.timestamp < to {
+            if let name = message.name { counts[name, default: 0] += 1 }
+        }
+        return counts.sorted {
+            $0.value != $1.value ? $0.value > $1.value : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+        }
+        .prefix(limit).map { "\($0.key) \($0.value)" }
+    }
+
+    static func top(_ storage: SQLCollectorStorage, from: Int64, to: Int64?, limit: Int) async throws -> [String] {
+        let range = TimeRange(from: Timestamp.date(milliseconds: from), to: to.map(Timestamp.date(milliseconds:)))
+        return try await storage.topEvents(source: "default", range: range, limit: limit).map {
+            "\($0.name) \($0.count)"
+        }
+    }
+
     @Test(arguments: StorageKind.available)
     func aTrendWhoseRangeCutsMinutesCountsTheirEvents(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
@@ -168,7 +187,16 @@ struct EventMinutesTests {
                     let expected = Self.expected(messages, event: "open", from: from, to: to, interval: interval)
                     #expect(counts == expected, "\(from - base) ..< \(to - base) by \(interval)")
                 }
+                // The top events of the same range (the dashboard's overview).
+                for limit in [2, 10] {
+                    let expected = Self.expectedTop(messages, from: from, to: to, limit: limit)
+                    #expect(try await Self.top(storage, from: from, to: to, limit: limit) == expected)
+                }
             }
+            #expect(
+                try await Self.top(storage, from: opens[3], to: nil, limit: 10)
+                    == Self.expectedTop(messages, from: opens[3], to: .max, limit: 10))
+            #expect(Self.expectedTop(messages, from: opens[2], to: opens[40], limit: 10).count >= 3)
         }
     }
 
@@ -191,6 +219,10 @@ struct EventMinutesTests {
                 try await storage.trendCounts(source: "default", query: query).compactMapValues {
                     $0.count == 0 ? nil : $0.count
                 } == expected)
+            let cut = (new[5].timestamp, new[90].timestamp)
+            #expect(
+                try await Self.top(storage, from: cut.0, to: cut.1, limit: 10)
+                    == Self.expectedTop(all, from: cut.0, to: cut.1, limit: 10))
             // A deletion of old and new events before the backfill gets to them.
             let deletion = StoredDeletion(
                 id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
@@ -205,6 +237,11 @@ struct EventMinutesTests {
             // Once complete, a batch does nothing, and the trend reads the minutes.
             #expect(try await storage.backfillEventMinutes(limit: 41).isComplete)
             try await Self.expectKept(storage)
+            let kept = try await storage.backend.query("SELECT message_id FROM events", []).compactMap { $0[0].text }
+            let stored = all.filter { Set(kept).contains($0.messageId) }
+            #expect(
+                try await Self.top(storage, from: cut.0, to: cut.1, limit: 10)
+                    == Self.expectedTop(stored, from: cut.0, to: cut.1, limit: 10))
             let left = try await Self.counted(storage).filter { $0.key.event == "open" }.values.reduce(0, +)
             let answer = try await storage.trendCounts(source: "default", query: query)
             #expect(Int64(answer.values.reduce(0) { $0 + $1.count }) == left)
