@@ -13,7 +13,7 @@ import TouchpointCore
 /// stored with a name (a `track`, `page` or `screen` call):
 /// - a write counts the events it stores (a resent message stores nothing and counts nothing; a
 ///   late one lands on its own minute);
-/// - deletion and retention take off the events they delete (``removing(_:)``), in their
+/// - deletion and retention take off the events they delete (``removing(_:at:progress:)``), in their
 ///   transactions;
 /// - the events stored before schema 23 are counted in the background, from the oldest (``runBatch(_:limit:)``),
 ///   and until that is done the trends count from the index.

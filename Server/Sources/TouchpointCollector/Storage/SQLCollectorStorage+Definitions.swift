@@ -107,10 +107,10 @@ extension SQLCollectorStorage {
         let names = try await backend.query(known).compactMap { $0[0].text }
         guard !names.isEmpty else { return [] }
         var counts: [String: Int64] = [:]
-        // `timestamp / 60000` truncates: the minutes hold no instant before 1970 apart.
+        // `timestamp / 60000` truncates: minute 0 holds the last minute before 1970 as well.
         let to = range.toMilliseconds
         let end = to.map { $0 / 60_000 }
-        guard let from = range.fromMilliseconds, from >= 0, case let first = (from + 59_999) / 60_000,
+        guard let from = range.fromMilliseconds, from > 0, case let first = (from + 59_999) / 60_000,
             end.map({ first < $0 }) ?? true, try await eventMinutesComplete()
         else {
             counts = try await eventCountsFromIndex(source: source, names: names, range: range)

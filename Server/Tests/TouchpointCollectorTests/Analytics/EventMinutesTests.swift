@@ -247,4 +247,63 @@ struct EventMinutesTests {
             #expect(Int64(answer.values.reduce(0) { $0 + $1.count }) == left)
         }
     }
+
+    /// SQLite gives the seq of a deleted newest event to the next one: an event stored on a seq
+    /// the backfills (of the minutes and of the definitions) have yet to reach is counted once, by
+    /// them.
+    @Test(arguments: StorageKind.available)
+    func anEventOnTheSeqOfADeletedOneBeforeTheBackfillIsCountedOnce(kind: StorageKind) async throws {
+        // No pages: the definitions' count here reads a page's name from `name`, where these keep it in `event`.
+        var old = Self.messages(prefix: "old", count: 60).filter { $0.type != .page }
+        old += (0..<3).map {
+            TestMessages.ingest("open", id: "last-\($0)", user: "gone", anonymous: "gone", at: 7_000 + Double($0))
+        }
+        try await OlderSchemas.upgrade(kind, from: 20) { backend in
+            try await OlderSchemas.store(old, source: "default", in: backend)
+        } opened: { storage in
+            let newest = try await storage.backend.query("SELECT MAX(seq) FROM events", []).first?[0].int
+            let deletion = StoredDeletion(
+                id: "d1", source: "default", body: "{}", suppressing: false, requestedAt: 0, liftedAt: nil)
+            let deleted = try await storage.deleteUserData(
+                deletion, userIds: ["gone"], anonymousIds: ["gone"], suppress: [])
+            #expect(deleted.events == 3)
+            let new = [
+                TestMessages.ingest("open", id: "new-1", user: "u9", anonymous: "a9", at: 9_000),
+                TestMessages.ingest("buy", id: "new-2", user: "u9", anonymous: "a9", at: 9_001),
+            ]
+            #expect(try await storage.insert(new, source: "default").allSatisfy { $0 })
+            let seq = try await storage.backend.query("SELECT MIN(seq) FROM events WHERE message_id LIKE 'new-%'", [])
+                .first?[0].int
+            if kind == .sqlite { #expect(try #require(seq) <= (try #require(newest))) }
+            while !(try await storage.backfillEventMinutes(limit: 7).isComplete) {}
+            try await Self.expectKept(storage)
+            // The definitions' backfill (schema 21) likewise.
+            while !(try await storage.backfillDefinitions(limit: 7).isComplete) {}
+            try await DefinitionsTests.expectKept(storage, sources: ["default"], times: false)
+        }
+    }
+
+    /// Minute 0 holds the last minute before 1970 too: the top events from the epoch on count
+    /// none of it.
+    @Test(arguments: StorageKind.available)
+    func theTopEventsFromTheEpochCountNoEarlierEvent(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            var before = TestMessages.ingest("early", id: "e1")
+            before.timestamp = -30_000
+            var after = TestMessages.ingest("early", id: "e2")
+            after.timestamp = 30_000
+            var later = TestMessages.ingest("early", id: "e3")
+            later.timestamp = 90_000
+            #expect(try await storage.insert([before, after, later], source: "default").allSatisfy { $0 })
+            #expect(try await storage.eventMinutesComplete())
+            for (from, to, count) in [
+                (0, 600_000, 2), (-60_000, 600_000, 3), (1, 60_000, 1), (-1, 120_000, 2), (-30_000, 60_000, 2),
+            ] {
+                let range = TimeRange(
+                    from: Timestamp.date(milliseconds: Int64(from)), to: Timestamp.date(milliseconds: Int64(to)))
+                let top = try await storage.topEvents(source: "default", range: range, limit: 10)
+                #expect(top.map(\.count) == [count], "\(from) ..< \(to)")
+            }
+        }
+    }
 }

@@ -248,6 +248,16 @@ final class SQLiteEventWriter: EventWriter {
             var definitions = DefinitionCounts()
             var arrivals: [ArrivalKey: Int64] = [:]
             var minutes: [EventMinutes.Key: Int64] = [:]
+            // SQLite gives the seq of a deleted newest event again: a new event whose seq a
+            // backfill has yet to reach is left to it (``BackfillProgress``).
+            var definitionsProgress = BackfillProgress(done: 0, last: 0)
+            var minutesProgress = BackfillProgress(done: 0, last: 0)
+            try connection.queryEach(
+                "SELECT d.done, d.last, m.done, m.last FROM definitions_backfill d, event_minutes_backfill m", []
+            ) { statement in
+                definitionsProgress = BackfillProgress(done: statement.integer(0), last: statement.integer(1))
+                minutesProgress = BackfillProgress(done: statement.integer(2), last: statement.integer(3))
+            }
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
@@ -255,9 +265,11 @@ final class SQLiteEventWriter: EventWriter {
                 let row = rows[index]
                 keys.record(found[index].key, seq: rowid)
                 counted[row.source, default: (0, 0)].events += 1
-                if let shape = row.definitions { definitions.add(shape, lastSeen: row.message.receivedAt) }
+                if let shape = row.definitions, definitionsProgress.counts(rowid) {
+                    definitions.add(shape, lastSeen: row.message.receivedAt)
+                }
                 arrivals[ArrivalKey(source: row.source, minute: row.message.receivedAt / 60_000), default: 0] += 1
-                if let name = row.message.name {
+                if let name = row.message.name, minutesProgress.counts(rowid) {
                     let minute = EventMinutes.minute(of: row.message.timestamp)
                     minutes[EventMinutes.Key(source: row.source, event: name, minute: minute), default: 0] += 1
                 }
