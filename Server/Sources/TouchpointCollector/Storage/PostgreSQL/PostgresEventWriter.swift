@@ -128,43 +128,62 @@ final class PostgresEventWriter: EventWriter {
 
     /// Merges the rows the writes added to each day written since the last fold into one per
     /// chunk (``DailyPeopleRollup``), a day per transaction: the rows read together are deleted
-    /// and their union inserted. A write's rows added meanwhile are not seen, and stay.
+    /// and their union inserted. A write's rows added meanwhile are not seen, and stay. The days
+    /// a failed fold did not reach are kept for the next fold (a past day is seldom written
+    /// again, so nothing else would fold it).
     func foldDailyPeople() async throws {
         let days = unfolded.withLock { days in
             defer { days = [] }
             return days
         }
-        for key in days.sorted(by: { ($0.source, $0.event, $0.day) < ($1.source, $1.event, $1.day) }) {
-            try await backend.write { transaction in
-                if let lock = SQLDialect.postgres.lockDailyPeopleDay {
-                    _ = try await transaction.query(lock, [.text(key.source), .text(key.event), .int(key.day)])
-                }
-                let rows = try await transaction.query(
-                    "DELETE FROM daily_people WHERE source = $1 AND event = $2 AND day = $3 RETURNING chunk, bits",
-                    [.text(key.source), .text(key.event), .int(key.day)])
-                var sides = DailyPeopleRollup.Sides()
-                for row in rows {
-                    guard let chunk = row[0].int, let bits = row[1].bytes else { continue }
-                    try sides.add(chunk: chunk, bits: bits)
-                }
-                for row in sides.rows {
-                    _ = try await transaction.query(
-                        SQLDialect.postgres.dailyPeopleAdd,
-                        [.text(key.source), .text(key.event), .int(key.day), .int(row.chunk), .bytes(row.bits)])
-                }
+        let sorted = days.sorted(by: { ($0.source, $0.event, $0.day) < ($1.source, $1.event, $1.day) })
+        for (offset, key) in sorted.enumerated() {
+            do {
+                try await foldDailyPeople(key)
+            } catch {
+                unfolded.withLock { $0.formUnion(sorted[offset...]) }
+                throw error
+            }
+        }
+    }
+
+    /// Folds one day's rows of ``foldDailyPeople()``.
+    private func foldDailyPeople(_ key: DailyPeopleRollup.Key) async throws {
+        try await backend.write { transaction in
+            if let lock = SQLDialect.postgres.lockDailyPeopleDay {
+                _ = try await transaction.query(lock, [.text(key.source), .text(key.event), .int(key.day)])
+            }
+            let rows = try await transaction.query(
+                "DELETE FROM daily_people WHERE source = $1 AND event = $2 AND day = $3 RETURNING chunk, bits",
+                [.text(key.source), .text(key.event), .int(key.day)])
+            var sides = DailyPeopleRollup.Sides()
+            for row in rows {
+                guard let chunk = row[0].int, let bits = row[1].bytes else { continue }
+                try sides.add(chunk: chunk, bits: bits)
+            }
+            for row in sides.rows {
+                _ = try await transaction.query(
+                    SQLDialect.postgres.dailyPeopleAdd,
+                    [.text(key.source), .text(key.event), .int(key.day), .int(row.chunk), .bytes(row.bits)])
             }
         }
     }
 
     /// Folds the rows the writes added to each minute written since the last fold into one per
-    /// key (``EventMinutes``). Keys whose fold fails stay as they are (summed when read) and are
-    /// folded when written again.
+    /// key (``EventMinutes``). When a fold fails its keys stay as they are (summed when read) and
+    /// are kept for the next fold (a past minute is seldom written again, so nothing else would
+    /// fold it; folding a key twice changes nothing).
     func foldEventMinutes() async throws {
         let keys = unfoldedMinutes.withLock { keys in
             defer { keys = [] }
             return keys
         }
-        try await EventMinutes.fold(Array(keys), in: backend)
+        do {
+            try await EventMinutes.fold(Array(keys), in: backend)
+        } catch {
+            unfoldedMinutes.withLock { $0.formUnion(keys) }
+            throw error
+        }
     }
 
     /// The events of a write as the daily people see them: each one's day and person, and
