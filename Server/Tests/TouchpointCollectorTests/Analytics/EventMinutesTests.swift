@@ -132,6 +132,44 @@ struct EventMinutesTests {
         }
     }
 
+    /// A PostgreSQL fold that fails (here: its table is away) keeps the keys it did not fold, and
+    /// the next fold leaves one row per key, for the minutes and for the daily people alike.
+    @Test(arguments: StorageKind.available.filter { $0 == .postgres })
+    func aFailedFoldKeepsItsKeysForTheNext(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let writer = try #require(storage.writer as? PostgresEventWriter)
+            // Two writes at the same times, the second by other people: each minute and day
+            // written gets a row from each.
+            let first = Self.messages(prefix: "f", count: 240)
+            let second = Self.messages(prefix: "g", count: 240).map { message in
+                var message = message
+                message.userId = nil
+                message.anonymousId = "other-" + (message.anonymousId ?? "")
+                return message
+            }
+            for part in [first, second] {
+                #expect(try await storage.insert(part, source: "default").allSatisfy { $0 })
+            }
+            for (table, key) in [
+                ("event_minutes", "source, event, minute"), ("daily_people", "source, event, day, chunk"),
+            ] {
+                let rows = "SELECT COUNT(*), COUNT(DISTINCT (\(key))) FROM \(table)"
+                let before = try #require(try await storage.backend.query(rows, []).first)
+                #expect(try #require(before[0].int) > #require(before[1].int), "\(table) has keys of several rows")
+                _ = try await storage.backend.query("ALTER TABLE \(table) RENAME TO \(table)_away", [])
+                await #expect(throws: (any Error).self) {
+                    table == "event_minutes" ? try await writer.foldEventMinutes() : try await writer.foldDailyPeople()
+                }
+                _ = try await storage.backend.query("ALTER TABLE \(table)_away RENAME TO \(table)", [])
+                table == "event_minutes" ? try await writer.foldEventMinutes() : try await writer.foldDailyPeople()
+                let after = try #require(try await storage.backend.query(rows, []).first)
+                #expect(after[0].int == after[1].int, "\(table) holds a row per key after the next fold")
+                #expect(after[1].int == before[1].int)
+            }
+            try await Self.expectKept(storage)
+        }
+    }
+
     /// The events of `event` and `source` in `from ..< to` per interval, counted here.
     static func expected(
         _ messages: [IngestMessage], event: String, from: Int64, to: Int64, interval: AnalyticsInterval
@@ -298,12 +336,37 @@ struct EventMinutesTests {
             #expect(try await storage.eventMinutesComplete())
             for (from, to, count) in [
                 (0, 600_000, 2), (-60_000, 600_000, 3), (1, 60_000, 1), (-1, 120_000, 2), (-30_000, 60_000, 2),
+                // These read whole minutes from the table, and the part of one from the index.
+                (60_000, 600_000, 1), (30_000, 600_000, 2),
             ] {
                 let range = TimeRange(
                     from: Timestamp.date(milliseconds: Int64(from)), to: Timestamp.date(milliseconds: Int64(to)))
                 let top = try await storage.topEvents(source: "default", range: range, limit: 10)
                 #expect(top.map(\.count) == [count], "\(from) ..< \(to)")
             }
+        }
+    }
+
+    /// The top events seek each name's minutes of the range in `event_minutes`' key, rather than
+    /// read every minute the source has kept.
+    @Test func theTopEventsSeekEachNamesMinutes() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let backend = try #require(storage.backend as? SQLiteBackend)
+            let messages = Self.messages(prefix: "p", count: 90)
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            #expect(try await storage.eventMinutesComplete())
+            backend.statementLog.withLock { $0 = [] }
+            let range = TimeRange(
+                from: TestMessages.base.addingTimeInterval(-600.5), to: TestMessages.base.addingTimeInterval(1_800.5))
+            #expect(try await storage.topEvents(source: "default", range: range, limit: 3).count == 3)
+            let statements = backend.statementLog.withLock { log in
+                defer { log = nil }
+                return log ?? []
+            }
+            let read = try #require(statements.first { $0.sql.contains("FROM event_minutes") })
+            let plan = try await backend.query("EXPLAIN QUERY PLAN " + read.sql, read.binds)
+                .compactMap { $0.last?.text }.joined(separator: "\n")
+            #expect(plan.contains("event=?") && plan.contains("minute>"), "\(plan)")
         }
     }
 }
