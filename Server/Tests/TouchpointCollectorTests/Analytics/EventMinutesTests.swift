@@ -170,13 +170,14 @@ struct EventMinutesTests {
         }
     }
 
-    /// The events of `event` and `source` in `from ..< to` per interval, counted here.
+    /// The events of `event` and `source` in `from ..< to` per interval of `calendar`, counted here.
     static func expected(
-        _ messages: [IngestMessage], event: String, from: Int64, to: Int64, interval: AnalyticsInterval
+        _ messages: [IngestMessage], event: String, from: Int64, to: Int64, interval: AnalyticsInterval,
+        calendar: SourceCalendar = .utc
     ) -> [Int64: Int] {
         var counts: [Int64: Int] = [:]
         for message in messages where message.name == event && message.timestamp >= from && message.timestamp < to {
-            counts[SourceCalendar.utc.index(of: message.timestamp, interval), default: 0] += 1
+            counts[calendar.index(of: message.timestamp, interval), default: 0] += 1
         }
         return counts
     }
@@ -200,10 +201,16 @@ struct EventMinutesTests {
         }
     }
 
+    /// In UTC and in zones whose hours and days begin at a half or three quarters of an hour
+    /// (St. John's, −03:30, whose midnight falls among the events; Kathmandu, +05:45).
     @Test(arguments: StorageKind.available)
     func aTrendWhoseRangeCutsMinutesCountsTheirEvents(kind: StorageKind) async throws {
+        let calendars = [
+            SourceCalendar.utc, try #require(SourceCalendar(identifier: "America/St_Johns")),
+            try #require(SourceCalendar(identifier: "Asia/Kathmandu")),
+        ]
         try await withStorage(kind) { storage async throws in
-            let messages = Self.messages(prefix: "t", count: 500)
+            let messages = Self.messages(prefix: "t", count: 640)
             #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
             let base = Timestamp.milliseconds(TestMessages.base)
             // Ranges that begin and end on events, inside their minutes (both edges exact).
@@ -217,13 +224,19 @@ struct EventMinutesTests {
                 (opens[7] / 60_000 * 60_000, opens[7] + 60_000),  // a whole minute, then a part
             ]
             for (from, to) in ranges {
-                for interval in [AnalyticsInterval.hour, .day] {
-                    let query = TrendQuery(
-                        event: "open", interval: interval, range: AnalyticsRange(from: from, to: to))
-                    let totals = try await storage.trendCounts(source: "default", query: query)
-                    let counts = totals.compactMapValues { $0.count == 0 ? nil : $0.count }
-                    let expected = Self.expected(messages, event: "open", from: from, to: to, interval: interval)
-                    #expect(counts == expected, "\(from - base) ..< \(to - base) by \(interval)")
+                for calendar in calendars {
+                    for interval in [AnalyticsInterval.hour, .day, .week] {
+                        let query = TrendQuery(
+                            event: "open", interval: interval,
+                            range: AnalyticsRange(from: from, to: to, calendar: calendar))
+                        let totals = try await storage.trendCounts(source: "default", query: query)
+                        let counts = totals.compactMapValues { $0.count == 0 ? nil : $0.count }
+                        let expected = Self.expected(
+                            messages, event: "open", from: from, to: to, interval: interval, calendar: calendar)
+                        #expect(
+                            counts == expected,
+                            "\(from - base) ..< \(to - base) by \(interval) in \(calendar.identifier)")
+                    }
                 }
                 // The top events of the same range (the dashboard's overview).
                 for limit in [2, 10] {
