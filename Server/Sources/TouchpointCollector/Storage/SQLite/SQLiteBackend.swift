@@ -20,8 +20,8 @@ final class SQLiteBackend: SQLBackend {
     let dialect = SQLDialect.sqlite
     private let writer: Lane
     private let readers: [Lane]
-    /// Queries in hand per reader, to send the next to the least busy.
-    private let readerLoad: Locked<[Int]>
+    /// What each reader has in hand, to send the next query to the least busy.
+    private let readerLoad: Locked<[ReaderLoad]>
     private let checkpointer: Lane
     /// Flushes the writer's commits to disk off its thread (``WALSync``).
     let walSync: WALSync
@@ -44,7 +44,7 @@ final class SQLiteBackend: SQLBackend {
         writer = lanes[0]
         checkpointer = lanes[1]
         readers = Array(lanes.dropFirst(2))
-        readerLoad = Locked(Array(repeating: 0, count: lanes.count - 2))
+        readerLoad = Locked(Array(repeating: ReaderLoad(), count: lanes.count - 2))
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.checkpointInterval)
@@ -194,18 +194,32 @@ final class SQLiteBackend: SQLBackend {
 
     func query(_ sql: String, _ binds: [SQLValue], bytesAt bytes: Set<Int>) async throws -> [SQLRow] {
         log(sql, binds)
-        return try await read { try $0.execute(sql, binds, bytesAt: bytes) }
+        return try await run(onClaimed: claimReader(scan: false)) { try $0.execute(sql, binds, bytesAt: bytes) }
     }
 
-    /// Runs `body` on the least busy reader connection (for a scan that takes its rows one by
-    /// one instead of as a list).
+    /// What a reader has in hand: queries, and how many of them are scans (``read(_:)``).
+    struct ReaderLoad: Sendable, Equatable {
+        var queries = 0
+        var scans = 0
+
+        /// Whether a reader with this load is a better choice than one with `other`: fewer
+        /// scans first, then fewer queries (and the first reader among equals).
+        func isLighter(than other: ReaderLoad) -> Bool { (scans, queries) < (other.scans, other.queries) }
+    }
+
+    /// Runs `body`, a scan that takes its rows one by one instead of as a list, on the reader with
+    /// the fewest scans in hand (then the fewest queries).
+    ///
+    /// A reader's load counts its scans apart from its other queries so that scans asked for at
+    /// once (the two halves of a range, ``SQLCollectorStorage``) go to readers of their own while
+    /// there are enough: counted as queries alone, a half could go to the reader already
+    /// running the other half whenever the other readers had as many short queries in hand, and
+    /// wait for it, taking twice as long (measured: a breakdown at 50 M events took 3.6 s in most
+    /// requests instead of 1.9 s). Short queries likewise go to readers without a scan first.
     func read<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
         -> Result
     {
-        guard let least = claimReader({ load in load.indices.min { load[$0] < load[$1] } }) else {
-            preconditionFailure("a backend has \(Self.readerCount) readers, never none")
-        }
-        return try await run(onClaimed: least, body)
+        try await run(onClaimed: claimReader(scan: true), body)
     }
 
     /// Runs `body` on a reader connection with no query in hand, or answers nil at once when
@@ -214,30 +228,48 @@ final class SQLiteBackend: SQLBackend {
     func readIfIdle<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws
         -> Result?
     {
-        guard let idle = claimReader({ load in load.indices.first { load[$0] == 0 } }) else { return nil }
-        return try await run(onClaimed: idle, body)
+        let idle = readerLoad.withLock { load -> Int? in
+            guard let index = load.indices.first(where: { load[$0].queries == 0 }) else { return nil }
+            load[index].queries += 1
+            return index
+        }
+        guard let idle else { return nil }
+        return try await run(onClaimed: (idle, false), body)
     }
 
-    /// Counts one more query in hand on the reader `choose` picks given each reader's count.
-    /// - Returns: that reader's index (nil: `choose` picked none).
-    private func claimReader(_ choose: ([Int]) -> Int?) -> Int? {
+    /// Counts one more query (a scan when `scan`) in hand on the lightest reader
+    /// (``ReaderLoad/isLighter(than:)``).
+    /// - Returns: that reader's index, and whether it was claimed for a scan.
+    private func claimReader(scan: Bool) -> (index: Int, scan: Bool) {
         readerLoad.withLock { load in
-            guard let index = choose(load) else { return nil }
-            load[index] += 1
-            return index
+            var lightest = 0
+            for index in load.indices.dropFirst() where load[index].isLighter(than: load[lightest]) {
+                lightest = index
+            }
+            load[lightest].queries += 1
+            if scan { load[lightest].scans += 1 }
+            return (lightest, scan)
         }
     }
 
-    /// Runs `body` on the reader `index` claimed (``claimReader(_:)``), then gives the claim back.
+    /// Runs `body` on the reader `claim` claimed (``claimReader(scan:)``), then gives the claim back.
     private func run<Result: Sendable>(
-        onClaimed index: Int, _ body: @escaping @Sendable (SQLiteConnection) throws -> Result
+        onClaimed claim: (index: Int, scan: Bool), _ body: @escaping @Sendable (SQLiteConnection) throws -> Result
     ) async throws -> Result {
-        defer { readerLoad.withLock { $0[index] -= 1 } }
-        return try await readers[index].run(body)
+        defer {
+            readerLoad.withLock { load in
+                load[claim.index].queries -= 1
+                if claim.scan { load[claim.index].scans -= 1 }
+            }
+        }
+        return try await readers[claim.index].run(body)
     }
 
     /// Queries in hand per reader (for tests: which readers a slow query occupies).
-    var readersBusy: [Int] { readerLoad.value }
+    var readersBusy: [Int] { readerLoad.value.map(\.queries) }
+
+    /// Scans in hand per reader (for tests).
+    var readerScans: [Int] { readerLoad.value.map(\.scans) }
 
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         // Under the write lock: a statement run inside another task's open transaction would be

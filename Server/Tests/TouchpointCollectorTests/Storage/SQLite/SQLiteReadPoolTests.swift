@@ -41,4 +41,36 @@ struct SQLiteReadPoolTests {
         #expect(backend.readersBusy == Array(repeating: 0, count: SQLiteBackend.readerCount))
         try await storage.close()
     }
+
+    /// Two scans at once go to readers of their own even when every reader has a query in hand:
+    /// the second scan does not wait behind the first (the halves of a range, read at once).
+    @Test func aScanGoesToAReaderWithoutAScan() async throws {
+        let directory = try TemporaryDirectory(prefix: "collector-read-pool")
+        let storage = try await SQLCollectorStorage.sqlite(
+            path: directory.appending("touchpoint.sqlite").path, logger: PostgresTestEnvironment.logger)
+        let backend = try #require(storage.backend as? SQLiteBackend)
+        let count = SQLiteBackend.readerCount
+        let gates = (0...count).map { _ in DispatchSemaphore(value: 0) }
+        @Sendable func held(_ gate: DispatchSemaphore) { _ = gate.wait(timeout: .now() + Self.holdLimit) }
+        // A scan on the first reader, then a query on each of the others.
+        let first = Task { try await backend.read { _ in held(gates[0]) } }
+        #expect(await eventually { backend.readerScans == [1] + Array(repeating: 0, count: count - 1) })
+        var queries: [Task<Void?, any Error>] = []
+        for index in 1..<count {
+            queries.append(Task { try await backend.readIfIdle { _ in held(gates[index]) } })
+            #expect(await eventually { backend.readersBusy[index] == 1 })
+        }
+        #expect(backend.readersBusy == Array(repeating: 1, count: count))
+        // Every reader has one query in hand: the second scan goes to one without a scan.
+        let second = Task { try await backend.read { _ in held(gates[count]) } }
+        #expect(await eventually { backend.readerScans.reduce(0, +) == 2 })
+        #expect(backend.readerScans == [1, 1] + Array(repeating: 0, count: count - 2))
+        for gate in gates { gate.signal() }
+        try await first.value
+        for query in queries { #expect(try await query.value != nil) }
+        try await second.value
+        #expect(backend.readersBusy == Array(repeating: 0, count: count))
+        #expect(backend.readerScans == Array(repeating: 0, count: count))
+        try await storage.close()
+    }
 }
