@@ -115,6 +115,13 @@ extension SQLCollectorStorage {
 
     /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
     /// (`select` binds nothing, so the placeholders keep their numbers).
+    /// Runs a statement that reads many events, on SQLite as a scan (``SQLiteBackend/scan(_:_:)``),
+    /// so that the halves of a range read at once go to readers of their own.
+    private func scan(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        guard let sqlite = backend as? SQLiteBackend else { return try await backend.query(sql, binds) }
+        return try await sqlite.scan(sql, binds)
+    }
+
     private func select(_ select: String, _ rest: SQLStatement, suffix: String = "") -> (String, [SQLValue]) {
         (select + rest.sql + suffix, rest.binds)
     }
@@ -447,7 +454,7 @@ extension SQLCollectorStorage {
         let (sql, binds) = select(
             "SELECT idx, val, \(trendAggregates(query)) FROM (\(trendColumns(query, breakdown: property))",
             trendEvents(query, source: source), suffix: ") q GROUP BY idx, val LIMIT \(limit + 1)")
-        let rows = try await backend.query(sql, binds)
+        let rows = try await scan(sql, binds)
         guard rows.count <= limit else { return nil }
         return rows.compactMap { row in
             guard let index = row[0].int, let counted = trendCount(row, at: 2) else { return nil }
@@ -646,7 +653,7 @@ extension SQLCollectorStorage {
                 return rows
             }
         }
-        return try await backend.query(statement).compactMap { row in
+        return try await scan(statement.sql, statement.binds).compactMap { row in
             guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
             return FunnelRow(person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text)
         }
