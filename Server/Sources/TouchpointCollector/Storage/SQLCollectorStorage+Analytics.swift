@@ -113,8 +113,6 @@ extension SQLCollectorStorage {
         }
     }
 
-    /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
-    /// (`select` binds nothing, so the placeholders keep their numbers).
     /// Runs a statement that reads many events, on SQLite as a scan (``SQLiteBackend/scan(_:_:)``),
     /// so that the halves of a range read at once go to readers of their own.
     private func scan(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
@@ -122,6 +120,8 @@ extension SQLCollectorStorage {
         return try await sqlite.scan(sql, binds)
     }
 
+    /// `select` + a `FROM … WHERE …` statement + `suffix`, with the statement's bound values
+    /// (`select` binds nothing, so the placeholders keep their numbers).
     private func select(_ select: String, _ rest: SQLStatement, suffix: String = "") -> (String, [SQLValue]) {
         (select + rest.sql + suffix, rest.binds)
     }
