@@ -167,7 +167,44 @@ struct EventMinutesTests {
                 #expect(after[1].int == before[1].int)
             }
             try await Self.expectKept(storage)
+
+            // A day whose fold always fails (a row that is not a chunk of people) holds up no other
+            // day: those are folded, and it is kept for the next fold.
+            #expect(try await storage.insert(first.map { Self.renamed($0, "h") }, source: "a").allSatisfy { $0 })
+            #expect(try await storage.insert(first.map { Self.renamed($0, "i") }, source: "default").allSatisfy { $0 })
+            let bad = try #require(
+                try await storage.backend.query(
+                    "SELECT source, event, day, chunk FROM daily_people WHERE source = 'a' ORDER BY event, day LIMIT 1",
+                    []
+                ).first)
+            _ = try await storage.backend.query(
+                "INSERT INTO daily_people (source, event, day, chunk, bits) VALUES ($1, $2, $3, $4, $5)",
+                [bad[0], bad[1], bad[2], bad[3], .bytes([])])
+            let several = try #require(
+                try await storage.backend.query(
+                    "SELECT COUNT(*), COUNT(DISTINCT (source, event, day, chunk)) FROM daily_people WHERE source = 'default'",
+                    []
+                ).first)
+            #expect(try #require(several[0].int) > #require(several[1].int))
+            for _ in 0..<2 {
+                await #expect(throws: (any Error).self) { try await writer.foldDailyPeople() }
+                let rows = try #require(
+                    try await storage.backend.query(
+                        "SELECT COUNT(*), COUNT(DISTINCT (source, event, day, chunk)) FROM daily_people WHERE source = 'default'",
+                        []
+                    ).first)
+                #expect(rows[0].int == rows[1].int, "the other days are folded")
+            }
         }
+    }
+
+    /// `message` under another id, by other people (anonymous ones).
+    static func renamed(_ message: IngestMessage, _ prefix: String) -> IngestMessage {
+        var message = message
+        message.messageId = prefix + message.messageId
+        message.userId = nil
+        message.anonymousId = prefix + (message.anonymousId ?? "")
+        return message
     }
 
     /// The events of `event` and `source` in `from ..< to` per interval of `calendar`, counted here.

@@ -128,23 +128,25 @@ final class PostgresEventWriter: EventWriter {
 
     /// Merges the rows the writes added to each day written since the last fold into one per
     /// chunk (``DailyPeopleRollup``), a day per transaction: the rows read together are deleted
-    /// and their union inserted. A write's rows added meanwhile are not seen, and stay. The days
-    /// a failed fold did not reach are kept for the next fold (a past day is seldom written
-    /// again, so nothing else would fold it).
+    /// and their union inserted. A write's rows added meanwhile are not seen, and stay. A day
+    /// whose fold fails is kept for the next fold (a past day is seldom written again, so nothing
+    /// else would fold it), and the days after it are folded all the same; the first failure is
+    /// thrown at the end.
     func foldDailyPeople() async throws {
         let days = unfolded.withLock { days in
             defer { days = [] }
             return days
         }
-        let sorted = days.sorted(by: { ($0.source, $0.event, $0.day) < ($1.source, $1.event, $1.day) })
-        for (offset, key) in sorted.enumerated() {
+        var failure: (any Error)?
+        for key in days.sorted(by: { ($0.source, $0.event, $0.day) < ($1.source, $1.event, $1.day) }) {
             do {
                 try await foldDailyPeople(key)
             } catch {
-                unfolded.withLock { $0.formUnion(sorted[offset...]) }
-                throw error
+                unfolded.withLock { _ = $0.insert(key) }
+                failure = failure ?? error
             }
         }
+        if let failure { throw failure }
     }
 
     /// Folds one day's rows of ``foldDailyPeople()``.
