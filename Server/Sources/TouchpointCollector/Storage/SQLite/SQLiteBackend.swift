@@ -29,7 +29,7 @@ final class SQLiteBackend: SQLBackend {
     private let checkpointTask = Locked<Task<Void, Never>?>(nil)
     private let writeLock = AsyncLock()
     private let closed = Locked(false)
-    /// For tests: when not nil, every statement run through ``query(_:_:)``,
+    /// For tests: when not nil, every statement run through ``query(_:_:)``, ``scan(_:_:)``,
     /// ``writeStatement(_:_:)`` and ``write(_:)`` is added here (which indexes do they use?).
     let statementLog = Locked<[(sql: String, binds: [SQLValue])]?>(nil)
     /// The WAL's length at the last checkpoint, to skip catching up when nothing was written.
@@ -215,8 +215,8 @@ final class SQLiteBackend: SQLBackend {
         func isLighter(than other: ReaderLoad) -> Bool { (scans, queries) < (other.scans, other.queries) }
     }
 
-    /// Runs `body`, a scan that takes its rows one by one instead of as a list, on the reader with
-    /// the fewest scans in hand (then the fewest queries).
+    /// Runs `body`, a scan (a read of many rows, taken one by one or as a list), on the reader
+    /// with the fewest scans in hand (then the fewest queries).
     ///
     /// A reader's load counts its scans apart from its other queries so that scans asked for at
     /// once (the two halves of a range, ``SQLCollectorStorage``) go to readers of their own while
