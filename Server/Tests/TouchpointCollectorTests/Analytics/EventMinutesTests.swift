@@ -138,33 +138,36 @@ struct EventMinutesTests {
     func aFailedFoldKeepsItsKeysForTheNext(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             let writer = try #require(storage.writer as? PostgresEventWriter)
+            /// The rows of `table` and its keys (the columns `key`) among the rows that meet `condition`.
+            func rowsAndKeys(_ table: String, _ key: String, where condition: String = "TRUE") async throws
+                -> (rows: Int64, keys: Int64)
+            {
+                let row = try #require(
+                    try await storage.backend.query(
+                        "SELECT COUNT(*), COUNT(DISTINCT (\(key))) FROM \(table) WHERE \(condition)", []
+                    ).first)
+                return (try #require(row[0].int), try #require(row[1].int))
+            }
             // Two writes at the same times, the second by other people: each minute and day
             // written gets a row from each.
             let first = Self.messages(prefix: "f", count: 240)
-            let second = Self.messages(prefix: "g", count: 240).map { message in
-                var message = message
-                message.userId = nil
-                message.anonymousId = "other-" + (message.anonymousId ?? "")
-                return message
-            }
-            for part in [first, second] {
+            for part in [first, first.map { Self.renamed($0, "g") }] {
                 #expect(try await storage.insert(part, source: "default").allSatisfy { $0 })
             }
-            for (table, key) in [
-                ("event_minutes", "source, event, minute"), ("daily_people", "source, event, day, chunk"),
-            ] {
-                let rows = "SELECT COUNT(*), COUNT(DISTINCT (\(key))) FROM \(table)"
-                let before = try #require(try await storage.backend.query(rows, []).first)
-                #expect(try #require(before[0].int) > #require(before[1].int), "\(table) has keys of several rows")
+            let folds: [(table: String, key: String, fold: () async throws -> Void)] = [
+                ("event_minutes", "source, event, minute", { try await writer.foldEventMinutes() }),
+                ("daily_people", "source, event, day, chunk", { try await writer.foldDailyPeople() }),
+            ]
+            for (table, key, fold) in folds {
+                let before = try await rowsAndKeys(table, key)
+                #expect(before.rows > before.keys, "\(table) has keys of several rows")
                 _ = try await storage.backend.query("ALTER TABLE \(table) RENAME TO \(table)_away", [])
-                await #expect(throws: (any Error).self) {
-                    table == "event_minutes" ? try await writer.foldEventMinutes() : try await writer.foldDailyPeople()
-                }
+                await #expect(throws: (any Error).self) { try await fold() }
                 _ = try await storage.backend.query("ALTER TABLE \(table)_away RENAME TO \(table)", [])
-                table == "event_minutes" ? try await writer.foldEventMinutes() : try await writer.foldDailyPeople()
-                let after = try #require(try await storage.backend.query(rows, []).first)
-                #expect(after[0].int == after[1].int, "\(table) holds a row per key after the next fold")
-                #expect(after[1].int == before[1].int)
+                try await fold()
+                let after = try await rowsAndKeys(table, key)
+                #expect(after.rows == after.keys, "\(table) holds a row per key after the next fold")
+                #expect(after.keys == before.keys)
             }
             try await Self.expectKept(storage)
 
@@ -180,20 +183,13 @@ struct EventMinutesTests {
             _ = try await storage.backend.query(
                 "INSERT INTO daily_people (source, event, day, chunk, bits) VALUES ($1, $2, $3, $4, $5)",
                 [bad[0], bad[1], bad[2], bad[3], .bytes([])])
-            let several = try #require(
-                try await storage.backend.query(
-                    "SELECT COUNT(*), COUNT(DISTINCT (source, event, day, chunk)) FROM daily_people WHERE source = 'default'",
-                    []
-                ).first)
-            #expect(try #require(several[0].int) > #require(several[1].int))
+            let key = "source, event, day, chunk"
+            let several = try await rowsAndKeys("daily_people", key, where: "source = 'default'")
+            #expect(several.rows > several.keys)
             for _ in 0..<2 {
                 await #expect(throws: (any Error).self) { try await writer.foldDailyPeople() }
-                let rows = try #require(
-                    try await storage.backend.query(
-                        "SELECT COUNT(*), COUNT(DISTINCT (source, event, day, chunk)) FROM daily_people WHERE source = 'default'",
-                        []
-                    ).first)
-                #expect(rows[0].int == rows[1].int, "the other days are folded")
+                let folded = try await rowsAndKeys("daily_people", key, where: "source = 'default'")
+                #expect(folded.rows == folded.keys, "the other days are folded")
             }
         }
     }
