@@ -228,6 +228,10 @@ extension CollectorQuery {
         guard let property = query.breakdown else {
             return TrendResult.assemble(query, totals: try await counted(), rows: [])
         }
+        // A property the source keeps by value (``ValueRollup``): no event is read.
+        if let rows = try await storage.trendFromValueRollup(source: source, query: query) {
+            return TrendResult.assemble(query, totals: try await counted(), rows: rows)
+        }
         let pass = try await storage.trendByValue(
             source: source, query: query, property: property, limit: groupLimit, people: people)
         // The pass's totals, or (read at once with what follows) the totals counted on their own.

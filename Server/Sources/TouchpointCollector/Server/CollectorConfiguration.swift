@@ -67,6 +67,9 @@ public struct CollectorConfiguration: Sendable {
     /// The default source's time zone, an IANA name (`Europe/Berlin`; default `UTC`): where its
     /// days, weeks and months begin in every insight (``CollectorSource/timeZone``).
     public var timeZone: String = "UTC"
+    /// The properties the default source's breakdowns keep by value
+    /// (``CollectorSource/rollupProperties``; default none).
+    public var rollupProperties: [String] = []
     /// How often the retention pass runs (default 10 minutes).
     public var retentionInterval: Duration = .seconds(600)
     /// How much scenario state each source may keep.

@@ -119,6 +119,23 @@ public struct CollectorServer: Sendable {
             throw CollectorError(
                 .invalidConfiguration, "\(name): \"\(zone)\" is not an IANA time zone (such as Europe/Berlin or UTC)")
         }
+        for (name, properties) in [("--rollup-properties", configuration.rollupProperties)]
+            + configuration.additionalSources.map({
+                ("the rollup properties of source \"\($0.id)\"", $0.rollupProperties)
+            })
+        {
+            for property in properties where !PropertyName.isValid(property) {
+                throw CollectorError(
+                    .invalidConfiguration,
+                    "\(name): \"\(property)\" is not a property name (a letter or _, then letters, digits or _; at most 64)"
+                )
+            }
+        }
+        for source in configuration.additionalSources where !ValueRollup.isPlainName(source.id) {
+            throw CollectorError(
+                .invalidConfiguration,
+                "source \"\(source.id)\": a source's id is not empty and holds no control character")
+        }
         for source in configuration.additionalSources {
             try CollectorCredentials.check(source.writeKey, "the write key of source \"\(source.id)\"")
             if let secret = source.identitySecret {

@@ -77,7 +77,8 @@ public final class CollectorServices: Sendable {
             [
                 CollectorSource(
                     id: CollectorSource.defaultID, writeKey: credentials.writeKey,
-                    identitySecret: configuration.identitySecret, timeZone: configuration.timeZone)
+                    identitySecret: configuration.identitySecret, timeZone: configuration.timeZone,
+                    rollupProperties: configuration.rollupProperties)
             ] + additionalSources
         let registry = SourceRegistry(sources)
         let metrics = CollectorMetrics()
@@ -130,6 +131,9 @@ public final class CollectorServices: Sendable {
         try await storage.checkSuppressionKey(deletions.key)
         try await deletions.load()
         try await storage.prepareDailyPeople(calendars: calendars, logger: logger, build: true)
+        var kept: [String: [String]] = [:]
+        for source in sources where kept[source.id] == nil { kept[source.id] = source.rollupProperties }
+        try await storage.prepareValueRollup(properties: kept, logger: logger)
     }
 
     // MARK: Authentication

@@ -16,17 +16,23 @@ public struct CollectorSource: Sendable, Hashable {
     /// every insight; `UTC` by default. Changing it rebuilds the source's activity rollup in the
     /// background.
     public var timeZone: String
+    /// The event properties whose values the source's breakdowns keep by minute and by day (names
+    /// such as `plan`): a trend broken down by one of them reads a row per value and minute instead
+    /// of every event, for ranges after it was first kept. Each costs ingest a row per event's
+    /// value and minute, so name the few properties a team breaks down by.
+    public var rollupProperties: [String]
 
     /// Creates a source.
     public init(
         id: String, writeKey: String, identitySecret: String? = nil, retentionDays: Int? = nil,
-        timeZone: String = "UTC"
+        timeZone: String = "UTC", rollupProperties: [String] = []
     ) {
         self.id = id
         self.writeKey = writeKey
         self.identitySecret = identitySecret
         self.retentionDays = retentionDays
         self.timeZone = timeZone
+        self.rollupProperties = rollupProperties
     }
 
     /// The name of the source the collector's own write key belongs to.

@@ -121,6 +121,10 @@ protocol CollectorStorage: Sendable {
     func trendByValue(source: String, query: TrendQuery, property: String, limit: Int, people: Bool) async throws
         -> TrendPass
     func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
+    /// A breakdown's rows from the rollup of a kept property's values (nil: the events must answer).
+    func trendFromValueRollup(source: String, query: TrendQuery) async throws -> [TrendRow]?
+    /// Sets the properties each source's breakdowns keep, by source.
+    func prepareValueRollup(properties: [String: [String]], logger: Logger) async throws
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
     // Paths and cohorts (SQLCollectorStorage+Paths.swift, SQLCollectorStorage+Cohorts.swift)
     func eventNames(source: String) async throws -> [String]

@@ -200,13 +200,14 @@ extension SQLCollectorStorage {
     /// ``forgetDefinitions(of:at:in:dialect:)``.
     static let definedColumns = "seq, source, type, event, lifted, payload, timestamp"
 
-    /// Takes deleted events off their sources' definitions and events per minute, in the deleting
-    /// transaction: `rows` are what the delete returned, ``definedColumns`` from column `offset`
+    /// Takes deleted events off their sources' definitions and events per minute (their values'
+    /// too, ``ValueRollup``), in the deleting transaction: `rows` are what the delete returned, ``definedColumns`` from column `offset`
     /// on. An event stored before schema 21 (for the definitions) or 23 (for the minutes) that the
     /// backfill has not counted yet is not taken off (the backfill, which takes turns with this
     /// through its row, no longer finds it).
     static func forgetDefinitions(
-        of rows: [SQLRow], at offset: Int, in transaction: any SQLTransaction, dialect: SQLDialect
+        of rows: [SQLRow], at offset: Int, rollups: KeptProperties, in transaction: any SQLTransaction,
+        dialect: SQLDialect
     )
         async throws
     {
@@ -223,8 +224,11 @@ extension SQLCollectorStorage {
             _ = try await transaction.query(statement)
         }
         let minutes = try await EventMinutes.progress(in: transaction, dialect: dialect)
-        try await EventMinutes.apply(
-            EventMinutes.removing(rows, at: offset, progress: minutes), in: transaction, dialect: dialect)
+        var changes = EventMinutes.removing(rows, at: offset, progress: minutes)
+        for (key, change) in EventMinutes.removingValues(rows, at: offset, rollups: rollups) {
+            changes[key, default: 0] += change
+        }
+        try await EventMinutes.apply(changes, in: transaction, dialect: dialect)
     }
 }
 

@@ -107,6 +107,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var timeZone: String?
 
+    @Option(
+        help: """
+            Event properties whose values the default source's breakdowns keep by minute and day, \
+            comma-separated, such as plan,country (env TOUCHPOINT_ROLLUP_PROPERTIES; default: none).
+            """)
+    var rollupProperties: String?
+
     @Option(help: "Bearer token /metrics requires (env TOUCHPOINT_METRICS_TOKEN; default: /metrics is open).")
     var metricsToken: String?
 
@@ -164,6 +171,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         configuration.timeZone = timeZone ?? environment["TOUCHPOINT_TIME_ZONE"] ?? configuration.timeZone
+        if let text = rollupProperties ?? environment["TOUCHPOINT_ROLLUP_PROPERTIES"] {
+            configuration.rollupProperties = text.split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         // A secret, so from the environment only (not the command line, which `ps` shows).
         configuration.suppressionKey = environment["TOUCHPOINT_SUPPRESSION_KEY"]
 

@@ -127,6 +127,9 @@ enum DailyPeopleRollup {
 /// (``SQLCollectorStorage/prepareDailyPeople(calendars:logger:)``).
 final class SourceCalendars: Sendable {
     private let calendars = Locked([String: SourceCalendar]())
+    /// The properties each source's breakdowns keep (``ValueRollup``), for the writers and
+    /// deletion.
+    let rollups = KeptProperties()
 
     /// The calendar of `source`.
     func calendar(of source: String) -> SourceCalendar {

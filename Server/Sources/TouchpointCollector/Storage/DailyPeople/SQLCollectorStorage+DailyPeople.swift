@@ -127,23 +127,28 @@ extension SQLCollectorStorage {
     /// device goes while the user's other events of the day stay. Each (event, day, person) the
     /// deletion touched is looked up once in the name-and-minute index.
     static func clearDailyPeople(
-        source: String, events: [(event: String, timestamp: Int64, personKey: Int64)], calendar: SourceCalendar,
-        in transaction: any SQLTransaction, dialect: SQLDialect
+        source: String, events: [DeletedEvent], calendar: SourceCalendar, in transaction: any SQLTransaction,
+        dialect: SQLDialect
     ) async throws {
         _ = try await transaction.query("UPDATE daily_people_changes SET changes = changes + 1", [])
         var lookup = DayLookup(calendar)
-        var pairs = Set<PersonOnDay>()
+        // Each (event, day, person) the deletion touched, with the values of kept properties it did.
+        var pairs: [PersonOnDay: Set<PropertyValue>] = [:]
         for event in events where event.personKey != 0 {
             let key = DailyPeopleRollup.Key(source: source, event: event.event, day: lookup.day(of: event.timestamp))
-            pairs.insert(PersonOnDay(key: key, personKey: event.personKey))
+            pairs[PersonOnDay(key: key, personKey: event.personKey), default: []].formUnion(
+                event.values.map { PropertyValue(property: $0.property, value: $0.value) })
         }
         var cleared: [DailyPeopleRollup.Key: DailyPeopleRollup.Sides] = [:]
-        for pair in pairs.sorted(by: {
-            ($0.key.event, $0.key.day, $0.personKey) < ($1.key.event, $1.key.day, $1.personKey)
+        for (pair, values) in pairs.sorted(by: {
+            ($0.key.key.event, $0.key.key.day, $0.key.personKey) < ($1.key.key.event, $1.key.key.day, $1.key.personKey)
         }) {
             let first = calendar.start(ofDay: pair.key.day) / 60_000
             let end = calendar.start(ofDay: pair.key.day + 1) / 60_000
-            var left = SQLStatement(dialect, "SELECT 1 FROM \(dialect.eventsByName) WHERE source = ")
+            // Without values, whether any event is left; with them, which values the ones left have.
+            var left = SQLStatement(
+                dialect,
+                "SELECT \(values.isEmpty ? "1" : "lifted, payload") FROM \(dialect.eventsByName) WHERE source = ")
             left.bind(.text(source))
             left.append(" AND event = ")
             left.bind(.text(pair.key.event))
@@ -153,10 +158,32 @@ extension SQLCollectorStorage {
             left.bind(.int(end))
             left.append(" AND person_key = ")
             left.bind(.int(pair.personKey))
-            left.append(" LIMIT 1")
-            guard try await transaction.query(left).isEmpty else { continue }
-            cleared[pair.key, default: DailyPeopleRollup.Sides()].insert(
-                abs(pair.personKey), anonymous: pair.personKey < 0)
+            if values.isEmpty { left.append(" LIMIT 1") }
+            let rows = try await transaction.query(left)
+            var gone: [DailyPeopleRollup.Key] = []
+            if rows.isEmpty { gone.append(pair.key) }
+            if !values.isEmpty {
+                let properties = Array(Set(values.map(\.property))).sorted()
+                var kept = Set<PropertyValue>()
+                for row in rows {
+                    guard let lifted = row[0].int, let payload = row[1].text else { continue }
+                    for (property, value) in zip(
+                        properties, ValueRollup.values(of: properties, payload: payload, lifted: lifted))
+                    {
+                        kept.insert(PropertyValue(property: property, value: value))
+                    }
+                }
+                for entry in values.subtracting(kept) {
+                    gone.append(
+                        DailyPeopleRollup.Key(
+                            source: ValueRollup.source(of: source, property: entry.property, value: entry.value),
+                            event: pair.key.event, day: pair.key.day))
+                }
+            }
+            for key in gone {
+                cleared[key, default: DailyPeopleRollup.Sides()].insert(
+                    abs(pair.personKey), anonymous: pair.personKey < 0)
+            }
         }
         for (key, chunk, gone) in DailyPeopleRollup.rows(cleared) {
             guard let gone = PersonChunkEncoding.decode(gone) else { continue }
@@ -202,12 +229,32 @@ extension SQLCollectorStorage {
         var personKey: Int64
     }
 
-    /// Deletes `source`'s daily people before local day `day` (retention, which deletes events by
-    /// whole local days), and counts a change for the backfill.
+    private struct PropertyValue: Hashable {
+        var property: String
+        var value: ValueRollup.Value
+    }
+
+    /// A deleted event as the daily people see it: its name, time, person (``PersonKeys``) and
+    /// the values of the properties its source keeps (``ValueRollup``).
+    struct DeletedEvent {
+        var event: String
+        var timestamp: Int64
+        var personKey: Int64
+        var values: [(property: String, value: ValueRollup.Value)] = []
+    }
+
+    /// Deletes `source`'s daily people (and its values', ``ValueRollup``) before local day `day`
+    /// (retention, which deletes events by whole local days), and counts a change for the backfill.
     func deleteDailyPeople(source: String, before day: Int64) async throws {
-        var old = SQLStatement(dialect, " FROM daily_people WHERE source = ")
+        // The source's and its values' (``ValueRollup``).
+        let prefix = ValueRollup.prefix(of: source)
+        var old = SQLStatement(dialect, " FROM daily_people WHERE (source = ")
         old.bind(.text(source))
-        old.append(" AND day < ")
+        old.append(" OR (source >= ")
+        old.bind(.text(prefix))
+        old.append(" AND source < ")
+        old.bind(.text(ValueRollup.end(of: prefix)))
+        old.append(")) AND day < ")
         old.bind(.int(day))
         // Most passes find nothing: they neither write nor make the writer forget.
         guard try await !backend.query("SELECT 1" + old.sql + " LIMIT 1", old.binds).isEmpty else { return }

@@ -151,6 +151,7 @@ extension SQLCollectorStorage {
         )
         let writer = self.writer
         let calendar = calendars.calendar(of: source)
+        let rollups = calendars.rollups
         let deleted = try await backend.write { transaction in
             var deleted = DeletedData()
             // What is deleted is overwritten, not only unlinked (SQLite).
@@ -164,15 +165,23 @@ extension SQLCollectorStorage {
                 if table == "events" {
                     deleted.events += rows.count
                     try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
-                    let counted = rows.compactMap { row -> (event: String, timestamp: Int64, personKey: Int64)? in
+                    let properties = rollups.properties(of: source).map(\.property)
+                    let counted = rows.compactMap { row -> DeletedEvent? in
                         guard let event = row[1].text, let timestamp = row[2].int, let key = row[3].int else {
                             return nil
                         }
-                        return (event, timestamp, key)
+                        var deleted = DeletedEvent(event: event, timestamp: timestamp, personKey: key)
+                        // The definitions' columns from 4: seq, source, type, event, lifted, payload.
+                        if !properties.isEmpty, let lifted = row[8].int, let payload = row[9].text {
+                            let values = ValueRollup.values(of: properties, payload: payload, lifted: lifted)
+                            deleted.values = Array(zip(properties, values))
+                        }
+                        return deleted
                     }
                     try await Self.clearDailyPeople(
                         source: source, events: counted, calendar: calendar, in: transaction, dialect: dialect)
-                    try await Self.forgetDefinitions(of: rows, at: 4, in: transaction, dialect: dialect)
+                    try await Self.forgetDefinitions(
+                        of: rows, at: 4, rollups: rollups, in: transaction, dialect: dialect)
                 } else if table == "sessions" {
                     deleted.sessions += rows.count
                 }

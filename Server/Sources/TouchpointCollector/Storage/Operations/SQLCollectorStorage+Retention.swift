@@ -26,13 +26,15 @@ extension SQLCollectorStorage {
     /// definitions (`DefinitionCounts`), in one transaction; returns how many it deleted.
     private func deleting(_ statement: SQLStatement, source: String, events: Bool) async throws -> Int {
         let dialect = self.dialect
+        let rollups = calendars.rollups
         return try await backend.write { transaction in
             let rows = try await transaction.query(statement)
             let deleted = rows.count
             guard deleted > 0 else { return 0 }
             if events {
                 try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
-                try await Self.forgetDefinitions(of: rows, at: 1, in: transaction, dialect: dialect)
+                try await Self.forgetDefinitions(
+                    of: rows, at: 1, rollups: rollups, in: transaction, dialect: dialect)
             }
             _ = try await transaction.query(
                 SourceCounts.change(

@@ -89,7 +89,7 @@ final class PostgresEventWriter: EventWriter {
         let all = Array(repeating: true, count: rows.count)
         let links = IdentityLink.links(of: rows, stored: all)
         let people = PersonKeys.people(of: rows, stored: all, links: links)
-        let daily = DailyRows(rows, days: DailyPeopleDays(calendars), known: dailyPeople)
+        let daily = DailyRows(rows, days: DailyPeopleDays(calendars), known: dailyPeople, rollups: calendars.rollups)
         let inserted = try await backend.writePrepared(Insert(rows: rows, links: links, people: people, daily: daily))
         var stored = Set<MessageIdentity>(minimumCapacity: rows.count)
         for (source, messageId, _) in inserted {
@@ -103,11 +103,12 @@ final class PostgresEventWriter: EventWriter {
             dailyPeople.remember(added, changes: changes)
             unfolded.withLock { $0.formUnion(added.map(\.key)) }
         }
-        let minutes = rows.compactMap { row -> EventMinutes.Key? in
-            guard stored.contains(row.identity), let name = row.message.name else { return nil }
-            return EventMinutes.Key(
-                source: row.source, event: name, minute: EventMinutes.minute(of: row.message.timestamp))
-        }
+        let minutes =
+            rows.compactMap { row -> EventMinutes.Key? in
+                guard stored.contains(row.identity), let name = row.message.name else { return nil }
+                return EventMinutes.Key(
+                    source: row.source, event: name, minute: EventMinutes.minute(of: row.message.timestamp))
+            } + daily.valueMinutes.filter { stored.contains($0.message) }.map(\.key)
         unfoldedMinutes.withLock { $0.formUnion(minutes) }
         return rows.map { stored.contains($0.identity) }
     }
@@ -204,20 +205,50 @@ final class PostgresEventWriter: EventWriter {
         /// The count of changes the known people hold for (nil: every one is needed).
         var changes: Int64?
 
-        init(_ rows: [PostgresEventWriter.Row], days lookup: DailyPeopleDays, known: KnownDailyIDs) {
+        /// Each entry's own source, which the statement joins the stored events and people on
+        /// (a value's entry adds to its value source, ``ValueRollup``).
+        var joins: [String] = []
+        /// The values' rows per minute each event adds to, with its source and message id (only
+        /// the events the statement stored add).
+        var valueMinutes: [(key: EventMinutes.Key, source: String, message: MessageIdentity)] = []
+
+        init(
+            _ rows: [PostgresEventWriter.Row], days lookup: DailyPeopleDays, known: KnownDailyIDs,
+            rollups: KeptProperties
+        ) {
             var lookup = lookup
             for row in rows {
-                guard let event = row.message.name, let person = row.person else { continue }
+                guard let event = row.message.name else { continue }
+                let kept = rollups.properties(of: row.source).map(\.property)
+                var valueSources: [String] = []
+                if !kept.isEmpty {
+                    let values = ValueRollup.values(of: kept, payload: row.message.payload, lifted: 0)
+                    valueSources = zip(kept, values).map {
+                        ValueRollup.source(of: row.source, property: $0, value: $1)
+                    }
+                    let minute = EventMinutes.minute(of: row.message.timestamp)
+                    for valueSource in valueSources {
+                        valueMinutes.append(
+                            (
+                                EventMinutes.Key(source: valueSource, event: event, minute: minute), row.source,
+                                row.identity
+                            ))
+                    }
+                }
+                guard let person = row.person else { continue }
                 let day = lookup.day(of: row.message.timestamp, source: row.source)
-                let key = DailyPeopleRollup.Key(source: row.source, event: event, day: day)
-                sources.append(row.source)
-                events.append(event)
-                days.append(day)
-                ids.append(person.person.id)
-                sides.append(person.isUser ? 0 : 1)
-                messageIds.append(row.message.messageId)
-                messages.append(row.identity)
-                people.append((key, known.hash(person.person.id, anonymous: !person.isUser)))
+                for source in [row.source] + valueSources {
+                    let key = DailyPeopleRollup.Key(source: source, event: event, day: day)
+                    sources.append(source)
+                    joins.append(row.source)
+                    events.append(event)
+                    days.append(day)
+                    ids.append(person.person.id)
+                    sides.append(person.isUser ? 0 : 1)
+                    messageIds.append(row.message.messageId)
+                    messages.append(row.identity)
+                    people.append((key, known.hash(person.person.id, anonymous: !person.isUser)))
+                }
             }
             (needed, changes) = known.unknown(people)
         }
@@ -255,6 +286,10 @@ final class PostgresEventWriter: EventWriter {
             bindings.append(definitions.ids)
             bindings.append(definitions.names)
             bindings.append(definitions.types)
+            bindings.append(daily.joins)
+            bindings.append(daily.valueMinutes.map(\.key.source))
+            bindings.append(daily.valueMinutes.map(\.source))
+            bindings.append(daily.valueMinutes.map(\.message.messageId))
             return bindings
         }
 
@@ -418,7 +453,10 @@ final class PostgresEventWriter: EventWriter {
             arrived AS (INSERT INTO arrivals (source, minute, events) \
             SELECT source, received_at / 60000, COUNT(*) FROM inserted GROUP BY 1, 2), \
             minutes AS (INSERT INTO event_minutes (source, event, minute, events) \
-            SELECT source, event, timestamp / 60000, COUNT(*) FROM inserted WHERE event IS NOT NULL GROUP BY 1, 2, 3) \
+            SELECT source, event, timestamp / 60000, COUNT(*) FROM inserted WHERE event IS NOT NULL GROUP BY 1, 2, 3 \
+            UNION ALL SELECT v.vs, i.event, i.timestamp / 60000, COUNT(*) \
+            FROM unnest($\(bound.count + 19)::text[], $\(bound.count + 20)::text[], $\(bound.count + 21)::text[]) \
+            AS v(vs, src, mid) JOIN inserted i ON i.source = v.src AND i.message_id = v.mid GROUP BY 1, 2, 3) \
             SELECT source, message_id, (SELECT changes FROM daily_people_changes) FROM inserted
             """
 
@@ -439,9 +477,9 @@ final class PostgresEventWriter: EventWriter {
             ''::bytea ORDER BY int2send((k.person_key & \(PersonSet.chunkSize - 1))::int2)) \
             FROM unnest($\(bound.count + 7)::text[], $\(bound.count + 8)::text[], $\(bound.count + 9)::bigint[], \
             $\(bound.count + 10)::text[], $\(bound.count + 11)::bigint[], $\(bound.count + 12)::boolean[], \
-            $\(bound.count + 14)::text[]) AS d(src, e, day, person, side, needed, mid) \
-            JOIN inserted i ON i.source = d.src AND i.message_id = d.mid \
-            JOIN people k ON k.source = d.src AND k.person = d.person \
+            $\(bound.count + 14)::text[], $\(bound.count + 18)::text[]) AS d(src, e, day, person, side, needed, mid, j) \
+            JOIN inserted i ON i.source = d.j AND i.message_id = d.mid \
+            JOIN people k ON k.source = d.j AND k.person = d.person \
             WHERE d.needed OR (SELECT changes FROM daily_people_changes) <> $\(bound.count + 13)::bigint \
             GROUP BY d.src, d.e, d.day, ((k.person_key >> \(PersonSet.chunkShift)) << 1) | d.side)
             """

@@ -665,6 +665,34 @@ enum SchemaMigrations {
                 "INSERT INTO event_minutes_backfill (done, last) SELECT 0, COALESCE(MAX(seq), 0) FROM events",
             ] + (sqlite ? [] : ["CREATE INDEX event_minutes_key ON event_minutes (source, event, minute)"])
         },
+        Migration(version: 24, summary: "the properties a breakdown's rollup keeps") { dialect in
+            // See `ValueRollup`: the values' rows are rows of `event_minutes` and `daily_people`;
+            // this says, per source and property, since which event they count and in which zone.
+            // A source's value sources are found by a range of `source` that begins with its id,
+            // which needs text ordered by its bytes: SQLite's is, PostgreSQL's default collation
+            // may order by language (ICU, glibc locales ignore control characters), so there the
+            // two columns are ordered by bytes (equality is the same either way).
+            let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+            let bytewise =
+                dialect == .sqlite
+                ? []
+                : [
+                    "ALTER TABLE event_minutes ALTER COLUMN source TYPE TEXT COLLATE \"C\"",
+                    "ALTER TABLE daily_people ALTER COLUMN source TYPE TEXT COLLATE \"C\"",
+                ]
+            return bytewise + [
+                """
+                CREATE TABLE value_rollups (
+                    source TEXT NOT NULL,
+                    property TEXT NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    since_seq \(integer) NOT NULL,
+                    complete_after \(integer) NOT NULL,
+                    PRIMARY KEY (source, property)
+                )
+                """
+            ]
+        },
     ]
 
     /// The newest schema version this build knows.

@@ -258,11 +258,31 @@ final class SQLiteEventWriter: EventWriter {
                 definitionsProgress = BackfillProgress(done: statement.integer(0), last: statement.integer(1))
                 minutesProgress = BackfillProgress(done: statement.integer(2), last: statement.integer(3))
             }
+            // The values of the properties each event's source keeps (``ValueRollup``), by row.
+            var values: [Int: [(property: String, value: ValueRollup.Value)]] = [:]
+            var uncounted: [ValueRollupKey: Int64] = [:]
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
                 }
                 let row = rows[index]
+                let kept = calendars.rollups.properties(of: row.source)
+                if !kept.isEmpty, let name = row.message.name {
+                    let found = ValueRollup.values(of: kept.map(\.property), payload: row.message.payload, lifted: 0)
+                    let minute = EventMinutes.minute(of: row.message.timestamp)
+                    values[index] = zip(kept, found).map { ($0.property, $1) }
+                    for ((property, state), value) in zip(kept, found) {
+                        guard rowid > state.sinceSeq else {
+                            // A seq SQLite gave again, which the rollup does not count: it counts
+                            // the times after this event's from now on.
+                            let key = ValueRollupKey(source: row.source, property: property)
+                            uncounted[key] = max(uncounted[key] ?? .min, row.message.timestamp)
+                            continue
+                        }
+                        let source = ValueRollup.source(of: row.source, property: property, value: value)
+                        minutes[EventMinutes.Key(source: source, event: name, minute: minute), default: 0] += 1
+                    }
+                }
                 keys.record(found[index].key, seq: rowid)
                 counted[row.source, default: (0, 0)].events += 1
                 if let shape = row.definitions, definitionsProgress.counts(rowid) {
@@ -301,6 +321,13 @@ final class SQLiteEventWriter: EventWriter {
                 try statement.bind(2, counted.key.event)
                 try statement.bind(3, counted.key.minute)
                 try statement.bind(4, counted.value)
+            }
+            for (key, timestamp) in uncounted.sorted(by: {
+                ($0.key.source, $0.key.property) < ($1.key.source, $1.key.property)
+            }) {
+                _ = try connection.execute(
+                    "UPDATE value_rollups SET complete_after = MAX(complete_after, ?) WHERE source = ? AND property = ?",
+                    [.int(timestamp), .text(key.source), .text(key.property)])
             }
             laps.end(.counts)
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)
@@ -344,6 +371,13 @@ final class SQLiteEventWriter: EventWriter {
                     DailyPeopleRollup.Entry(
                         key: DailyPeopleRollup.Key(source: row.source, event: event, day: day), number: number,
                         anonymous: !found.isUser))
+                for (property, value) in values[index] ?? [] {
+                    let source = ValueRollup.source(of: row.source, property: property, value: value)
+                    entries.append(
+                        DailyPeopleRollup.Entry(
+                            key: DailyPeopleRollup.Key(source: source, event: event, day: day), number: number,
+                            anonymous: !found.isUser))
+                }
             }
             let added = dailyPeople.unknown(entries)
             _ = try connection.executeEach(SQLDialect.sqlite.dailyPeopleAdd, DailyPeopleRollup.rows(added.added)) {

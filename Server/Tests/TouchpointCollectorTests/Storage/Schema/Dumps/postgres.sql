@@ -204,6 +204,14 @@ CREATE TABLE suppressions (
     hashed bigint NOT NULL DEFAULT 0
 );
 
+CREATE TABLE value_rollups (
+    source text NOT NULL,
+    property text NOT NULL,
+    time_zone text NOT NULL,
+    since_seq bigint NOT NULL,
+    complete_after bigint NOT NULL
+);
+
 ALTER TABLE cohorts ADD CONSTRAINT cohorts_pkey PRIMARY KEY (id);
 
 ALTER TABLE configs ADD CONSTRAINT configs_pkey PRIMARY KEY (source, kind);
@@ -243,6 +251,8 @@ ALTER TABLE sessions ADD CONSTRAINT sessions_pkey PRIMARY KEY (source, session_i
 ALTER TABLE suppression_key ADD CONSTRAINT suppression_key_pkey PRIMARY KEY (fingerprint);
 
 ALTER TABLE suppressions ADD CONSTRAINT suppressions_pkey PRIMARY KEY (source, kind, id);
+
+ALTER TABLE value_rollups ADD CONSTRAINT value_rollups_pkey PRIMARY KEY (source, property);
 
 CREATE INDEX arrivals_minute ON arrivals USING btree (source, minute);
 

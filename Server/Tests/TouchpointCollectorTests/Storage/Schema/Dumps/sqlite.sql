@@ -198,6 +198,15 @@ CREATE TABLE suppressions (
     PRIMARY KEY (source, kind, id)
 );
 
+CREATE TABLE value_rollups (
+    source TEXT NOT NULL,
+    property TEXT NOT NULL,
+    time_zone TEXT NOT NULL,
+    since_seq INTEGER NOT NULL,
+    complete_after INTEGER NOT NULL,
+    PRIMARY KEY (source, property)
+);
+
 CREATE UNIQUE INDEX contexts_body ON contexts (body);
 
 CREATE INDEX daily_people_day ON daily_people (source, day);

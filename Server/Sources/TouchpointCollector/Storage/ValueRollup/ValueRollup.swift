@@ -1,0 +1,230 @@
+import TouchpointCore
+
+/// A breakdown's rollup: for the properties a source names (``CollectorSource/rollupProperties``),
+/// the events and people of each value per minute and per local day, kept at ingest in the rows
+/// of ``EventMinutes`` and ``DailyPeopleRollup`` (schema 24), so that a trend broken down by such a
+/// property reads a row per value and minute and a set per value and day instead of a row per
+/// event.
+///
+/// ## Where the rows are
+///
+/// A value's rows are those of a *value source*: the source's id, the property and the value
+/// joined by U+001F (``source(of:property:value:)``), with the event's own name, minute and day.
+/// Every event with a name of a source that keeps a property adds to exactly one value source of
+/// that property: its text (``Value/text(_:)``), or "absent" (missing or null), or "other" (any
+/// other JSON type, or text over ``longestText`` bytes or holding a NUL). Source ids and property
+/// names hold no control characters (checked at start), so a value source is never a source's id
+/// and names one source, property and value; the values are what clients sent, but they only ever
+/// add to their own source's rows.
+///
+/// Because they are rows of the same tables, everything that keeps those tables exact keeps these:
+/// PostgreSQL's folds, the merges read with the daily people (a visitor who signs in is one
+/// person), deletion (``SQLCollectorStorage/clearDailyPeople(source:events:calendar:in:dialect:)``
+/// and ``EventMinutes/removing(_:at:progress:rollups:)`` take the deleted events off their value
+/// sources too), and retention (whole local days of a source and its value sources).
+///
+/// ## Since when
+///
+/// A property is kept from when the collector is first started with it (``State``): the events
+/// stored before then are not counted. A breakdown reads the rollup only for a range that begins
+/// after the newest event among those (`completeAfter`), at the start of a local day, and whose
+/// events of the property are all text or absent; any other breakdown reads the events as before,
+/// so every answer is exact. A change of the source's time zone starts the property over (its
+/// days are local days); so does dropping it from the configuration.
+enum ValueRollup {
+    /// What separates a value source's parts.
+    static let separator: Character = "\u{1F}"
+
+    /// Text values longer than this (in UTF-8 bytes) count as "other".
+    static let longestText = 200
+
+    /// The properties' values a breakdown reads back from the rollup, beyond these, read the
+    /// events (a property with very many values gains little from a row per value and minute).
+    static let mostValues = 1_000
+
+    /// A value as the rollup keeps it.
+    enum Value: Hashable, Sendable {
+        /// Text (a JSON string), as the breakdown shows it.
+        case text(String)
+        /// Missing or JSON null: the breakdown's "absent" series.
+        case absent
+        /// Any other JSON type, or text the rollup does not keep: a breakdown over it reads the events.
+        case other
+
+        /// The value of a property's JSON value (nil: absent).
+        init(_ value: JSONValue?) {
+            switch value {
+            case .string(let text)
+            where text.utf8.count <= ValueRollup.longestText && !text.unicodeScalars.contains("\0"):
+                self = .text(text)
+            case .none, .null?: self = .absent
+            default: self = .other
+            }
+        }
+
+        /// The part of a value source after the property.
+        var tag: String {
+            switch self {
+            case .text(let text): "t" + text
+            case .absent: "a"
+            case .other: "o"
+            }
+        }
+
+        /// The value a value source's tag names (nil: not a tag).
+        init?(tag: Substring) {
+            switch tag.first {
+            case "t": self = .text(String(tag.dropFirst()))
+            case "a" where tag.count == 1: self = .absent
+            case "o" where tag.count == 1: self = .other
+            default: return nil
+            }
+        }
+    }
+
+    /// The source whose rows count `source`'s events with `value` of `property`.
+    static func source(of source: String, property: String, value: Value) -> String {
+        prefix(of: source, property: property) + value.tag
+    }
+
+    /// What every value source of `source`'s `property` begins with.
+    static func prefix(of source: String, property: String) -> String {
+        "\(source)\(separator)\(property)\(separator)"
+    }
+
+    /// What every value source of `source` begins with.
+    static func prefix(of source: String) -> String { "\(source)\(separator)" }
+
+    /// The first text after every value source that begins with `prefix` (`prefix` ends with the
+    /// separator, U+001F, and U+0020 follows it).
+    static func end(of prefix: String) -> String { String(prefix.dropLast()) + "\u{20}" }
+
+    /// The value a value source of `source`'s `property` names (nil: another source's).
+    static func value(ofSource name: String, source: String, property: String) -> Value? {
+        let prefix = prefix(of: source, property: property)
+        guard name.hasPrefix(prefix) else { return nil }
+        return Value(tag: name.dropFirst(prefix.count))
+    }
+
+    /// Whether `name` may be a source's id or a kept property's name: not empty, and no control
+    /// character (so that no value source is a source, and each names one source and property).
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
+    /// How far a source's property is kept: the events with a seq above `sinceSeq` are counted,
+    /// and every event of a time after `completeAfter` (ms) is among them.
+    struct State: Sendable, Hashable {
+        var sinceSeq: Int64
+        var completeAfter: Int64
+    }
+
+    /// The values of `properties` in an event's stored payload (`lifted`: ``StoredPayload/Lifted``),
+    /// or in a message's payload (`lifted` 0).
+    static func values(of properties: [String], payload: String, lifted: Int64) -> [Value] {
+        let bare = lifted & StoredPayload.Lifted.properties.rawValue != 0
+        var payload = payload
+        let found = payload.withUTF8 { bytes in
+            bare
+                ? PropertyKeyReader.values(of: properties, inObject: bytes)
+                : PropertyKeyReader.values(of: properties, inMember: "properties", of: bytes)
+        }
+        return properties.map { Value(found[$0]) }
+    }
+}
+
+/// A source's kept property.
+struct ValueRollupKey: Hashable, Sendable {
+    var source: String
+    var property: String
+}
+
+/// Each source's kept properties and how far each is kept, for the writers and deletion. Set when
+/// the storage is prepared (``SQLCollectorStorage/prepareValueRollup(properties:logger:)``).
+final class KeptProperties: Sendable {
+    private let kept = Locked([String: [(property: String, state: ValueRollup.State)]]())
+
+    /// `source`'s kept properties, in name order (empty: none).
+    func properties(of source: String) -> [(property: String, state: ValueRollup.State)] {
+        kept.withLock { $0[source] } ?? []
+    }
+
+    /// Whether any source keeps a property.
+    var isEmpty: Bool { kept.withLock { $0.isEmpty } }
+
+    func set(_ source: String, _ properties: [(property: String, state: ValueRollup.State)]) {
+        kept.withLock { $0[source] = properties.isEmpty ? nil : properties }
+    }
+}
+
+extension PropertyKeyReader {
+    /// The values of the keys `names` in the JSON object that fills `bytes` (the last occurrence of
+    /// each); a key missing, or bytes that are not an object, give none.
+    static func values(of names: [String], inObject bytes: UnsafeBufferPointer<UInt8>) -> [String: JSONValue] {
+        var cursor = JSONCursor(bytes)
+        cursor.skipWhitespace()
+        return (try? values(of: names, at: &cursor, in: bytes, depth: 0)) ?? [:]
+    }
+
+    /// The values of the keys `names` in the object that is the top-level member `member` of the
+    /// JSON object that fills `bytes`.
+    static func values(of names: [String], inMember member: StaticString, of bytes: UnsafeBufferPointer<UInt8>)
+        -> [String: JSONValue]
+    {
+        var cursor = JSONCursor(bytes)
+        do throws(JSONParseError) {
+            cursor.skipWhitespace()
+            guard cursor.take(UInt8(ascii: "{")) else { return [:] }
+            cursor.skipWhitespace()
+            if cursor.take(UInt8(ascii: "}")) { return [:] }
+            var found: [String: JSONValue] = [:]
+            repeat {
+                cursor.skipWhitespace()
+                let start = cursor.offset
+                let matches: Bool
+                if let key = try cursor.readKey() {
+                    matches = JSONCursor.key(key, is: member)
+                } else {
+                    var escaped = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start...]))
+                    matches = (try escaped.readValue(depth: 1)).stringValue == member.description
+                }
+                if matches, cursor.next == UInt8(ascii: "{") {
+                    found = try values(of: names, at: &cursor, in: bytes, depth: 1)
+                } else {
+                    if matches { found = [:] }
+                    _ = try cursor.skipValue(depth: 1)
+                }
+            } while try cursor.endOfMember(close: UInt8(ascii: "}"))
+            return found
+        } catch {
+            return [:]
+        }
+    }
+
+    /// The values of `names` in the object whose `{` is next at `cursor`, the cursor moved past it.
+    private static func values(
+        of names: [String], at cursor: inout JSONCursor, in bytes: UnsafeBufferPointer<UInt8>, depth: Int
+    ) throws(JSONParseError) -> [String: JSONValue] {
+        guard cursor.take(UInt8(ascii: "{")) else { return [:] }
+        var found: [String: JSONValue] = [:]
+        cursor.skipWhitespace()
+        if cursor.take(UInt8(ascii: "}")) { return found }
+        repeat {
+            cursor.skipWhitespace()
+            let start = cursor.offset
+            let name: String
+            if let plain = try cursor.readKey() {
+                name = String(decoding: plain, as: UTF8.self)
+            } else {
+                var key = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start...]))
+                name = (try key.readValue(depth: depth + 1)).stringValue ?? ""
+            }
+            if names.contains(name) {
+                found[name] = try cursor.readValue(depth: depth + 1)
+            } else {
+                _ = try cursor.skipValue(depth: depth + 1)
+            }
+        } while try cursor.endOfMember(close: UInt8(ascii: "}"))
+        return found
+    }
+}
