@@ -133,7 +133,7 @@ public final class CollectorServices: Sendable {
         try await storage.prepareDailyPeople(calendars: calendars, logger: logger, build: true)
         var kept: [String: [String]] = [:]
         for source in sources where kept[source.id] == nil { kept[source.id] = source.rollupProperties }
-        try await storage.prepareValueRollup(properties: kept, logger: logger)
+        try await storage.prepareValueRollup(properties: kept, logger: logger, build: true)
     }
 
     // MARK: Authentication

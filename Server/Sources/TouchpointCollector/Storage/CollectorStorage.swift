@@ -124,7 +124,7 @@ protocol CollectorStorage: Sendable {
     /// A breakdown's rows from the rollup of a kept property's values (nil: the events must answer).
     func trendFromValueRollup(source: String, query: TrendQuery) async throws -> [TrendRow]?
     /// Sets the properties each source's breakdowns keep, by source.
-    func prepareValueRollup(properties: [String: [String]], logger: Logger) async throws
+    func prepareValueRollup(properties: [String: [String]], logger: Logger, build: Bool) async throws
     func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
     // Paths and cohorts (SQLCollectorStorage+Paths.swift, SQLCollectorStorage+Cohorts.swift)
     func eventNames(source: String) async throws -> [String]

@@ -138,19 +138,23 @@ enum EventMinutes {
 
     /// The changes that take deleted events off their values' rows (``ValueRollup``), as
     /// ``removing(_:at:progress:)`` reads `rows`: each event the rollup of a kept property counted
-    /// (stored after it was first kept) is taken off its value's row.
-    static func removingValues(_ rows: [SQLRow], at offset: Int, rollups: KeptProperties) -> [Key: Int64] {
+    /// (`progress`, ``ValueRollup/progress(in:dialect:sources:)``) is taken off its value's row.
+    static func removingValues(
+        _ rows: [SQLRow], at offset: Int, rollups: KeptProperties, progress: [ValueRollupKey: BackfillProgress]
+    ) -> [Key: Int64] {
         var changes: [Key: Int64] = [:]
-        guard !rollups.isEmpty else { return changes }
+        guard !progress.isEmpty else { return changes }
         for row in rows {
             guard let seq = row[offset].int, let source = row[offset + 1].text, let event = row[offset + 3].text,
                 let lifted = row[offset + 4].int, let payload = row[offset + 5].text,
                 let timestamp = row[offset + 6].int
             else { continue }
-            let kept = rollups.properties(of: source).filter { seq > $0.state.sinceSeq }
+            let kept = rollups.properties(of: source).filter {
+                progress[ValueRollupKey(source: source, property: $0)]?.counts(seq) ?? false
+            }
             guard !kept.isEmpty else { continue }
-            let values = ValueRollup.values(of: kept.map(\.property), payload: payload, lifted: lifted)
-            for ((property, _), value) in zip(kept, values) {
+            let values = ValueRollup.values(of: kept, payload: payload, lifted: lifted)
+            for (property, value) in zip(kept, values) {
                 let key = Key(
                     source: ValueRollup.source(of: source, property: property, value: value), event: event,
                     minute: minute(of: timestamp))

@@ -225,7 +225,9 @@ extension SQLCollectorStorage {
         }
         let minutes = try await EventMinutes.progress(in: transaction, dialect: dialect)
         var changes = EventMinutes.removing(rows, at: offset, progress: minutes)
-        for (key, change) in EventMinutes.removingValues(rows, at: offset, rollups: rollups) {
+        let sources = Set(rows.compactMap { $0[offset + 1].text }).filter { !rollups.properties(of: $0).isEmpty }
+        let counted = try await ValueRollup.progress(in: transaction, dialect: dialect, sources: sources)
+        for (key, change) in EventMinutes.removingValues(rows, at: offset, rollups: rollups, progress: counted) {
             changes[key, default: 0] += change
         }
         try await EventMinutes.apply(changes, in: transaction, dialect: dialect)

@@ -8,9 +8,11 @@ import TouchpointTesting
 
 /// A trend broken down by a property the source keeps by value (``ValueRollup``), against the
 /// answer worked out here from the messages: read from the value sources' rows where the rollup
-/// answers exactly (a range from the start of a local day, after the property was first kept,
-/// with text values only), from the events elsewhere; through merges, late events, a change of
-/// summer time, a deletion and a retention cut; and the option that names the properties.
+/// answers exactly (a range from the start of a local day, once every stored event of the
+/// property is counted, with text values only), from the events elsewhere; through merges, late
+/// events, a change of summer time, a deletion and a retention cut; the count of the events stored
+/// before a property was kept (part-way, resumed, again in another time zone); and the option
+/// that names the properties.
 ///
 /// The query API widens a range by days, weeks or months to whole local days; the tests also set
 /// ranges that end within a day (and within a minute), and begin within one, as ``TrendQuery``
@@ -288,7 +290,7 @@ struct ValueRollupTests {
             try await BruteForce.store(onTime + late, in: storage)
             var world = World(messages, calendar: berlin)
             try await Self.expectRollupAnswers(storage, world, ranges: ranges, "stored")
-            try await Self.expectValueRowsCountTheEventsSinceKept(storage, "stored")
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "stored")
 
             // u4 and v4 deleted: their events leave every value's counts and people.
             let deletion = StoredDeletion(
@@ -300,7 +302,7 @@ struct ValueRollupTests {
             #expect(deleted.events == messages.count - world.stored.count)
             #expect(deleted.events > 0)
             try await Self.expectRollupAnswers(storage, world, ranges: ranges, "after a deletion")
-            try await Self.expectValueRowsCountTheEventsSinceKept(storage, "after a deletion")
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "after a deletion")
 
             // Retention of 6 days on the day after the range: whole local days go, with their values.
             let sources = [
@@ -320,7 +322,7 @@ struct ValueRollupTests {
             #expect(report.events == before - world.stored.count)
             #expect(report.events > 0)
             try await Self.expectRollupAnswers(storage, world, ranges: ranges, "after a retention cut")
-            try await Self.expectValueRowsCountTheEventsSinceKept(storage, "after a retention cut")
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "after a retention cut")
         }
     }
 
@@ -363,49 +365,161 @@ struct ValueRollupTests {
         }
     }
 
-    /// A property kept once events are stored: a range that begins before the newest of them
-    /// reads the events (and equals the answer worked out here); one after it reads the rollup of
-    /// the events stored since.
+    /// A property first kept once events are stored: ingest counts the events stored since, and
+    /// the events stored before are counted in the background, a batch of seqs at a time. Until
+    /// that count is done every breakdown reads the events (nil from the rollup). Part-way through
+    /// it, a deletion takes off the rows of only what was counted (by a batch or by ingest), and new
+    /// events and late ones (of times long before) are counted by ingest. Once it is done, every
+    /// range, before the property was kept and after, is answered from the rollup, exactly, and
+    /// the values' rows hold each stored event once.
     @Test(arguments: StorageKind.available)
-    func aPropertyKeptLaterIsReadForTheRangesAfterIt(kind: StorageKind) async throws {
-        let earlier = Self.traffic(seed: 80)
-        let later = Self.traffic(seed: 81, start: 12 * Self.day)
+    func aPropertyKeptLaterIsCountedInTheBackgroundThenReadForEveryRange(kind: StorageKind) async throws {
+        // The newest event before the property is kept is u4's (not counted when u4 is deleted),
+        // and an event of the same value, name and minute is stored after it (counted by ingest).
+        let earlier =
+            Self.traffic(seed: 80)
+            + [Self.event("open", id: "u4-uncounted", user: "u4", anonymous: "v4", at: 3 * Self.day + 600, plan: "pro")]
+        let later =
+            [Self.event("open", id: "same-minute", user: "w1", anonymous: "wa1", at: 3 * Self.day + 610, plan: "pro")]
+            + Self.traffic(seed: 81, start: 12 * Self.day)
+        let late = Self.traffic(seed: 82, start: Self.day)
+        let half = later.count / 2
+        // Ranges of the days of the events stored before the property was kept (0 to 9), across
+        // them and the days after, after them, and all.
+        let ranges = [
+            (from: Self.ms(2 * Self.day), to: Self.ms(9 * Self.day)),
+            (from: Self.ms(5 * Self.day), to: Self.ms(16 * Self.day + 25_200.5)),
+            (from: Self.ms(11 * Self.day), to: Self.ms(21 * Self.day + 12_345.5)),
+            (from: Self.ms(0), to: Self.ms(23 * Self.day)),
+        ]
         try await withStorage(kind) { storage async throws in
             try await storage.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger, build: false)
             try await BruteForce.store(earlier, in: storage)
-            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger)
-            try await BruteForce.store(later, in: storage)
-            // The rows count the events stored since, and none before.
-            #expect(try await Self.valueEvents(storage) == Int64(later.filter { $0.name != nil }.count))
-            let world = World(earlier + later)
-            let query = CollectorQuery(storage: storage)
-            let before = [
-                (from: Self.ms(2 * Self.day), to: Self.ms(9 * Self.day)),
-                (from: Self.ms(5 * Self.day), to: Self.ms(16 * Self.day + 25_200.5)),
-            ]
-            for range in before {
-                for interval in ["day", "week", "month"] {
-                    let trend = try Self.trend("open", interval, from: range.from, to: range.to, calendar: .utc)
-                    #expect(try await storage.trendFromValueRollup(source: "default", query: trend) == nil)
-                    #expect(
-                        try await query.trend(source: "default", trend)
-                            == Self.expected(trend, world, valuePeople: .exactRange),
-                        "open per \(interval) from \(range.from)")
-                }
+            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger, build: false)
+            let since = try await Self.newestSeq(storage)
+            #expect(since >= earlier.count)
+            #expect(try await Self.progress(storage) == Self.Progress(since: since, done: 0))
+            try await BruteForce.store(Array(later[..<half]), in: storage)
+            // Ingest counts the events stored since, and none before.
+            #expect(try await Self.valueEvents(storage) == Int64(later[..<half].filter { $0.name != nil }.count))
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "before the count")
+            var world = World(earlier + later[..<half])
+            try await Self.expectEventsAnswer(storage, world, ranges: ranges, "before the count")
+
+            // Three batches of 40 seqs: the count is part-way.
+            for batch in 1...3 {
+                #expect(try await ValueRollup.runBatch(storage.backend, calendars: storage.calendars, limit: 40))
+                #expect(try await Self.progress(storage) == Self.Progress(since: since, done: Int64(40 * batch)))
             }
-            let after = (from: Self.ms(11 * Self.day), to: Self.ms(21 * Self.day + 12_345.5))
-            for interval in ["day", "week", "month"] {
-                let trend = try Self.trend("open", interval, from: after.from, to: after.to, calendar: .utc)
-                #expect(try await storage.trendFromValueRollup(source: "default", query: trend) != nil)
-                let answer = try await query.trend(source: "default", trend)
-                #expect(answer == Self.expected(trend, world, valuePeople: .wholeDays), "open per \(interval) after")
-                #expect(answer.series.contains { $0.isOther && $0.total > 0 })
-            }
-            let trend = try Self.trend("open", "day", from: after.from, to: after.to, calendar: .utc)
-            try await Self.expectTamperingShows(storage, trend, earliest: after.from)
+            let done: Int64 = 120
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "part-way")
+            #expect(try await Self.valueEvents(storage) > Int64(later[..<half].filter { $0.name != nil }.count))
+            try await Self.expectEventsAnswer(storage, world, ranges: ranges, "part-way")
+
+            // u4 and v4 deleted part-way: events a batch counted, events not counted yet, and
+            // events ingest counted.
+            let seqs = try await storage.backend.query(
+                "SELECT seq FROM events WHERE event IS NOT NULL AND (user_id = 'u4' OR anonymous_id = 'v4')", []
+            ).compactMap { $0[0].int }
+            #expect(seqs.contains { $0 <= done }, "\(seqs)")
+            #expect(seqs.contains(since), "\(seqs)")
+            #expect(seqs.contains { $0 > since }, "\(seqs)")
+            let deletion = StoredDeletion(
+                id: "del_part_way", source: "default", body: "{}", suppressing: false,
+                requestedAt: Timestamp.milliseconds(TestMessages.base))
+            let deleted = try await storage.deleteUserData(
+                deletion, userIds: ["u4"], anonymousIds: ["v4"], suppress: [])
+            let stored = world.stored.count
+            world.stored.removeAll { $0.userId == "u4" || $0.anonymousId == "v4" }
+            #expect(deleted.events == stored - world.stored.count)
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "after a deletion part-way")
+            try await Self.expectEventsAnswer(storage, world, ranges: ranges, "after a deletion part-way")
+
+            // New events, and late ones of the days before the property was kept (u4 and v4 among
+            // them again), stored part-way.
+            let more = Array(later[half...]) + late
+            try await BruteForce.store(more, in: storage)
+            world.sent += more
+            world.stored += more
+            #expect(try await Self.progress(storage) == Self.Progress(since: since, done: done))
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "new and late events part-way")
+            try await Self.expectEventsAnswer(storage, world, ranges: ranges, "new and late events part-way")
+
+            // The rest of the count, as the collector runs it.
+            storage.backfill.start()
+            await storage.backfill.finish()
+            #expect(try await Self.progress(storage) == Self.Progress(since: since, done: since))
+            #expect(try await !ValueRollup.runBatch(storage.backend, calendars: storage.calendars, limit: 40))
+            try await Self.expectValueRowsHoldTheStoredEvents(storage, world, "counted")
+            try await Self.expectRollupAnswers(storage, world, ranges: ranges, "counted")
+            // A range of the days before the property was kept reads the values' rows.
+            let trend = try Self.trend("open", "day", from: ranges[0].from, to: ranges[0].to, calendar: .utc)
+            try await Self.expectTamperingShows(storage, trend, earliest: ranges[0].from)
         }
     }
 
+    /// The count of the events stored before a property was kept, stopped part-way (the collector
+    /// closed), resumes where it was when the collector starts again with the same properties:
+    /// nothing is counted twice, nothing missed.
+    @Test(arguments: StorageKind.available)
+    func aCountStoppedPartWayResumesWhereItWas(kind: StorageKind) async throws {
+        let earlier = Self.traffic(seed: 84)
+        let later = Self.traffic(seed: 85, start: 12 * Self.day)
+        try await TestDatabase.with(kind) { database in
+            let first = try await database.storage()
+            let since: Int64
+            let counted: Int64
+            do {
+                try await first.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger, build: false)
+                try await BruteForce.store(earlier, in: first)
+                try await first.prepareValueRollup(properties: Self.kept, logger: Self.logger, build: false)
+                since = try await Self.newestSeq(first)
+                // Two batches of 40 seqs, then the collector is gone.
+                for _ in 0..<2 {
+                    #expect(try await ValueRollup.runBatch(first.backend, calendars: first.calendars, limit: 40))
+                }
+                #expect(try await Self.progress(first) == Self.Progress(since: since, done: 80))
+                try await Self.expectValueRowsCountTheCountedEvents(first, "stopped part-way")
+                counted = try await Self.valueEvents(first)
+                #expect(counted > 0)
+                try await first.close()
+            } catch {
+                try? await first.close()
+                throw error
+            }
+
+            let second = try await database.storage()
+            do {
+                try await second.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger, build: false)
+                try await second.prepareValueRollup(properties: Self.kept, logger: Self.logger, build: false)
+                // Where it was, with its rows.
+                #expect(try await Self.progress(second) == Self.Progress(since: since, done: 80))
+                #expect(try await Self.valueEvents(second) == counted)
+                try await BruteForce.store(later, in: second)
+                let world = World(earlier + later)
+                let ranges = [
+                    (from: Self.ms(2 * Self.day), to: Self.ms(9 * Self.day)),
+                    (from: Self.ms(5 * Self.day), to: Self.ms(16 * Self.day + 25_200.5)),
+                ]
+                try await Self.expectEventsAnswer(second, world, ranges: ranges, "reopened")
+                // The batches left: from seq 80 on, not from the first.
+                var batches: Int64 = 0
+                var more = true
+                while more {
+                    more = try await ValueRollup.runBatch(second.backend, calendars: second.calendars, limit: 40)
+                    batches += 1
+                }
+                #expect(batches == (since - 80 + 39) / 40)
+                #expect(try await Self.progress(second) == Self.Progress(since: since, done: since))
+                try await Self.expectValueRowsHoldTheStoredEvents(second, world, "resumed")
+                try await Self.expectRollupAnswers(second, world, ranges: ranges, "resumed")
+                try await second.close()
+            } catch {
+                try? await second.close()
+                throw error
+            }
+        }
+    }
     /// A number, a boolean or a long text of plan in the range: the events answer, showing them as
     /// their text; a range without them (or with one only after its end, in its last minute) is
     /// answered from the rollup.
@@ -475,20 +589,106 @@ struct ValueRollupTests {
         ).first?[0].int ?? -1
     }
 
-    /// The value sources' rows count exactly the named events stored since plan was first kept
-    /// (each adds to one value of it), whatever was deleted since.
-    static func expectValueRowsCountTheEventsSinceKept(_ storage: SQLCollectorStorage, _ label: String)
+    /// The value sources' rows count exactly the named events counted so far (each adds to one
+    /// value of plan): those ingest counted (a seq above `since_seq`) and those the count of the
+    /// events stored before got to (a seq up to `done`), whatever was deleted since.
+    static func expectValueRowsCountTheCountedEvents(_ storage: SQLCollectorStorage, _ label: String)
         async throws
     {
-        let since = try #require(
-            try await storage.backend.query(
-                "SELECT since_seq FROM value_rollups WHERE source = 'default' AND property = 'plan'", []
-            ).first?[0].int)
+        let progress = try await progress(storage)
         var counted = SQLStatement(
-            storage.dialect, "SELECT COUNT(*) FROM events WHERE source = 'default' AND event IS NOT NULL AND seq > ")
-        counted.bind(.int(since))
+            storage.dialect,
+            "SELECT COUNT(*) FROM events WHERE source = 'default' AND event IS NOT NULL AND (seq > ")
+        counted.bind(.int(progress.since))
+        counted.append(" OR seq <= ")
+        counted.bind(.int(progress.done))
+        counted.append(")")
         let events = try #require(try await storage.backend.query(counted).first?[0].int)
-        #expect(try await valueEvents(storage) == events, "\(label)")
+        #expect(try await valueEvents(storage) == events, "\(label): \(progress)")
+    }
+
+    /// The values' rows of each value and event add up to exactly the named events of `world`
+    /// stored with that value of plan (text, or absent for missing and null), and the rows of
+    /// all of them to the named events stored: each counted once, none missed.
+    static func expectValueRowsHoldTheStoredEvents(_ storage: SQLCollectorStorage, _ world: World, _ label: String)
+        async throws
+    {
+        var expected: [String: Int64] = [:]
+        for message in world.stored {
+            guard let name = message.name else { continue }
+            var plan: JSONValue?
+            if case .object(let members) = try JSONParser.parse(message.payload),
+                case .object(let properties) = members["properties"]
+            {
+                plan = properties["plan"]
+            }
+            let source = ValueRollup.source(of: "default", property: "plan", value: ValueRollup.Value(plan))
+            expected["\(source) \(name)", default: 0] += 1
+        }
+        var found: [String: Int64] = [:]
+        let sums = try await storage.backend.query(
+            "SELECT source, event, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source <> 'default'"
+                + " GROUP BY source, event", [])
+        for row in sums {
+            guard let source = row[0].text, let event = row[1].text, let count = row[2].int, count != 0 else {
+                continue
+            }
+            found["\(source) \(event)"] = count
+        }
+        #expect(found == expected, "\(label)")
+        let named = try #require(
+            try await storage.backend.query(
+                "SELECT COUNT(*) FROM events WHERE source = 'default' AND event IS NOT NULL", []
+            ).first?[0].int)
+        #expect(named == Int64(world.stored.filter { $0.name != nil }.count), "\(label)")
+        #expect(try await valueEvents(storage) == named, "\(label)")
+    }
+
+    /// How far plan is counted: ingest counts the events above `since`, the count of the events
+    /// stored before has got to `done`.
+    struct Progress: Equatable, CustomStringConvertible {
+        var since: Int64
+        var done: Int64
+        var description: String { "since \(since), done \(done)" }
+    }
+
+    /// How far plan is counted, from its row of `value_rollups`.
+    static func progress(_ storage: SQLCollectorStorage) async throws -> Progress {
+        let row = try #require(
+            try await storage.backend.query(
+                "SELECT since_seq, done FROM value_rollups WHERE source = 'default' AND property = 'plan'", []
+            ).first)
+        return Progress(since: try #require(row[0].int), done: try #require(row[1].int))
+    }
+
+    /// The newest event's seq.
+    static func newestSeq(_ storage: SQLCollectorStorage) async throws -> Int64 {
+        try #require(try await storage.backend.query("SELECT MAX(seq) FROM events", []).first?[0].int)
+    }
+
+    /// Each breakdown of a and open per day, week and month over each of `ranges` is not
+    /// answered from the rollup (its count is not done), and the events' answer is the one worked
+    /// out here.
+    static func expectEventsAnswer(
+        _ storage: SQLCollectorStorage, _ world: World, ranges: [(from: Int64, to: Int64)], _ label: String
+    ) async throws {
+        let query = CollectorQuery(storage: storage)
+        for (offset, range) in ranges.enumerated() {
+            for event in ["a", "open"] {
+                for interval in ["day", "week", "month"] {
+                    for exact in [true, false] {
+                        let trend = try Self.trend(
+                            event, interval, from: range.from, to: range.to, calendar: world.calendar, exact: exact)
+                        let name = "\(label): \(event) per \(interval) over range \(offset), exact \(exact)"
+                        #expect(
+                            try await storage.trendFromValueRollup(source: "default", query: trend) == nil, "\(name)")
+                        #expect(
+                            try await query.trend(source: "default", trend)
+                                == expected(trend, world, valuePeople: .exactRange), "\(name)")
+                    }
+                }
+            }
+        }
     }
 
     /// A user on two devices: deleting one device's data takes the user off the values only its
@@ -522,7 +722,7 @@ struct ValueRollupTests {
             let deleted = try await storage.deleteUserData(deletion, userIds: [], anonymousIds: ["d1"], suppress: [])
             #expect(deleted.events == 3)
             world.stored.removeAll { $0.anonymousId == "d1" }
-            try await Self.expectValueRowsCountTheEventsSinceKept(storage, "after deleting d1")
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "after deleting d1")
             let answer = try await query.trend(source: "default", trend)
             #expect(answer == Self.expected(trend, world, valuePeople: .wholeDays))
             // Day 2: pro is x's alone, team still w's; day 3: team still w's; day 4: nothing.
@@ -534,11 +734,14 @@ struct ValueRollupTests {
         }
     }
 
-    /// SQLite gives a deleted newest event's seq to the next event stored: when that seq is not
-    /// above the one the property was first kept from, the rollup did not count the event, and a
-    /// range holding it reads the events; the rows still count exactly the events since.
-    @Test(arguments: StorageKind.available)
-    func anEventGivenAnOldSeqAgainIsNotMissed(kind: StorageKind) async throws {
+    /// SQLite gives a deleted newest event's seq to the next event stored, here the seq the
+    /// property was first kept from (`since_seq`): the event is counted once all the same. When
+    /// the count of the events stored before has not got to that seq, the deleted event was not
+    /// counted (nothing is taken off) and neither is the new one at ingest: the count takes it,
+    /// and until it is done the events answer. When the count got there first (`counted first`),
+    /// the deletion takes the deleted event off, and ingest counts the new one.
+    @Test(arguments: StorageKind.available, [false, true])
+    func anEventGivenAnOldSeqAgainIsNotMissed(kind: StorageKind, countedFirst: Bool) async throws {
         let before = [
             Self.event("a", id: "p1-1", user: "p1", anonymous: "q1", at: 1 * Self.day + 3600, plan: "pro"),
             Self.event("a", id: "p2-1", user: "p2", anonymous: "q2", at: 2 * Self.day + 3600, plan: "team"),
@@ -553,83 +756,115 @@ struct ValueRollupTests {
         try await withStorage(kind) { storage async throws in
             try await storage.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger, build: false)
             try await BruteForce.store(before, in: storage)
-            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger)
-            let since = try #require(
-                try await storage.backend.query("SELECT since_seq FROM value_rollups", []).first?[0].int)
+            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger, build: false)
+            let since = try await Self.newestSeq(storage)
+            let gone = try #require(
+                try await storage.backend.query("SELECT seq FROM events WHERE message_id = 'gone-1'", []).first?[0].int)
+            #expect(gone == since)
+            if countedFirst {
+                #expect(try await !ValueRollup.runBatch(storage.backend, calendars: storage.calendars, limit: 40))
+                #expect(try await Self.valueEvents(storage) == 3)
+            }
             let deletion = StoredDeletion(
                 id: "del_gone", source: "default", body: "{}", suppressing: false,
                 requestedAt: Timestamp.milliseconds(TestMessages.base))
             #expect(
                 try await storage.deleteUserData(deletion, userIds: ["gone"], anonymousIds: [], suppress: []).events
                     == 1)
+            // Counted, it is taken off; not counted, nothing is.
+            #expect(try await Self.valueEvents(storage) == (countedFirst ? 2 : 0))
             for message in after { #expect(try await storage.insert([message], source: "default") == [true]) }
             let seq = try #require(
                 try await storage.backend.query("SELECT seq FROM events WHERE message_id = 'again'", []).first?[0].int)
-            if kind == .sqlite { #expect(seq <= since, "SQLite gave seq \(seq) again (kept from \(since))") }
-            try await Self.expectValueRowsCountTheEventsSinceKept(storage, "after an old seq")
+            if kind == .sqlite { #expect(seq == since, "SQLite gave seq \(seq) again (kept from \(since))") }
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "after an old seq")
+            // Ingest counts "again" when its seq is above since_seq, or the count got to it.
+            let atIngest: Int64 = seq > since || countedFirst ? 4 : 3
+            #expect(try await Self.valueEvents(storage) == (countedFirst ? 2 : 0) + atIngest)
             let world = World(before.filter { $0.userId != "gone" } + after)
             let query = CollectorQuery(storage: storage)
-            for from in [6, 8] {
-                for interval in ["day", "week", "month"] {
-                    let trend = try Self.trend(
-                        "a", interval, from: Self.ms(Double(from) * Self.day), to: Self.ms(10 * Self.day),
-                        calendar: .utc, top: 5)
-                    // Whole days: the events' people and the rollup's are the same.
-                    #expect(
-                        try await query.trend(source: "default", trend)
-                            == Self.expected(trend, world, valuePeople: .wholeDays),
-                        "a per \(interval) from day \(from)")
+            func expectAnswers(fromTheRollup: Bool, _ label: String) async throws {
+                for from in [0, 6, 8] {
+                    for interval in ["day", "week", "month"] {
+                        let trend = try Self.trend(
+                            "a", interval, from: Self.ms(Double(from) * Self.day), to: Self.ms(10 * Self.day),
+                            calendar: .utc, top: 5)
+                        let name = "\(label): a per \(interval) from day \(from)"
+                        let rows = try await storage.trendFromValueRollup(source: "default", query: trend)
+                        #expect((rows != nil) == fromTheRollup, "\(name)")
+                        // Whole days: the events' people and the rollup's are the same.
+                        let answer = try await query.trend(source: "default", trend)
+                        #expect(answer == Self.expected(trend, world, valuePeople: .wholeDays), "\(name)")
+                        guard from == 6, interval == "day" else { continue }
+                        // "again" once, on day 7.
+                        #expect(Self.keyed(answer)["tpro"]?.map(\.count) == [0, 1, 1, 0], "\(name)")
+                    }
                 }
             }
-            let later = try Self.trend(
-                "a", "day", from: Self.ms(8 * Self.day), to: Self.ms(10 * Self.day), calendar: .utc)
-            #expect(try await storage.trendFromValueRollup(source: "default", query: later) != nil)
+            try await expectAnswers(fromTheRollup: countedFirst, "before the count")
+            if !countedFirst {
+                // The count takes seqs 1 to since in one batch, "again" among them.
+                #expect(try await !ValueRollup.runBatch(storage.backend, calendars: storage.calendars, limit: 40))
+            }
+            #expect(try await Self.progress(storage) == Self.Progress(since: since, done: since))
+            try await Self.expectValueRowsHoldTheStoredEvents(storage, world, "counted")
+            try await expectAnswers(fromTheRollup: true, "counted")
         }
     }
 
-    /// Another time zone starts the property over (its rows are of local days): the rows before
-    /// go, ranges before the change read the events, ranges after read the rollup of the events
-    /// since; a property no longer kept loses its rows and is read from the events.
+    /// Another time zone counts the property again (its rows are of local days): its rows go,
+    /// ingest counts the events stored since, and the events stored before are counted again in
+    /// the background; until that is done the events answer, and once it is every range, before
+    /// the change and after, is answered from the rollup in the new zone, exactly. A property no
+    /// longer kept loses its rows and is read from the events.
     @Test(arguments: StorageKind.available)
-    func aNewTimeZoneStartsTheRollupOverAndADroppedPropertyLosesIt(kind: StorageKind) async throws {
+    func aNewTimeZoneCountsTheRollupAgainAndADroppedPropertyLosesIt(kind: StorageKind) async throws {
         let tokyo = try #require(SourceCalendar(identifier: "Asia/Tokyo"))
         let first = Self.traffic(seed: 100)
         let second = Self.traffic(seed: 101, start: 12 * Self.day)
         try await withStorage(kind) { storage async throws in
             try await storage.prepareDailyPeople(calendars: ["default": .utc], logger: Self.logger, build: false)
-            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger)
+            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger, build: false)
+            // Kept from the first event: nothing to count before it.
+            #expect(try await Self.progress(storage) == Self.Progress(since: 0, done: 0))
             try await BruteForce.store(first, in: storage)
             #expect(try await Self.valueEvents(storage) == Int64(first.filter { $0.name != nil }.count))
 
             try await storage.prepareDailyPeople(calendars: ["default": tokyo], logger: Self.logger, build: false)
-            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger)
+            try await storage.prepareValueRollup(properties: Self.kept, logger: Self.logger, build: false)
             #expect(try await Self.valueEvents(storage) == 0)
             let zones = try await storage.backend.query("SELECT time_zone FROM value_rollups", [])
             #expect(zones.map { $0[0].text } == ["Asia/Tokyo"])
-            storage.backfill.start()
-            await storage.backfill.finish()
+            let since = try await Self.newestSeq(storage)
+            #expect(try await Self.progress(storage) == Self.Progress(since: since, done: 0))
             try await BruteForce.store(second, in: storage)
             #expect(try await Self.valueEvents(storage) == Int64(second.filter { $0.name != nil }.count))
-            try await Self.expectValueRowsCountTheEventsSinceKept(storage, "in Tokyo")
+            try await Self.expectValueRowsCountTheCountedEvents(storage, "in Tokyo, before the count")
 
             let world = World(first + second, calendar: tokyo)
             let query = CollectorQuery(storage: storage)
             let firstDay = tokyo.day(of: Self.ms(0))
             let earlier = (from: tokyo.start(ofDay: firstDay + 2), to: tokyo.start(ofDay: firstDay + 9))
             let later = (from: tokyo.start(ofDay: firstDay + 12), to: tokyo.start(ofDay: firstDay + 21))
-            for interval in ["day", "week", "month"] {
-                let old = try Self.trend("open", interval, from: earlier.from, to: earlier.to, calendar: tokyo)
-                #expect(try await storage.trendFromValueRollup(source: "default", query: old) == nil)
-                #expect(
-                    try await query.trend(source: "default", old) == Self.expected(old, world, valuePeople: .wholeDays))
-                let new = try Self.trend("open", interval, from: later.from, to: later.to, calendar: tokyo)
-                #expect(try await storage.trendFromValueRollup(source: "default", query: new) != nil)
-                #expect(
-                    try await query.trend(source: "default", new) == Self.expected(new, world, valuePeople: .wholeDays))
+            let across = (from: tokyo.start(ofDay: firstDay + 1), to: tokyo.start(ofDay: firstDay + 20) + 4_321_000)
+            for range in [earlier, later, across] {
+                for interval in ["day", "week", "month"] {
+                    let trend = try Self.trend("open", interval, from: range.from, to: range.to, calendar: tokyo)
+                    #expect(try await storage.trendFromValueRollup(source: "default", query: trend) == nil)
+                }
             }
 
+            // The daily people in Tokyo, then the count of the events stored before.
+            storage.backfill.start()
+            await storage.backfill.finish()
+            #expect(try await Self.progress(storage) == Self.Progress(since: since, done: since))
+            try await Self.expectValueRowsHoldTheStoredEvents(storage, world, "in Tokyo")
+            try await Self.expectRollupAnswers(storage, world, ranges: [earlier, later, across], "in Tokyo")
+            let trend = try Self.trend("open", "day", from: earlier.from, to: earlier.to, calendar: tokyo)
+            try await Self.expectTamperingShows(storage, trend, earliest: earlier.from)
+
             // Dropped: its rows and its state go; the events answer.
-            try await storage.prepareValueRollup(properties: [:], logger: Self.logger)
+            try await storage.prepareValueRollup(properties: [:], logger: Self.logger, build: false)
             #expect(try await storage.backend.query("SELECT source FROM value_rollups", []).isEmpty)
             for table in ["event_minutes", "daily_people"] {
                 let rows = try await storage.backend.query(

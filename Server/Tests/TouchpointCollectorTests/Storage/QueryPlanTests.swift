@@ -12,6 +12,16 @@ struct QueryPlanTests {
         return rows.compactMap { $0.last?.text }.joined(separator: "\n")
     }
 
+    /// A batch of the count of a kept property's values reads its seqs by the rowid, not every
+    /// entry of the source in an index.
+    @Test func aBatchOfTheValuesCountReadsItsSeqsOnly() async throws {
+        try await withStorage(.sqlite) { storage async throws in
+            let plan = try await Self.plan(
+                ValueRollup.batchRead(.sqlite, source: "default", after: 100, through: 20_100), on: storage)
+            #expect(plan.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)"), "\(plan)")
+        }
+    }
+
     @Test func timeRangeQueriesReadTheMinuteIndexesInOrder() async throws {
         try await withStorage(.sqlite) { storage async throws in
             let range = TimeRange(

@@ -106,7 +106,27 @@ final class DailyPeopleBackfill: Sendable {
             let rows = try await backend.query(
                 "SELECT source, rebuild_through, built_event, built_minute, built_seq FROM daily_people_state WHERE complete = 0 ORDER BY source",
                 [])
-            guard let row = rows.first, let source = row[0].text, let through = row[1].int else { break }
+            guard let row = rows.first, let source = row[0].text, let through = row[1].int else {
+                // The daily people are built: the values of kept properties next (``ValueRollup``).
+                var batches = 0
+                while !Task.isCancelled, written < limit,
+                    try await !backend.query("SELECT 1 FROM value_rollups WHERE done < since_seq LIMIT 1", []).isEmpty
+                {
+                    if batches == 0 {
+                        logger.notice(
+                            "counting the values of kept properties in stored events in the background; breakdowns by them read the events until it is done"
+                        )
+                    }
+                    let more = try await ValueRollup.runBatch(backend, calendars: calendars, limit: Self.sliceSize)
+                    written += 1
+                    batches += 1
+                    guard more else {
+                        logger.notice("the values of kept properties in stored events are counted")
+                        break
+                    }
+                }
+                break
+            }
             var left = Left(source: source, through: through)
             if let event = row[2].text, let minute = row[3].int, let seq = row[4].int {
                 left.cursor = (event, minute, seq)

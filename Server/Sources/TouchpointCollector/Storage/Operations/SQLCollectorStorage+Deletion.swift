@@ -165,7 +165,7 @@ extension SQLCollectorStorage {
                 if table == "events" {
                     deleted.events += rows.count
                     try await Self.releaseContexts(rows.map { $0.first?.int }, in: transaction, dialect: dialect)
-                    let properties = rollups.properties(of: source).map(\.property)
+                    let properties = rollups.properties(of: source)
                     let counted = rows.compactMap { row -> DeletedEvent? in
                         guard let event = row[1].text, let timestamp = row[2].int, let key = row[3].int else {
                             return nil

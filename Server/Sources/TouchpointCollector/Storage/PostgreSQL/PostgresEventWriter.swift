@@ -219,7 +219,7 @@ final class PostgresEventWriter: EventWriter {
             var lookup = lookup
             for row in rows {
                 guard let event = row.message.name else { continue }
-                let kept = rollups.properties(of: row.source).map(\.property)
+                let kept = rollups.properties(of: row.source)
                 var valueSources: [String] = []
                 if !kept.isEmpty {
                     let values = ValueRollup.values(of: kept, payload: row.message.payload, lifted: 0)

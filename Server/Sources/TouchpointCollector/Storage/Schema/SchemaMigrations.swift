@@ -667,7 +667,8 @@ enum SchemaMigrations {
         },
         Migration(version: 24, summary: "the properties a breakdown's rollup keeps") { dialect in
             // See `ValueRollup`: the values' rows are rows of `event_minutes` and `daily_people`;
-            // this says, per source and property, since which event they count and in which zone.
+            // this says, per source and property, in which zone, from which event on ingest counts
+            // them, and how far the count of the events stored before got (`done`).
             // A source's value sources are found by a range of `source` that begins with its id,
             // which needs text ordered by its bytes: SQLite's is, PostgreSQL's default collation
             // may order by language (ICU, glibc locales ignore control characters), so there the
@@ -687,7 +688,7 @@ enum SchemaMigrations {
                     property TEXT NOT NULL,
                     time_zone TEXT NOT NULL,
                     since_seq \(integer) NOT NULL,
-                    complete_after \(integer) NOT NULL,
+                    done \(integer) NOT NULL,
                     PRIMARY KEY (source, property)
                 )
                 """

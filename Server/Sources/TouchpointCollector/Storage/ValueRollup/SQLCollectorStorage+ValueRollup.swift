@@ -5,11 +5,12 @@ extension SQLCollectorStorage {
     // MARK: Preparing
 
     /// Sets the properties each source's breakdowns keep (``ValueRollup``) for the writers: a
-    /// property kept before, in the same time zone, goes on; one dropped, or kept in another zone,
-    /// has its rows deleted; one new is kept from the newest event stored now on. Call after
-    /// ``prepareDailyPeople(calendars:logger:build:)`` (which sets the zones) and before the
-    /// collector takes events.
-    func prepareValueRollup(properties: [String: [String]], logger: Logger) async throws {
+    /// property kept before, in the same time zone, goes on; one dropped has its rows deleted; one
+    /// new, or kept in another zone (its rows deleted), is counted by ingest from now on and the
+    /// events stored before are counted in the background (by ``DailyPeopleBackfill``, which this
+    /// starts when `build`). Call after ``prepareDailyPeople(calendars:logger:build:)`` (which sets
+    /// the zones) and before the collector takes events.
+    func prepareValueRollup(properties: [String: [String]], logger: Logger, build: Bool = true) async throws {
         let dialect = self.dialect
         let kept = calendars.rollups
         let zones = calendars.all
@@ -23,21 +24,18 @@ extension SQLCollectorStorage {
             for source in sources.sorted() {
                 let wanted = Set(properties[source] ?? [])
                 let zone = (zones[source] ?? .utc).identifier
-                var read = SQLStatement(
-                    dialect, "SELECT property, time_zone, since_seq, complete_after FROM value_rollups WHERE source = ")
+                var read = SQLStatement(dialect, "SELECT property, time_zone FROM value_rollups WHERE source = ")
                 read.bind(.text(source))
-                var states: [String: ValueRollup.State] = [:]
+                var going = Set<String>()
                 for row in try await transaction.query(read) {
-                    guard let property = row[0].text, let stored = row[1].text, let since = row[2].int,
-                        let after = row[3].int
-                    else { continue }
+                    guard let property = row[0].text, let stored = row[1].text else { continue }
                     if wanted.contains(property), stored == zone {
-                        states[property] = ValueRollup.State(sinceSeq: since, completeAfter: after)
+                        going.insert(property)
                         continue
                     }
                     logger.notice(
                         wanted.contains(property)
-                            ? "a source's time zone changed: the rollup of a property's values starts over"
+                            ? "a source's time zone changed: the rollup of a property's values is counted again in the background"
                             : "a property is no longer kept for breakdowns: its rollup is deleted",
                         metadata: ["source": "\(source)", "property": "\(property)"])
                     try await Self.deleteValueRows(
@@ -49,33 +47,24 @@ extension SQLCollectorStorage {
                     _ = try await transaction.query(forget)
                     deleted = true
                 }
-                for property in wanted.sorted() where states[property] == nil {
-                    // Kept from the events stored after now: every event of a later time is one.
+                for property in wanted.sorted() where !going.contains(property) {
+                    // Ingest counts the events stored after now; the background those up to now.
                     let since =
                         try await transaction.query("SELECT COALESCE(MAX(seq), 0) FROM events", []).first?.first?.int
                         ?? 0
-                    var newest = SQLStatement(
-                        dialect, "SELECT MAX(\(Self.minuteExpression)) FROM events WHERE source = ")
-                    newest.bind(.text(source))
-                    let minute = try await transaction.query(newest).first?.first?.int
-                    let state = ValueRollup.State(
-                        sinceSeq: since, completeAfter: minute.map { ($0 + 1) * 60_000 - 1 } ?? Int64.min)
                     var insert = SQLStatement(
-                        dialect,
-                        "INSERT INTO value_rollups (source, property, time_zone, since_seq, complete_after) VALUES ")
-                    insert.bindTuple([
-                        .text(source), .text(property), .text(zone), .int(state.sinceSeq), .int(state.completeAfter),
-                    ])
+                        dialect, "INSERT INTO value_rollups (source, property, time_zone, since_seq, done) VALUES ")
+                    insert.bindTuple([.text(source), .text(property), .text(zone), .int(since), .int(0)])
                     _ = try await transaction.query(insert)
-                    states[property] = state
                 }
-                kept.set(source, states.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                kept.set(source, wanted.sorted())
             }
             if deleted {
                 _ = try await transaction.query("UPDATE daily_people_changes SET changes = changes + 1", [])
                 writer.forgetDailyPeople()
             }
         }
+        if build { backfill.start() }
     }
 
     /// Deletes the rows of every value source that begins with `prefix`.
@@ -95,8 +84,8 @@ extension SQLCollectorStorage {
 
     /// A trend's rows per interval and value of its breakdown (each of the top values, absent, and
     /// "other"), read from the rollup; nil when the rollup cannot answer it exactly and the events
-    /// must be read: a property the source does not keep, a range that begins before the rollup
-    /// counts every event or not at the start of a local day, intervals of hours, filters, a
+    /// must be read: a property the source does not keep, or whose events stored before it was
+    /// kept are still being counted, a range that does not begin at the start of a local day, intervals of hours, filters, a
     /// cohort, a math over a property or of active people, a value of another type than text in
     /// the range, or more than ``ValueRollup/mostValues`` values.
     ///
@@ -113,8 +102,7 @@ extension SQLCollectorStorage {
         let range = query.range
         let calendar = range.calendar
         guard range.from >= Self.wholeMinuteOffsetsSince, calendar.start(ofDay: range.days.lowerBound) == range.from,
-            let state = try await valueRollupState(source: source, property: property, zone: calendar.identifier),
-            range.from > state.completeAfter
+            try await valueRollupComplete(source: source, property: property, zone: calendar.identifier)
         else { return nil }
         let prefix = ValueRollup.prefix(of: source, property: property)
         let names = try await valueSources(prefix)
@@ -217,18 +205,17 @@ extension SQLCollectorStorage {
         return rows
     }
 
-    /// How far `source` keeps `property` (nil: it does not, or not in `zone`).
-    func valueRollupState(source: String, property: String, zone: String) async throws -> ValueRollup.State? {
-        var statement = SQLStatement(
-            dialect, "SELECT since_seq, complete_after FROM value_rollups WHERE source = ")
+    /// Whether `source` keeps `property` in `zone` and counts every stored event of it.
+    func valueRollupComplete(source: String, property: String, zone: String) async throws -> Bool {
+        var statement = SQLStatement(dialect, "SELECT since_seq, done FROM value_rollups WHERE source = ")
         statement.bind(.text(source))
         statement.append(" AND property = ")
         statement.bind(.text(property))
         statement.append(" AND time_zone = ")
         statement.bind(.text(zone))
-        guard let row = try await backend.query(statement).first, let since = row[0].int, let after = row[1].int
-        else { return nil }
-        return ValueRollup.State(sinceSeq: since, completeAfter: after)
+        guard let row = try await backend.query(statement).first, let since = row[0].int, let done = row[1].int
+        else { return false }
+        return BackfillProgress(done: done, last: since).isComplete
     }
 
     /// The value sources that begin with `prefix` and hold any minute, in order, up to one more

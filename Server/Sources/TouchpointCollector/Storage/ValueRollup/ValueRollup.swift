@@ -20,17 +20,21 @@ import TouchpointCore
 /// Because they are rows of the same tables, everything that keeps those tables exact keeps these:
 /// PostgreSQL's folds, the merges read with the daily people (a visitor who signs in is one
 /// person), deletion (``SQLCollectorStorage/clearDailyPeople(source:events:calendar:in:dialect:)``
-/// and ``EventMinutes/removing(_:at:progress:rollups:)`` take the deleted events off their value
+/// and ``EventMinutes/removingValues(_:at:rollups:progress:)`` take the deleted events off their value
 /// sources too), and retention (whole local days of a source and its value sources).
 ///
 /// ## Since when
 ///
-/// A property is kept from when the collector is first started with it (``State``): the events
-/// stored before then are not counted. A breakdown reads the rollup only for a range that begins
-/// after the newest event among those (`completeAfter`), at the start of a local day, and whose
-/// events of the property are all text or absent; any other breakdown reads the events as before,
-/// so every answer is exact. A change of the source's time zone starts the property over (its
-/// days are local days); so does dropping it from the configuration.
+/// When the collector first starts with a property, ingest counts the events stored from then on
+/// (a seq above `since_seq` in `value_rollups`), and the events stored before are counted in the
+/// background, a batch of seqs per transaction from the oldest (``runBatch(_:calendars:limit:)``,
+/// run by ``DailyPeopleBackfill`` once the daily people are built; a restart resumes at `done`).
+/// Deletion takes off only what was counted (``BackfillProgress/counts(_:)``), and takes turns
+/// with a batch through the locked progress row and `daily_people_changes`. Until the count is
+/// done a breakdown reads the events, so every answer is exact; after it, a breakdown reads the
+/// rollup for a range that begins at the start of a local day and whose events of the property are
+/// all text or absent, and the events otherwise. A change of the source's time zone counts the
+/// property again (its days are local days); dropping it from the configuration deletes its rows.
 enum ValueRollup {
     /// What separates a value source's parts.
     static let separator: Character = "\u{1F}"
@@ -112,13 +116,6 @@ enum ValueRollup {
         !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
-    /// How far a source's property is kept: the events with a seq above `sinceSeq` are counted,
-    /// and every event of a time after `completeAfter` (ms) is among them.
-    struct State: Sendable, Hashable {
-        var sinceSeq: Int64
-        var completeAfter: Int64
-    }
-
     /// The values of `properties` in an event's stored payload (`lifted`: ``StoredPayload/Lifted``),
     /// or in a message's payload (`lifted` 0).
     static func values(of properties: [String], payload: String, lifted: Int64) -> [Value] {
@@ -134,25 +131,27 @@ enum ValueRollup {
 }
 
 /// A source's kept property.
-struct ValueRollupKey: Hashable, Sendable {
+struct ValueRollupKey: Hashable, Sendable, Comparable {
     var source: String
     var property: String
+
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.source, lhs.property) < (rhs.source, rhs.property) }
 }
 
 /// Each source's kept properties and how far each is kept, for the writers and deletion. Set when
 /// the storage is prepared (``SQLCollectorStorage/prepareValueRollup(properties:logger:)``).
 final class KeptProperties: Sendable {
-    private let kept = Locked([String: [(property: String, state: ValueRollup.State)]]())
+    private let kept = Locked([String: [String]]())
 
     /// `source`'s kept properties, in name order (empty: none).
-    func properties(of source: String) -> [(property: String, state: ValueRollup.State)] {
+    func properties(of source: String) -> [String] {
         kept.withLock { $0[source] } ?? []
     }
 
     /// Whether any source keeps a property.
     var isEmpty: Bool { kept.withLock { $0.isEmpty } }
 
-    func set(_ source: String, _ properties: [(property: String, state: ValueRollup.State)]) {
+    func set(_ source: String, _ properties: [String]) {
         kept.withLock { $0[source] = properties.isEmpty ? nil : properties }
     }
 }
@@ -226,5 +225,102 @@ extension PropertyKeyReader {
             }
         } while try cursor.endOfMember(close: UInt8(ascii: "}"))
         return found
+    }
+}
+
+// MARK: Progress and the count of the events stored before
+
+extension ValueRollup {
+    /// How far each kept property of `sources` (every source when nil) is counted: events with a
+    /// seq above `last` (``BackfillProgress/last``, the newest event when it was first kept) by
+    /// ingest, those up to `done` by the count of the events stored before
+    /// (``runBatch(_:calendars:limit:)``). Read in `transaction` and locked until it ends
+    /// (PostgreSQL), so that a deletion and a batch of the count take turns.
+    static func progress(in transaction: any SQLTransaction, dialect: SQLDialect, sources: Set<String>? = nil)
+        async throws -> [ValueRollupKey: BackfillProgress]
+    {
+        var statement = SQLStatement(dialect, "SELECT source, property, since_seq, done FROM value_rollups")
+        if let sources {
+            guard !sources.isEmpty else { return [:] }
+            statement.append(" WHERE source IN ")
+            statement.bindTuple(sources.sorted().map { .text($0) })
+        }
+        statement.append(dialect.lockingRead)
+        var progress: [ValueRollupKey: BackfillProgress] = [:]
+        for row in try await transaction.query(statement) {
+            guard let source = row[0].text, let property = row[1].text, let since = row[2].int, let done = row[3].int
+            else { continue }
+            progress[ValueRollupKey(source: source, property: property)] = BackfillProgress(done: done, last: since)
+        }
+        return progress
+    }
+
+    /// The events of `source` with a name whose seq is in `after ... through` (exclusive of
+    /// `after`), for a batch of the count: by seq alone, since SQLite, which keeps no statistics,
+    /// would rather walk the source's entries of the name-and-minute index (every event of the
+    /// source, for each batch).
+    static func batchRead(_ dialect: SQLDialect, source: String, after: Int64, through: Int64) -> SQLStatement {
+        var read = SQLStatement(
+            dialect,
+            "SELECT seq, event, timestamp, person_key, lifted, payload FROM "
+                + (dialect == .sqlite ? "events NOT INDEXED" : "events") + " WHERE seq > ")
+        read.bind(.int(after))
+        read.append(" AND seq <= ")
+        read.bind(.int(through))
+        read.append(" AND source = ")
+        read.bind(.text(source))
+        read.append(" AND event IS NOT NULL")
+        return read
+    }
+
+    /// Counts the events stored before a kept property was first kept, for the first property
+    /// whose count is not done: those among the next `limit` seqs, into their values' minutes and
+    /// daily people, in one transaction with its progress. A deletion or retention pass takes
+    /// turns with it (the progress row and `daily_people_changes` are locked first), so none
+    /// takes off what it has not counted or has it put back what was deleted.
+    /// - Returns: whether any property's count is left to do.
+    static func runBatch(_ backend: any SQLBackend, calendars: SourceCalendars, limit: Int) async throws -> Bool {
+        let dialect = backend.dialect
+        return try await backend.write { transaction in
+            _ = try await SQLCollectorStorage.dailyPeopleChanges(in: transaction, dialect: dialect)
+            let all = try await progress(in: transaction, dialect: dialect)
+            guard let (key, progress) = all.filter({ !$0.value.isComplete }).min(by: { $0.key < $1.key }) else {
+                return false
+            }
+            let through = min(progress.last, progress.done + Int64(max(limit, 1)))
+            let read = batchRead(dialect, source: key.source, after: progress.done, through: through)
+            var lookup = DayLookup(calendars.calendar(of: key.source))
+            var minutes: [EventMinutes.Key: Int64] = [:]
+            var entries: [DailyPeopleRollup.Entry] = []
+            for row in try await transaction.query(read) {
+                guard let event = row[1].text, let timestamp = row[2].int, let lifted = row[4].int,
+                    let payload = row[5].text
+                else { continue }
+                let value = values(of: [key.property], payload: payload, lifted: lifted)[0]
+                let valueSource = source(of: key.source, property: key.property, value: value)
+                minutes[
+                    EventMinutes.Key(source: valueSource, event: event, minute: EventMinutes.minute(of: timestamp)),
+                    default: 0] += 1
+                guard let person = row[3].int, person != 0 else { continue }
+                entries.append(
+                    DailyPeopleRollup.Entry(
+                        key: DailyPeopleRollup.Key(source: valueSource, event: event, day: lookup.day(of: timestamp)),
+                        number: abs(person), anonymous: person < 0))
+            }
+            try await EventMinutes.apply(minutes, in: transaction, dialect: dialect)
+            for row in DailyPeopleRollup.rows(DailyPeopleRollup.grouped(entries)) {
+                _ = try await transaction.query(
+                    dialect.dailyPeopleAdd,
+                    [.text(row.key.source), .text(row.key.event), .int(row.key.day), .int(row.chunk), .bytes(row.bits)])
+            }
+            var update = SQLStatement(dialect, "UPDATE value_rollups SET done = ")
+            update.bind(.int(through))
+            update.append(" WHERE source = ")
+            update.bind(.text(key.source))
+            update.append(" AND property = ")
+            update.bind(.text(key.property))
+            _ = try await transaction.query(update)
+            return through < progress.last || all.contains { $0.key != key && !$0.value.isComplete }
+        }
     }
 }

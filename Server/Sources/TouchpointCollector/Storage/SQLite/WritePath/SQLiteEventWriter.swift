@@ -260,7 +260,16 @@ final class SQLiteEventWriter: EventWriter {
             }
             // The values of the properties each event's source keeps (``ValueRollup``), by row.
             var values: [Int: [(property: String, value: ValueRollup.Value)]] = [:]
-            var uncounted: [ValueRollupKey: Int64] = [:]
+            // A seq SQLite gives again at or below where a property was first kept is left to the
+            // count of the events stored before (``ValueRollup/runBatch(_:calendars:limit:)``).
+            var valueProgress: [ValueRollupKey: BackfillProgress] = [:]
+            if !calendars.rollups.isEmpty {
+                try connection.queryEach("SELECT source, property, since_seq, done FROM value_rollups", []) { row in
+                    guard let source = row.text(0), let property = row.text(1) else { return }
+                    let key = ValueRollupKey(source: source, property: property)
+                    valueProgress[key] = BackfillProgress(done: row.integer(3), last: row.integer(2))
+                }
+            }
             for (index, rowid) in zip(new, rowids) {
                 guard let rowid else {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
@@ -268,17 +277,11 @@ final class SQLiteEventWriter: EventWriter {
                 let row = rows[index]
                 let kept = calendars.rollups.properties(of: row.source)
                 if !kept.isEmpty, let name = row.message.name {
-                    let found = ValueRollup.values(of: kept.map(\.property), payload: row.message.payload, lifted: 0)
+                    let found = ValueRollup.values(of: kept, payload: row.message.payload, lifted: 0)
                     let minute = EventMinutes.minute(of: row.message.timestamp)
-                    values[index] = zip(kept, found).map { ($0.property, $1) }
-                    for ((property, state), value) in zip(kept, found) {
-                        guard rowid > state.sinceSeq else {
-                            // A seq SQLite gave again, which the rollup does not count: it counts
-                            // the times after this event's from now on.
-                            let key = ValueRollupKey(source: row.source, property: property)
-                            uncounted[key] = max(uncounted[key] ?? .min, row.message.timestamp)
-                            continue
-                        }
+                    values[index] = Array(zip(kept, found))
+                    for (property, value) in zip(kept, found)
+                    where valueProgress[ValueRollupKey(source: row.source, property: property)]?.counts(rowid) ?? true {
                         let source = ValueRollup.source(of: row.source, property: property, value: value)
                         minutes[EventMinutes.Key(source: source, event: name, minute: minute), default: 0] += 1
                     }
@@ -321,13 +324,6 @@ final class SQLiteEventWriter: EventWriter {
                 try statement.bind(2, counted.key.event)
                 try statement.bind(3, counted.key.minute)
                 try statement.bind(4, counted.value)
-            }
-            for (key, timestamp) in uncounted.sorted(by: {
-                ($0.key.source, $0.key.property) < ($1.key.source, $1.key.property)
-            }) {
-                _ = try connection.execute(
-                    "UPDATE value_rollups SET complete_after = MAX(complete_after, ?) WHERE source = ? AND property = ?",
-                    [.int(timestamp), .text(key.source), .text(key.property)])
             }
             laps.end(.counts)
             let profiles = ProfileRollup.rollups(of: rows, stored: inserted)

@@ -209,7 +209,7 @@ CREATE TABLE value_rollups (
     property text NOT NULL,
     time_zone text NOT NULL,
     since_seq bigint NOT NULL,
-    complete_after bigint NOT NULL
+    done bigint NOT NULL
 );
 
 ALTER TABLE cohorts ADD CONSTRAINT cohorts_pkey PRIMARY KEY (id);

@@ -203,7 +203,7 @@ CREATE TABLE value_rollups (
     property TEXT NOT NULL,
     time_zone TEXT NOT NULL,
     since_seq INTEGER NOT NULL,
-    complete_after INTEGER NOT NULL,
+    done INTEGER NOT NULL,
     PRIMARY KEY (source, property)
 );
 
