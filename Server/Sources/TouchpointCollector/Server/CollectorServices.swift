@@ -130,7 +130,8 @@ public final class CollectorServices: Sendable {
     func prepare(logger: Logger) async throws {
         try await storage.checkSuppressionKey(deletions.key)
         try await deletions.load()
-        try await storage.prepareDailyPeople(calendars: calendars, logger: logger, build: true)
+        // The background build starts once both are prepared (it counts the kept properties too).
+        try await storage.prepareDailyPeople(calendars: calendars, logger: logger, build: false)
         var kept: [String: [String]] = [:]
         for source in sources where kept[source.id] == nil { kept[source.id] = source.rollupProperties }
         try await storage.prepareValueRollup(properties: kept, logger: logger, build: true)

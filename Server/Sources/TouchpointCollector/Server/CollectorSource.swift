@@ -17,9 +17,10 @@ public struct CollectorSource: Sendable, Hashable {
     /// background.
     public var timeZone: String
     /// The event properties whose values the source's breakdowns keep by minute and by day (names
-    /// such as `plan`): a trend broken down by one of them reads a row per value and minute instead
-    /// of every event, for ranges after it was first kept. Each costs ingest a row per event's
-    /// value and minute, so name the few properties a team breaks down by.
+    /// such as `plan`, ``ValueRollup``): a trend broken down by one of them reads a row per value
+    /// and minute instead of every event, once the events stored before it was first kept are
+    /// counted in the background. Each costs ingest a row per event's value and minute, so name the
+    /// few properties a team breaks down by.
     public var rollupProperties: [String]
 
     /// Creates a source.

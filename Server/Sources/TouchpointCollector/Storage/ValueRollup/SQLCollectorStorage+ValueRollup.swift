@@ -16,6 +16,8 @@ extension SQLCollectorStorage {
         let zones = calendars.all
         let writer = self.writer
         try await backend.write { transaction in
+            // In the order a batch of the count takes them (``ValueRollup/runBatch(_:calendars:limit:)``).
+            _ = try await Self.dailyPeopleChanges(in: transaction, dialect: dialect)
             var sources = Set(properties.filter { !$0.value.isEmpty }.keys)
             for row in try await transaction.query("SELECT DISTINCT source FROM value_rollups", []) {
                 if let source = row[0].text { sources.insert(source) }

@@ -1,3 +1,4 @@
+import Foundation
 import TouchpointCore
 
 /// A breakdown's rollup: for the properties a source names (``CollectorSource/rollupProperties``),
@@ -58,12 +59,22 @@ enum ValueRollup {
         /// The value of a property's JSON value (nil: absent).
         init(_ value: JSONValue?) {
             switch value {
-            case .string(let text)
-            where text.utf8.count <= ValueRollup.longestText && !text.unicodeScalars.contains("\0"):
-                self = .text(text)
+            case .string(let text) where Self.keeps(text): self = .text(text)
             case .none, .null?: self = .absent
             default: self = .other
             }
+        }
+
+        /// Whether the rollup keeps `text` as it is: at most ``ValueRollup/longestText`` bytes, no
+        /// NUL (PostgreSQL's text holds none), and in Unicode's composed normal form (NFC), not
+        /// beginning with a combining mark. Swift compares strings by canonical equivalence, the
+        /// databases' breakdowns by bytes; among such texts the two agree, so no two values the
+        /// events' breakdown tells apart share a row here.
+        static func keeps(_ text: String) -> Bool {
+            guard text.utf8.count <= ValueRollup.longestText, !text.unicodeScalars.contains("\0") else { return false }
+            if text.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+            guard text.unicodeScalars.first?.properties.canonicalCombiningClass == .notReordered else { return false }
+            return text.precomposedStringWithCanonicalMapping.utf8.elementsEqual(text.utf8)
         }
 
         /// The part of a value source after the property.
@@ -77,10 +88,11 @@ enum ValueRollup {
 
         /// The value a value source's tag names (nil: not a tag).
         init?(tag: Substring) {
-            switch tag.first {
-            case "t": self = .text(String(tag.dropFirst()))
-            case "a" where tag.count == 1: self = .absent
-            case "o" where tag.count == 1: self = .other
+            let scalars = tag.unicodeScalars
+            switch scalars.first {
+            case "t": self = .text(String(scalars.dropFirst()))
+            case "a" where scalars.count == 1: self = .absent
+            case "o" where scalars.count == 1: self = .other
             default: return nil
             }
         }
@@ -106,8 +118,8 @@ enum ValueRollup {
     /// The value a value source of `source`'s `property` names (nil: another source's).
     static func value(ofSource name: String, source: String, property: String) -> Value? {
         let prefix = prefix(of: source, property: property)
-        guard name.hasPrefix(prefix) else { return nil }
-        return Value(tag: name.dropFirst(prefix.count))
+        guard name.utf8.starts(with: prefix.utf8) else { return nil }
+        return Value(tag: Substring(name.utf8.dropFirst(prefix.utf8.count)))
     }
 
     /// Whether `name` may be a source's id or a kept property's name: not empty, and no control
@@ -157,6 +169,11 @@ final class KeptProperties: Sendable {
 }
 
 extension PropertyKeyReader {
+    /// What a key sent twice (or in a `properties` member sent twice) reads as: a value that is
+    /// neither text nor null, which the rollup keeps as "other" (``ValueRollup/Value/other``), so a
+    /// breakdown over it reads the events.
+    static let ambiguous = JSONValue.array([])
+
     /// The values of the keys `names` in the JSON object that fills `bytes` (the last occurrence of
     /// each); a key missing, or bytes that are not an object, give none.
     static func values(of names: [String], inObject bytes: UnsafeBufferPointer<UInt8>) -> [String: JSONValue] {
@@ -177,6 +194,7 @@ extension PropertyKeyReader {
             cursor.skipWhitespace()
             if cursor.take(UInt8(ascii: "}")) { return [:] }
             var found: [String: JSONValue] = [:]
+            var occurrences = 0
             repeat {
                 cursor.skipWhitespace()
                 let start = cursor.offset
@@ -187,6 +205,7 @@ extension PropertyKeyReader {
                     var escaped = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start...]))
                     matches = (try escaped.readValue(depth: 1)).stringValue == member.description
                 }
+                if matches { occurrences += 1 }
                 if matches, cursor.next == UInt8(ascii: "{") {
                     found = try values(of: names, at: &cursor, in: bytes, depth: 1)
                 } else {
@@ -194,7 +213,8 @@ extension PropertyKeyReader {
                     _ = try cursor.skipValue(depth: 1)
                 }
             } while try cursor.endOfMember(close: UInt8(ascii: "}"))
-            return found
+            // The member twice: which one a database reads is its own choice.
+            return occurrences > 1 ? Dictionary(uniqueKeysWithValues: names.map { ($0, Self.ambiguous) }) : found
         } catch {
             return [:]
         }
@@ -218,8 +238,15 @@ extension PropertyKeyReader {
                 var key = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start...]))
                 name = (try key.readValue(depth: depth + 1)).stringValue ?? ""
             }
-            if names.contains(name) {
-                found[name] = try cursor.readValue(depth: depth + 1)
+            // Compared by bytes, as a database's path finds a key.
+            if let kept = names.first(where: { $0.utf8.elementsEqual(name.utf8) }) {
+                // A key twice: SQLite's `json_extract` reads the first, PostgreSQL the last.
+                if found[kept] == nil {
+                    found[kept] = try cursor.readValue(depth: depth + 1)
+                } else {
+                    found[kept] = Self.ambiguous
+                    _ = try cursor.skipValue(depth: depth + 1)
+                }
             } else {
                 _ = try cursor.skipValue(depth: depth + 1)
             }
