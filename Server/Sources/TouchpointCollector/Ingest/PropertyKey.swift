@@ -119,32 +119,46 @@ enum PropertyKeyReader {
     /// last occurrence); nil when the member is absent or not an object, or the bytes are not an
     /// object.
     static func keys(ofMember member: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> [PropertyKey]? {
+        var found: [PropertyKey]?
+        let occurrences = walk(member, of: bytes) { (cursor) throws(JSONParseError) in
+            found = cursor.next == UInt8(ascii: "{") ? try keys(of: &cursor, in: bytes, depth: 1) : nil
+            if found == nil { try cursor.skipValue(depth: 1) }
+        }
+        return occurrences == nil ? nil : found
+    }
+
+    /// Walks the top-level members of the JSON object that fills `bytes`, calling `body` with the
+    /// cursor at the value of each occurrence of `member` (`body` moves it past the value) and
+    /// skipping the others. The number of occurrences; nil when the bytes are not an object.
+    static func walk(
+        _ member: StaticString, of bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (inout JSONCursor) throws(JSONParseError) -> Void
+    ) -> Int? {
         var cursor = JSONCursor(bytes)
         do throws(JSONParseError) {
             cursor.skipWhitespace()
             guard cursor.take(UInt8(ascii: "{")) else { return nil }
             cursor.skipWhitespace()
-            if cursor.take(UInt8(ascii: "}")) { return nil }
-            var found: [PropertyKey]?
+            if cursor.take(UInt8(ascii: "}")) { return 0 }
+            var occurrences = 0
             repeat {
                 cursor.skipWhitespace()
                 let start = cursor.offset
-                let key = try cursor.readKey()
                 let matches: Bool
-                if let key {
+                if let key = try cursor.readKey() {
                     matches = JSONCursor.key(key, is: member)
                 } else {
                     var escaped = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start...]))
                     matches = (try escaped.readValue(depth: 1)).stringValue == member.description
                 }
                 if matches {
-                    found = cursor.next == UInt8(ascii: "{") ? try keys(of: &cursor, in: bytes, depth: 1) : nil
-                    if found == nil { try cursor.skipValue(depth: 1) }
+                    occurrences += 1
+                    try body(&cursor)
                 } else {
                     try cursor.skipValue(depth: 1)
                 }
             } while try cursor.endOfMember(close: UInt8(ascii: "}"))
-            return found
+            return occurrences
         } catch {
             return nil
         }

@@ -279,19 +279,8 @@ extension SQLCollectorStorage {
         let end = to / 60_000
         var counted: [(minute: Int64, count: Int64)]
         if first < end, try await eventMinutesComplete() {
-            var statement = SQLStatement(
-                dialect, "SELECT minute, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source = ")
-            statement.bind(.text(source))
-            statement.append(" AND event = ")
-            statement.bind(.text(query.event))
-            statement.append(" AND minute >= ")
-            statement.bind(.int(first))
-            statement.append(" AND minute < ")
-            statement.bind(.int(end))
-            statement.append(" GROUP BY minute")
-            counted = try await backend.query(statement).compactMap { row in
-                guard let minute = row[0].int, let count = row[1].int else { return nil }
-                return (minute, count)
+            counted = try await eventMinutes(sources: [source], event: query.event, minutes: first..<end).map {
+                ($0.minute, $0.count)
             }
             if from < first * 60_000 {
                 counted += try await minuteCountsFromIndex(
@@ -310,6 +299,28 @@ extension SQLCollectorStorage {
             totals[index, default: TrendCount(count: 0, users: 0)].count += Int(count)
         }
         return totals
+    }
+
+    /// The events of `event` per minute in `minutes` (minutes since 1970) of each of `sources` (a
+    /// source and its value sources, ``ValueRollup``), from their rows per minute
+    /// (``EventMinutes``).
+    func eventMinutes(sources: [String], event: String, minutes: Range<Int64>) async throws
+        -> [(source: String, minute: Int64, count: Int64)]
+    {
+        var statement = SQLStatement(
+            dialect, "SELECT source, minute, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source IN ")
+        statement.bindTuple(sources.sorted().map { .text($0) })
+        statement.append(" AND event = ")
+        statement.bind(.text(event))
+        statement.append(" AND minute >= ")
+        statement.bind(.int(minutes.lowerBound))
+        statement.append(" AND minute < ")
+        statement.bind(.int(minutes.upperBound))
+        statement.append(" GROUP BY source, minute")
+        return try await backend.query(statement).compactMap { row in
+            guard let source = row[0].text, let minute = row[1].int, let count = row[2].int else { return nil }
+            return (source, minute, count)
+        }
     }
 
     /// Events of `event` per minute of the name-and-minute index in `from ..< to` (ms).

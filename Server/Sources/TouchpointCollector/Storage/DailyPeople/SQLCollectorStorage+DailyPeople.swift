@@ -16,8 +16,18 @@ extension SQLCollectorStorage {
 
     /// The people who did `event` on each local day of `days` in `source`, merges resolved.
     func dailyPeople(source: String, event: String, days: ClosedRange<Int64>) async throws -> DailyPeopleRead {
-        var statement = SQLStatement(dialect, "SELECT day, chunk, bits FROM daily_people WHERE source = ")
-        statement.bind(.text(source))
+        async let partial = dailyPeopleBuilding(source: source)
+        let people = try await dailyPeople(sources: [source], event: event, days: days)[source] ?? DailyPeople()
+        return DailyPeopleRead(people: people, partial: try await partial)
+    }
+
+    /// The people who did `event` on each local day of `days`, merges resolved, for each of
+    /// `sources` that holds any (a source and its value sources, ``ValueRollup``).
+    func dailyPeople(sources: [String], event: String, days: ClosedRange<Int64>) async throws
+        -> [String: DailyPeople]
+    {
+        var statement = SQLStatement(dialect, "SELECT source, day, chunk, bits FROM daily_people WHERE source IN ")
+        statement.bindTuple(sources.sorted().map { .text($0) })
         statement.append(" AND event = ")
         statement.bind(.text(event))
         statement.append(" AND day BETWEEN ")
@@ -25,15 +35,16 @@ extension SQLCollectorStorage {
         statement.append(" AND ")
         statement.bind(.int(days.upperBound))
         async let merges = mergedPeople()
-        async let partial = dailyPeopleBuilding(source: source)
-        var sides: [Int64: DailyPeopleRollup.Sides] = [:]
-        for row in try await backend.query(statement.sql, statement.binds, bytesAt: [2]) {
-            guard let day = row[0].int, let chunk = row[1].int, let bits = row[2].bytes else { continue }
-            try sides[day, default: DailyPeopleRollup.Sides()].add(chunk: chunk, bits: bits)
+        var sides: [String: [Int64: DailyPeopleRollup.Sides]] = [:]
+        for row in try await backend.query(statement.sql, statement.binds, bytesAt: [3]) {
+            guard let source = row[0].text, let day = row[1].int, let chunk = row[2].int, let bits = row[3].bytes
+            else { continue }
+            try sides[source, default: [:]][day, default: DailyPeopleRollup.Sides()].add(chunk: chunk, bits: bits)
         }
         let merged = try await merges
-        let people = DailyPeople(sides.mapValues { merged.people(users: $0.users, anonymous: $0.anonymous) })
-        return DailyPeopleRead(people: people, partial: try await partial)
+        return sides.mapValues { days in
+            DailyPeople(days.mapValues { merged.people(users: $0.users, anonymous: $0.anonymous) })
+        }
     }
 
     /// Everyone who did `event` in `source` on a local day before `day`, merges resolved.

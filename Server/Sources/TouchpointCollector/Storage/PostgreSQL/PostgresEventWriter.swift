@@ -217,11 +217,11 @@ final class PostgresEventWriter: EventWriter {
             rollups: KeptProperties
         ) {
             var lookup = lookup
+            let keptBySource = rollups.bySource
             for row in rows {
                 guard let event = row.message.name else { continue }
-                let kept = rollups.properties(of: row.source)
                 var valueSources: [String] = []
-                if !kept.isEmpty {
+                if let kept = keptBySource[row.source] {
                     let values = ValueRollup.values(of: kept, payload: row.message.payload, lifted: 0)
                     valueSources = zip(kept, values).map {
                         ValueRollup.source(of: row.source, property: $0, value: $1)

@@ -120,22 +120,10 @@ extension SQLCollectorStorage {
         // Counts per value and interval.
         var counts: [ValueRollup.Value: [Int64: Int]] = [:]
         if first < end {
-            var statement = SQLStatement(
-                dialect, "SELECT source, minute, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source IN ")
-            statement.bindTuple(values.keys.sorted().map { .text($0) })
-            statement.append(" AND event = ")
-            statement.bind(.text(query.event))
-            statement.append(" AND minute >= ")
-            statement.bind(.int(first))
-            statement.append(" AND minute < ")
-            statement.bind(.int(end))
-            statement.append(" GROUP BY source, minute")
-            for row in try await backend.query(statement) {
-                guard let name = row[0].text, let value = values[name], let minute = row[1].int,
-                    let count = row[2].int, count != 0
-                else { continue }
-                counts[value, default: [:]][calendar.index(of: minute * 60_000, query.interval), default: 0] +=
-                    Int(count)
+            for row in try await eventMinutes(sources: Array(values.keys), event: query.event, minutes: first..<end) {
+                guard let value = values[row.source], row.count != 0 else { continue }
+                counts[value, default: [:]][calendar.index(of: row.minute * 60_000, query.interval), default: 0] +=
+                    Int(row.count)
             }
         }
         if end * 60_000 < range.to {
@@ -168,7 +156,10 @@ extension SQLCollectorStorage {
                 .prefix(query.topValues).map(\.key))
         // People per value and day, merges resolved.
         let days = range.days
-        let people = try await valuePeople(values: values, event: query.event, days: days)
+        var people: [ValueRollup.Value: DailyPeople] = [:]
+        for (name, daily) in try await dailyPeople(sources: Array(values.keys), event: query.event, days: days) {
+            if let value = values[name] { people[value] = daily }
+        }
         let intervals = range.dayRanges(query.interval)
         var rows: [TrendRow] = []
         var otherCounts: [Int64: Int] = [:]
@@ -236,32 +227,5 @@ extension SQLCollectorStorage {
         statement.append(") FROM v WHERE v.name IS NOT NULL) SELECT name FROM v WHERE name IS NOT NULL LIMIT ")
         statement.bind(.int(Int64(ValueRollup.mostValues + 1)))
         return try await backend.query(statement).compactMap { $0[0].text }
-    }
-
-    /// The people of each value (its value source's daily people) on each day of `days`, merges
-    /// resolved.
-    private func valuePeople(values: [String: ValueRollup.Value], event: String, days: ClosedRange<Int64>)
-        async throws -> [ValueRollup.Value: DailyPeople]
-    {
-        var statement = SQLStatement(dialect, "SELECT source, day, chunk, bits FROM daily_people WHERE source IN ")
-        statement.bindTuple(values.keys.sorted().map { .text($0) })
-        statement.append(" AND event = ")
-        statement.bind(.text(event))
-        statement.append(" AND day BETWEEN ")
-        statement.bind(.int(days.lowerBound))
-        statement.append(" AND ")
-        statement.bind(.int(days.upperBound))
-        async let merges = mergedPeople()
-        var sides: [ValueRollup.Value: [Int64: DailyPeopleRollup.Sides]] = [:]
-        for row in try await backend.query(statement.sql, statement.binds, bytesAt: [3]) {
-            guard let name = row[0].text, let value = values[name], let day = row[1].int, let chunk = row[2].int,
-                let bits = row[3].bytes
-            else { continue }
-            try sides[value, default: [:]][day, default: DailyPeopleRollup.Sides()].add(chunk: chunk, bits: bits)
-        }
-        let merged = try await merges
-        return sides.mapValues { days in
-            DailyPeople(days.mapValues { merged.people(users: $0.users, anonymous: $0.anonymous) })
-        }
     }
 }

@@ -163,6 +163,10 @@ final class KeptProperties: Sendable {
     /// Whether any source keeps a property.
     var isEmpty: Bool { kept.withLock { $0.isEmpty } }
 
+    /// Every source's kept properties, read once (a writer's batch looks up each row's source in
+    /// it, without taking the lock per row).
+    var bySource: [String: [String]] { kept.withLock { $0 } }
+
     func set(_ source: String, _ properties: [String]) {
         kept.withLock { $0[source] = properties.isEmpty ? nil : properties }
     }
@@ -187,37 +191,18 @@ extension PropertyKeyReader {
     static func values(of names: [String], inMember member: StaticString, of bytes: UnsafeBufferPointer<UInt8>)
         -> [String: JSONValue]
     {
-        var cursor = JSONCursor(bytes)
-        do throws(JSONParseError) {
-            cursor.skipWhitespace()
-            guard cursor.take(UInt8(ascii: "{")) else { return [:] }
-            cursor.skipWhitespace()
-            if cursor.take(UInt8(ascii: "}")) { return [:] }
-            var found: [String: JSONValue] = [:]
-            var occurrences = 0
-            repeat {
-                cursor.skipWhitespace()
-                let start = cursor.offset
-                let matches: Bool
-                if let key = try cursor.readKey() {
-                    matches = JSONCursor.key(key, is: member)
-                } else {
-                    var escaped = JSONCursor(UnsafeBufferPointer(rebasing: bytes[start...]))
-                    matches = (try escaped.readValue(depth: 1)).stringValue == member.description
-                }
-                if matches { occurrences += 1 }
-                if matches, cursor.next == UInt8(ascii: "{") {
-                    found = try values(of: names, at: &cursor, in: bytes, depth: 1)
-                } else {
-                    if matches { found = [:] }
-                    _ = try cursor.skipValue(depth: 1)
-                }
-            } while try cursor.endOfMember(close: UInt8(ascii: "}"))
-            // The member twice: which one a database reads is its own choice.
-            return occurrences > 1 ? Dictionary(uniqueKeysWithValues: names.map { ($0, Self.ambiguous) }) : found
-        } catch {
-            return [:]
+        var found: [String: JSONValue] = [:]
+        let occurrences = walk(member, of: bytes) { (cursor) throws(JSONParseError) in
+            if cursor.next == UInt8(ascii: "{") {
+                found = try values(of: names, at: &cursor, in: bytes, depth: 1)
+            } else {
+                found = [:]
+                try cursor.skipValue(depth: 1)
+            }
         }
+        guard let occurrences else { return [:] }
+        // The member twice: which one a database reads is its own choice.
+        return occurrences > 1 ? Dictionary(uniqueKeysWithValues: names.map { ($0, Self.ambiguous) }) : found
     }
 
     /// The values of `names` in the object whose `{` is next at `cursor`, the cursor moved past it.

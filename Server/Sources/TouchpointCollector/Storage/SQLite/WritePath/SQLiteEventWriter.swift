@@ -263,7 +263,8 @@ final class SQLiteEventWriter: EventWriter {
             // A seq SQLite gives again at or below where a property was first kept is left to the
             // count of the events stored before (``ValueRollup/runBatch(_:calendars:limit:)``).
             var valueProgress: [ValueRollupKey: BackfillProgress] = [:]
-            if !calendars.rollups.isEmpty {
+            let keptBySource = calendars.rollups.bySource
+            if !keptBySource.isEmpty {
                 try connection.queryEach("SELECT source, property, since_seq, done FROM value_rollups", []) { row in
                     guard let source = row.text(0), let property = row.text(1) else { return }
                     let key = ValueRollupKey(source: source, property: property)
@@ -275,8 +276,7 @@ final class SQLiteEventWriter: EventWriter {
                     throw StorageError(code: .database, message: "SQLite stored no row for an event it had not seen")
                 }
                 let row = rows[index]
-                let kept = calendars.rollups.properties(of: row.source)
-                if !kept.isEmpty, let name = row.message.name {
+                if let kept = keptBySource[row.source], let name = row.message.name {
                     let found = ValueRollup.values(of: kept, payload: row.message.payload, lifted: 0)
                     let minute = EventMinutes.minute(of: row.message.timestamp)
                     values[index] = Array(zip(kept, found))
