@@ -312,8 +312,8 @@ extension CollectorQuery {
     }
 
     /// A series' events, people and aggregate over its whole range: added up from its intervals
-    /// where they add up (events, sums), counted again where they do not (people, averages,
-    /// percentiles).
+    /// where they add up (events, sums), counted again where they do not (people, from the daily
+    /// people by days, weeks or months without filters; averages, percentiles).
     private func aggregate(source: String, _ query: TrendQuery, _ result: TrendResult) async throws -> TrendCount {
         switch query.measure {
         case .total, .active:
@@ -322,6 +322,11 @@ extension CollectorQuery {
             return TrendCount(
                 count: result.totals.reduce(0) { $0 + $1.count }, users: 0,
                 aggregate: result.totals.reduce(0) { $0 + ($1.aggregate ?? 0) })
+        case .users where !query.peopleFromEvents:
+            // The range's people once: the union of its daily people, as each interval's are.
+            let read = try await storage.dailyPeople(source: source, event: query.event, days: query.range.days)
+            let people = read.people.restricted(to: query.people).union(query.range.days)
+            return TrendCount(count: result.totals.reduce(0) { $0 + $1.count }, users: people.count)
         case .users, .average, .median, .p90:
             return try await storage.trendAggregate(source: source, query: query)
         }

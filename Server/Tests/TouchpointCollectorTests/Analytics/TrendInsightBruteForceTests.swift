@@ -255,6 +255,42 @@ struct TrendInsightBruteForceTests {
         }
     }
 
+    /// A series of people without filters is counted over its whole range from the daily people
+    /// (each person once however many days they did it), not from its events: with the event's
+    /// daily people gone it counts no one, while the same series with a filter (read from the
+    /// events) still counts everyone.
+    @Test(arguments: StorageKind.insightStores)
+    func peopleOverTheRangeAreTheUnionOfTheDailyPeople(kind: StorageKind) async throws {
+        let messages = Self.traffic(seed: 48)
+        try await withStorage(kind) { storage async throws in
+            try await AnalyticsBruteForceTests.store(messages, in: storage)
+            let query = CollectorQuery(storage: storage)
+            let now = TestMessages.base.addingTimeInterval(20 * Self.day + 3_600)
+            let values = [
+                "event": "view", "math": "users", "interval": "week",
+                "from": Timestamp.format(TestMessages.base.addingTimeInterval(2 * Self.day)),
+                "to": Timestamp.format(TestMessages.base.addingTimeInterval(20 * Self.day)),
+            ]
+            func aggregate(_ extra: [String: String]) async throws -> (Double?, Double?) {
+                let merged = values.merging(extra) { $1 }
+                let insight = try AnalyticsParameters(now: now, names: Array(merged.keys)) { merged[$0] }.trends()
+                let line = try #require(try await query.trends(source: "default", insight).lines(of: "A").first)
+                let want = Self.expected(insight.series[0].query, range: insight.series[0].query.range, messages)
+                return (line.aggregate, want.aggregate)
+            }
+            let filtered = ["where.1.property": "missing", "where.1.op": "ne", "where.1.value": "x"]
+            let (whole, wanted) = try await aggregate([:])
+            #expect(Self.close(whole, wanted))
+            #expect((wanted ?? 0) > 1, "people viewed on several days of the range")
+            try await storage.backend.write { transaction in
+                _ = try await transaction.query("DELETE FROM daily_people WHERE event = 'view'", [])
+            }
+            #expect(try await aggregate([:]).0 == 0)
+            let (fromEvents, same) = try await aggregate(filtered)
+            #expect(Self.close(fromEvents, same) && Self.close(fromEvents, wanted))
+        }
+    }
+
     /// The presets are whole days of the source's time zone up to the end of today, and the
     /// period before them as long.
     @Test func datePresetsAreWholeLocalDays() throws {
