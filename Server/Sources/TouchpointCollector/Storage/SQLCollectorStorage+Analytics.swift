@@ -277,11 +277,21 @@ extension SQLCollectorStorage {
         let to = query.range.to
         let first = (from + 59_999) / 60_000
         let end = to / 60_000
+        let calendar = query.range.calendar
+        var totals: TrendTotals = [:]
+        func add(_ index: Int64, _ count: Int64) {
+            guard count != 0 else { return }
+            totals[index, default: TrendCount(count: 0, users: 0)].count += Int(count)
+        }
         var counted: [(minute: Int64, count: Int64)]
         if first < end, try await eventMinutesComplete() {
-            counted = try await eventMinutes(sources: [source], event: query.event, minutes: first..<end).map {
-                ($0.minute, $0.count)
+            for row in try await eventCounts(
+                sources: [source], event: query.event, minutes: first..<end, calendar: calendar,
+                interval: query.interval)
+            {
+                add(row.index, row.count)
             }
+            counted = []
             if from < first * 60_000 {
                 counted += try await minuteCountsFromIndex(
                     source: source, event: query.event, from: from, to: first * 60_000)
@@ -293,22 +303,33 @@ extension SQLCollectorStorage {
         } else {
             counted = try await minuteCountsFromIndex(source: source, event: query.event, from: from, to: to)
         }
-        var totals: TrendTotals = [:]
-        for (minute, count) in counted where count != 0 {
-            let index = query.range.calendar.index(of: minute * 60_000, query.interval)
-            totals[index, default: TrendCount(count: 0, users: 0)].count += Int(count)
-        }
+        for (minute, count) in counted { add(calendar.index(of: minute * 60_000, query.interval), count) }
         return totals
     }
 
-    /// The events of `event` per minute in `minutes` (minutes since 1970) of each of `sources` (a
-    /// source and its value sources, ``ValueRollup``), from their rows per minute
-    /// (``EventMinutes``).
-    func eventMinutes(sources: [String], event: String, minutes: Range<Int64>) async throws
-        -> [(source: String, minute: Int64, count: Int64)]
-    {
-        var statement = SQLStatement(
-            dialect, "SELECT source, minute, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source IN ")
+    /// The events of `event` in `minutes` (minutes since 1970, whose intervals begin on whole
+    /// minutes) of each of `sources` (a source and its value sources, ``ValueRollup``) per
+    /// interval of `calendar`, from their rows per minute (``EventMinutes``).
+    ///
+    /// PostgreSQL adds the minutes up per interval itself (each interval's first minute a
+    /// threshold of `width_bucket`), so a row an interval crosses the connection rather than a row
+    /// a minute; SQLite, in the process, hands over its minutes.
+    func eventCounts(
+        sources: [String], event: String, minutes: Range<Int64>, calendar: SourceCalendar,
+        interval: AnalyticsInterval
+    ) async throws -> [(source: String, index: Int64, count: Int64)] {
+        var statement = SQLStatement(dialect, "SELECT source, ")
+        var indexes: [Int64] = []
+        if dialect == .postgres {
+            let first = calendar.index(of: minutes.lowerBound * 60_000, interval)
+            indexes = Array(first...max(first, calendar.index(of: (minutes.upperBound - 1) * 60_000, interval)))
+            let thresholds = indexes.map { SourceCalendar.floorDivide(calendar.start(of: $0, interval), 60_000) }
+            statement.append(
+                "width_bucket(minute, ARRAY[\(thresholds.map(String.init).joined(separator: ","))]::bigint[])")
+        } else {
+            statement.append("minute")
+        }
+        statement.append(" AS bucket, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source IN ")
         statement.bindTuple(sources.sorted().map { .text($0) })
         statement.append(" AND event = ")
         statement.bind(.text(event))
@@ -316,10 +337,16 @@ extension SQLCollectorStorage {
         statement.bind(.int(minutes.lowerBound))
         statement.append(" AND minute < ")
         statement.bind(.int(minutes.upperBound))
-        statement.append(" GROUP BY source, minute")
+        statement.append(" GROUP BY source, bucket")
+        let dialect = self.dialect
         return try await backend.query(statement).compactMap { row in
-            guard let source = row[0].text, let minute = row[1].int, let count = row[2].int else { return nil }
-            return (source, minute, count)
+            guard let source = row[0].text, let bucket = row[1].int, let count = row[2].int else { return nil }
+            guard dialect == .postgres else {
+                return (source, calendar.index(of: bucket * 60_000, interval), count)
+            }
+            // Bucket k holds the minutes from the k-th threshold up to the next.
+            guard bucket >= 1, bucket <= indexes.count else { return nil }
+            return (source, indexes[Int(bucket) - 1], count)
         }
     }
 

@@ -120,10 +120,12 @@ extension SQLCollectorStorage {
         // Counts per value and interval.
         var counts: [ValueRollup.Value: [Int64: Int]] = [:]
         if first < end {
-            for row in try await eventMinutes(sources: Array(values.keys), event: query.event, minutes: first..<end) {
+            for row in try await eventCounts(
+                sources: Array(values.keys), event: query.event, minutes: first..<end, calendar: calendar,
+                interval: query.interval)
+            {
                 guard let value = values[row.source], row.count != 0 else { continue }
-                counts[value, default: [:]][calendar.index(of: row.minute * 60_000, query.interval), default: 0] +=
-                    Int(row.count)
+                counts[value, default: [:]][row.index, default: 0] += Int(row.count)
             }
         }
         if end * 60_000 < range.to {
