@@ -318,7 +318,9 @@ extension SQLCollectorStorage {
         sources: [String], event: String, minutes: Range<Int64>, calendar: SourceCalendar,
         interval: AnalyticsInterval
     ) async throws -> [(source: String, index: Int64, count: Int64)] {
-        var statement = SQLStatement(dialect, "SELECT source, ")
+        // One source: its name is not read back with every row.
+        let one = sources.count == 1 ? sources.first : nil
+        var statement = SQLStatement(dialect, one == nil ? "SELECT source, " : "SELECT NULL, ")
         var indexes: [Int64] = []
         if dialect == .postgres {
             let first = calendar.index(of: minutes.lowerBound * 60_000, interval)
@@ -337,10 +339,10 @@ extension SQLCollectorStorage {
         statement.bind(.int(minutes.lowerBound))
         statement.append(" AND minute < ")
         statement.bind(.int(minutes.upperBound))
-        statement.append(" GROUP BY source, bucket")
+        statement.append(one == nil ? " GROUP BY source, bucket" : " GROUP BY bucket")
         let dialect = self.dialect
         return try await backend.query(statement).compactMap { row in
-            guard let source = row[0].text, let bucket = row[1].int, let count = row[2].int else { return nil }
+            guard let source = one ?? row[0].text, let bucket = row[1].int, let count = row[2].int else { return nil }
             guard dialect == .postgres else {
                 return (source, calendar.index(of: bucket * 60_000, interval), count)
             }
