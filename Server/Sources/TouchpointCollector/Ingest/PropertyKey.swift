@@ -129,7 +129,8 @@ enum PropertyKeyReader {
 
     /// Walks the top-level members of the JSON object that fills `bytes`, calling `body` with the
     /// cursor at the value of each occurrence of `member` (`body` moves it past the value) and
-    /// skipping the others. The number of occurrences; nil when the bytes are not an object.
+    /// skipping the others. The number of occurrences; nil when the bytes are not an object or
+    /// not valid JSON (or `body` throws).
     static func walk(
         _ member: StaticString, of bytes: UnsafeBufferPointer<UInt8>,
         _ body: (inout JSONCursor) throws(JSONParseError) -> Void

@@ -325,6 +325,8 @@ extension CollectorQuery {
         case .users where !query.peopleFromEvents:
             // The range's people once: the union of its daily people, as each interval's are.
             let read = try await storage.dailyPeople(source: source, event: query.event, days: query.range.days)
+            // Still being built (an upgrade, a new time zone): the events count everyone.
+            if read.partial { return try await storage.trendAggregate(source: source, query: query) }
             let people = read.people.restricted(to: query.people).union(query.range.days)
             return TrendCount(count: result.totals.reduce(0) { $0 + $1.count }, users: people.count)
         case .users, .average, .median, .p90:

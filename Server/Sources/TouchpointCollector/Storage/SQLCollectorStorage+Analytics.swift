@@ -263,8 +263,9 @@ extension SQLCollectorStorage {
     /// 1972), so every local day, week and month begins on a whole minute.
     static let wholeMinuteOffsetsSince: Int64 = 100_000_000_000
 
-    /// Events per interval, counted per minute and added up into intervals here: the database
-    /// neither sorts every event by interval nor joins each to its merge (no person is read). Only
+    /// Events per interval, counted per minute and added up into intervals
+    /// (``eventCounts(sources:event:minutes:calendar:interval:)``): the database neither sorts
+    /// every event by interval nor joins each to its merge (no person is read). Only
     /// for a range whose intervals begin on whole minutes (``wholeMinuteOffsetsSince``;
     /// `timestamp / 60000` truncates, so no instant before 1970).
     ///
@@ -318,6 +319,7 @@ extension SQLCollectorStorage {
         sources: [String], event: String, minutes: Range<Int64>, calendar: SourceCalendar,
         interval: AnalyticsInterval
     ) async throws -> [(source: String, index: Int64, count: Int64)] {
+        guard !sources.isEmpty else { return [] }
         // One source: its name is not read back with every row.
         let one = sources.count == 1 ? sources.first : nil
         var statement = SQLStatement(dialect, one == nil ? "SELECT source, " : "SELECT NULL, ")
@@ -326,8 +328,9 @@ extension SQLCollectorStorage {
             let first = calendar.index(of: minutes.lowerBound * 60_000, interval)
             indexes = Array(first...max(first, calendar.index(of: (minutes.upperBound - 1) * 60_000, interval)))
             let thresholds = indexes.map { SourceCalendar.floorDivide(calendar.start(of: $0, interval), 60_000) }
-            statement.append(
-                "width_bucket(minute, ARRAY[\(thresholds.map(String.init).joined(separator: ","))]::bigint[])")
+            statement.append("width_bucket(minute, ")
+            statement.bind(.intArray(thresholds))
+            statement.append("::bigint[])")
         } else {
             statement.append("minute")
         }

@@ -18,7 +18,8 @@ import TouchpointCore
 ///
 /// **What stays in PostgreSQL.** A query with a cohort or a filter on people's traits is
 /// answered by PostgreSQL, which holds every event too: both name people by their numbers and
-/// traits, which PostgreSQL keeps. Retention, active people, stickiness and lifecycle read the
+/// traits, which PostgreSQL keeps. Retention, active people, stickiness, lifecycle and a trend's
+/// people by days, weeks or months without filters (per interval and over the range) read the
 /// daily people (``DailyPeopleRollup``) kept at ingest, whose cost follows people and days.
 ///
 /// **Time.** Each query may run ``ClickHouseClient/queryTimeLimit`` (60 s unless configured),

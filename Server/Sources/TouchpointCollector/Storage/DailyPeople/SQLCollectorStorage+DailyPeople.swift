@@ -26,6 +26,7 @@ extension SQLCollectorStorage {
     func dailyPeople(sources: [String], event: String, days: ClosedRange<Int64>) async throws
         -> [String: DailyPeople]
     {
+        guard !sources.isEmpty else { return [:] }
         var statement = SQLStatement(dialect, "SELECT source, day, chunk, bits FROM daily_people WHERE source IN ")
         statement.bindTuple(sources.sorted().map { .text($0) })
         statement.append(" AND event = ")
