@@ -638,13 +638,14 @@ extension SQLCollectorStorage {
         {
             return answer
         }
-        // SQLite reads on one core: the two halves of the range at once, on two reader
-        // connections. Events at one time are in one half, in the order one statement gives them,
-        // and the halves are joined in time order, so the rows are in the same order either way.
+        // A statement reads on one core (SQLite always; PostgreSQL's plan for this scan has no
+        // parallel workers): the two halves of the range at once, on two connections. Events at
+        // one time are in one half, in the order one statement gives them, and the halves are
+        // joined in time order, so the rows are in the same order either way.
         let from = query.range.from
         let to = query.range.to + query.window
         let middle = from / 2 + to / 2
-        guard dialect.queriesRunOnOneCore, middle > from else {
+        guard middle > from else {
             return try await funnelRows(source: source, query: query, from: from, to: to)
         }
         async let early = funnelRows(source: source, query: query, from: from, to: middle)
@@ -660,11 +661,15 @@ extension SQLCollectorStorage {
         let sqlite =
             query.people == nil && (query.filters + query.steps.flatMap(\.filters)).allSatisfy { $0.scope == .event }
             ? backend as? SQLiteBackend : nil
-        // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
+        // PostgreSQL packs the rows into one value (``PackedFunnelRows``): a funnel's million
+        // step events as rows cost the collector seconds taking them off the connection.
+        let packed = dialect == .postgres
+        let breakdown = query.breakdown.map(dialect.analyticsPropertyText)
         var statement = SQLStatement(
             dialect,
-            "SELECT person, timestamp, steps, value FROM (SELECT \(sqlite == nil ? PersonKeys.expression : "events.person_key") AS person, timestamp, "
+            "SELECT \(packed ? PackedFunnelRows.aggregate(values: breakdown != nil) : "person, timestamp, steps, value") FROM (SELECT \(sqlite == nil ? PersonKeys.expression : "events.person_key") AS person, timestamp, "
         )
+        // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
         for (index, step) in query.steps.enumerated() {
             statement.append(index == 0 ? "(" : " | ")
             statement.append("CASE WHEN event = ")
@@ -672,11 +677,16 @@ extension SQLCollectorStorage {
             appendFilters(step.filters, source: source, to: &statement)
             statement.append(" THEN \(1 << index) ELSE 0 END")
         }
-        statement.append(") AS steps, \(query.breakdown.map(dialect.analyticsPropertyText) ?? "NULL") AS value")
+        statement.append(") AS steps, \(breakdown.map { packed ? "textsend(\($0))" : $0 } ?? "NULL") AS value")
         appendEventsNamed(
             names, source: source, from: from, to: to, filters: query.filters, people: query.people,
             mergesJoined: sqlite == nil, to: &statement)
         statement.append(") q WHERE steps <> 0")
+        if packed {
+            let rows = try await backend.query(statement.sql, statement.binds, bytesAt: [0])
+            guard let bytes = rows.first?.first?.bytes else { return [] }
+            return try PackedFunnelRows.rows(bytes, values: breakdown != nil)
+        }
         if let sqlite {
             // Row by row into funnel rows: no list of generic rows for the million step events of
             // a month. The merges and the events are read in one snapshot.

@@ -14,8 +14,8 @@ struct InsightsBruteForceTests {
 
     /// Visitors browsing anonymously, half of them signing in with traits (some twice, the plan
     /// changed), one aliased; events with a `plan` (text in two cases, a boolean, a number), an
-    /// `amount` (numbers, and a number written as text) and a `channel`, each at its own second
-    /// over ten days; in time order.
+    /// `amount` (numbers, and a number written as text) and a `channel` (empty in one case, of
+    /// several bytes a character in another), each at its own second over ten days; in time order.
     static func traffic(seed: UInt64) -> [IngestMessage] {
         var random = SeededRandomNumberGenerator(seed: seed)
         var timed: [(Int, IngestMessage)] = []
@@ -29,7 +29,7 @@ struct InsightsBruteForceTests {
         func pick<Value>(_ values: [Value]) -> Value { values[Int(random.next() % UInt64(values.count))] }
         let plans: [JSONValue?] = ["free", "pro", "Pro annual", "team", true, 3, nil]
         let amounts: [JSONValue?] = [5, 12.5, 40, "12", nil]
-        let channels: [JSONValue?] = ["Google Ads", "google", "Newsletter", nil]
+        let channels: [JSONValue?] = ["Google Ads", "google", "Newsletter", "Nëwsletter ✉", "", nil]
         for visitor in 0..<30 {
             let anonymous = "v\(visitor)"
             let signIn = visitor % 2 == 0 ? second() : nil
