@@ -140,9 +140,10 @@ public struct FunnelResult: Sendable, Hashable {
     /// Works out the funnel from every person's step events (in any order).
     ///
     /// For each person, every occurrence of the first step in the range is tried as a start, and
-    /// each later step is the earliest one after the step before it (ties by order of arrival)
-    /// and within the window of the start; the attempt that gets furthest counts (of equal ones,
-    /// the first), and its start's value of the breakdown property puts the person in a group.
+    /// each later step is the earliest one after the step before it (ties by order of arrival,
+    /// ``FunnelRow/sequence``) and within the window of the start; the attempt that gets furthest
+    /// counts (of equal ones, the first), and its start's value of the breakdown property puts the
+    /// person in a group.
     static func compute(_ query: FunnelQuery, rows: [FunnelRow]) -> FunnelResult {
         let order = personOrder(rows)
         var attempts = Attempts(width: query.steps.count)
@@ -230,20 +231,22 @@ public struct FunnelResult: Sendable, Hashable {
         attempts.values.append(rows[Int(sorted[bestStart].offset)].value)
     }
 
-    /// A row's place in ``personOrder(_:)``: what the funnel compares and tests, 24 bytes and no
+    /// A row's place in ``personOrder(_:)``: what the funnel compares and tests, 32 bytes and no
     /// reference, and where the row is (for its breakdown value).
     struct OrderedRow: Sendable, Hashable {
         var person: Int64
         var timestamp: Int64
-        /// The row's index in arrival order.
+        /// The event's order of arrival (``FunnelRow/sequence``).
+        var sequence: Int64
+        /// The row's index in the rows.
         var offset: UInt32
         var steps: UInt32
 
         func isStep(_ index: Int) -> Bool { steps & (1 << index) != 0 }
     }
 
-    /// The rows with each person's together and in time order, ties by arrival (the rows'
-    /// order); people in no particular order.
+    /// The rows with each person's together and in time order, ties by arrival (their
+    /// ``FunnelRow/sequence``, then the rows' order); people in no particular order.
     ///
     /// Rather than sorting every row by person, the rows are dealt by a hash of their person into
     /// buckets of two to four rows on average (a counting sort: two passes, no comparison), and
@@ -267,7 +270,8 @@ public struct FunnelResult: Sendable, Hashable {
                     let slot = bucket(row.person)
                     (buffer.baseAddress! + next[slot]).initialize(
                         to: OrderedRow(
-                            person: row.person, timestamp: row.timestamp, offset: UInt32(offset),
+                            person: row.person, timestamp: row.timestamp, sequence: row.sequence,
+                            offset: UInt32(offset),
                             steps: UInt32(truncatingIfNeeded: row.steps)))
                     next[slot] += 1
                 }
@@ -275,7 +279,7 @@ public struct FunnelResult: Sendable, Hashable {
             })
         for slot in 0..<(starts.count - 1) where starts[slot + 1] - starts[slot] > 1 {
             order[starts[slot]..<starts[slot + 1]].sort {
-                ($0.person, $0.timestamp, $0.offset) < ($1.person, $1.timestamp, $1.offset)
+                ($0.person, $0.timestamp, $0.sequence, $0.offset) < ($1.person, $1.timestamp, $1.sequence, $1.offset)
             }
         }
         return order

@@ -638,10 +638,10 @@ extension SQLCollectorStorage {
         {
             return answer
         }
-        // A statement reads on one core (SQLite always; PostgreSQL's plan for this scan has no
-        // parallel workers): the two halves of the range at once, on two connections. Events at
-        // one time are in one half, in the order one statement gives them, and the halves are
-        // joined in time order, so the rows are in the same order either way.
+        // A statement reads on one core (SQLite always; PostgreSQL 15 plans this scan without
+        // parallel workers): the two halves of the range at once, on two connections. The rows
+        // carry their order of arrival, so the funnel orders a person's events at one time the
+        // same way whichever half, statement or worker read them.
         let from = query.range.from
         let to = query.range.to + query.window
         let middle = from / 2 + to / 2
@@ -667,7 +667,7 @@ extension SQLCollectorStorage {
         let breakdown = query.breakdown.map(dialect.analyticsPropertyText)
         var statement = SQLStatement(
             dialect,
-            "SELECT \(packed ? PackedFunnelRows.aggregate(values: breakdown != nil) : "person, timestamp, steps, value") FROM (SELECT \(sqlite == nil ? PersonKeys.expression : "events.person_key") AS person, timestamp, "
+            "SELECT \(packed ? PackedFunnelRows.aggregate(values: breakdown != nil) : "person, timestamp, steps, value, seq") FROM (SELECT \(sqlite == nil ? PersonKeys.expression : "events.person_key") AS person, timestamp, events.seq AS seq, "
         )
         // Bit i when the event is step i (SQLite and PostgreSQL both read `|` on integers).
         for (index, step) in query.steps.enumerated() {
@@ -684,7 +684,12 @@ extension SQLCollectorStorage {
         statement.append(") q WHERE steps <> 0")
         if packed {
             let rows = try await backend.query(statement.sql, statement.binds, bytesAt: [0])
-            guard let bytes = rows.first?.first?.bytes else { return [] }
+            // No step event: `string_agg` of no rows is NULL.
+            guard let packed = rows.first?.first, !packed.isNull else { return [] }
+            guard let bytes = packed.bytes else {
+                throw StorageError(
+                    code: .corruptRow, message: "a funnel's packed step events came as \(packed), not bytes")
+            }
             return try PackedFunnelRows.rows(bytes, values: breakdown != nil)
         }
         if let sqlite {
@@ -701,14 +706,17 @@ extension SQLCollectorStorage {
                     rows.append(
                         FunnelRow(
                             person: PersonKeys.person(ofKey: row.integer(0), merges: merges),
-                            timestamp: row.integer(1), steps: Int(row.integer(2)), value: row.text(3)))
+                            timestamp: row.integer(1), steps: Int(row.integer(2)), value: row.text(3),
+                            sequence: row.integer(4)))
                 }
                 return rows
             }
         }
         return try await scan(statement.sql, statement.binds).compactMap { row in
-            guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int else { return nil }
-            return FunnelRow(person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text)
+            guard let person = row[0].int, let timestamp = row[1].int, let steps = row[2].int, let sequence = row[4].int
+            else { return nil }
+            return FunnelRow(
+                person: person, timestamp: timestamp, steps: Int(steps), value: row[3].text, sequence: sequence)
         }
     }
 }

@@ -7,28 +7,34 @@ import TouchpointCore
 /// The funnel's ordering of its rows by person and time, and its median, against plain sorts.
 struct FunnelOrderTests {
     /// Rows of `people` people, in random order: person numbers as the SQL stores give them (small
-    /// and positive) or as ClickHouse's hashes (any 64 bits), timestamps with ties.
+    /// and positive) or as ClickHouse's hashes (any 64 bits), timestamps with ties, orders of
+    /// arrival with ties (ClickHouse's are all 0).
     static func rows(count: Int, people: [Int64], using random: inout SeededRandomNumberGenerator) -> [FunnelRow] {
         (0..<count).map { _ in
             FunnelRow(
                 person: people.randomElement(using: &random)!, timestamp: Int64.random(in: 0..<50, using: &random),
-                steps: Int.random(in: 1..<8, using: &random), value: nil)
+                steps: Int.random(in: 1..<8, using: &random), value: nil,
+                sequence: Int64.random(in: 0..<4, using: &random))
         }
     }
 
     /// Checks that `order` holds each row once, each person's rows together, in time order with
-    /// ties in the rows' order.
+    /// ties by order of arrival, then in the rows' order.
     static func expectOrdered(_ order: [FunnelResult.OrderedRow], of rows: [FunnelRow]) {
         #expect(order.map(\.offset).sorted() == rows.indices.map(UInt32.init))
         for entry in order {
             let row = rows[Int(entry.offset)]
-            #expect(entry.person == row.person && entry.timestamp == row.timestamp && Int(entry.steps) == row.steps)
+            #expect(
+                entry.person == row.person && entry.timestamp == row.timestamp && entry.sequence == row.sequence
+                    && Int(entry.steps) == row.steps)
         }
         var seen = Set<Int64>()
         for (index, entry) in order.enumerated() {
             if index > 0, order[index - 1].person == entry.person {
                 let previous = order[index - 1]
-                #expect((previous.timestamp, previous.offset) < (entry.timestamp, entry.offset))
+                #expect(
+                    (previous.timestamp, previous.sequence, previous.offset)
+                        < (entry.timestamp, entry.sequence, entry.offset))
             } else {
                 #expect(seen.insert(entry.person).inserted, "person \(entry.person)'s rows are in two places")
             }
