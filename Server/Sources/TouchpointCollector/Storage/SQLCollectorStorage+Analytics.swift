@@ -687,8 +687,7 @@ extension SQLCollectorStorage {
             // No step event: `string_agg` of no rows is NULL.
             guard let packed = rows.first?.first, !packed.isNull else { return [] }
             guard let bytes = packed.bytes else {
-                throw StorageError(
-                    code: .corruptRow, message: "a funnel's packed step events came as \(packed), not bytes")
+                throw StorageError(code: .corruptRow, message: "a funnel's packed step events did not come as bytes")
             }
             return try PackedFunnelRows.rows(bytes, values: breakdown != nil)
         }

@@ -68,8 +68,8 @@ struct PackedFunnelRowsTests {
         }
     }
 
-    /// PostgreSQL's aggregate writes what the reader reads: the same rows, in their order, the
-    /// events without a person left out.
+    /// PostgreSQL's aggregate writes what the reader reads: the same rows, the events without a
+    /// person left out.
     @Test(
         .enabled(if: PostgresTestEnvironment.enabled, "needs TOUCHPOINT_TEST_POSTGRES_URL"), arguments: [false, true])
     func postgreSQLPacksWhatIsRead(values: Bool) async throws {
