@@ -677,7 +677,18 @@ extension SQLCollectorStorage {
             appendFilters(step.filters, source: source, to: &statement)
             statement.append(" THEN \(1 << index) ELSE 0 END")
         }
-        statement.append(") AS steps, \(breakdown.map { packed ? "textsend(\($0))" : $0 } ?? "NULL") AS value")
+        statement.append(") AS steps, ")
+        if let breakdown {
+            // The breakdown's value only of the first step's events: the funnel reads no other's,
+            // and working it out of the payload is most of a step event's cost.
+            statement.append("CASE WHEN event = ")
+            statement.bind(.text(query.steps[0].event))
+            appendFilters(query.steps[0].filters, source: source, to: &statement)
+            statement.append(" THEN \(packed ? "textsend(\(breakdown))" : breakdown) END")
+        } else {
+            statement.append("NULL")
+        }
+        statement.append(" AS value")
         appendEventsNamed(
             names, source: source, from: from, to: to, filters: query.filters, people: query.people,
             mergesJoined: sqlite == nil, to: &statement)
