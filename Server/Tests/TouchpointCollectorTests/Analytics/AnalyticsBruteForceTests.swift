@@ -336,6 +336,16 @@ struct AnalyticsBruteForceTests {
             #expect(answer == expectedLifecycle(lifecycle, world), "lifecycle per \(interval) in \(zone)")
             #expect(answer.intervals.contains { $0.new > 0 })
         }
+        for values in [["start": "open", "window": "2d"], ["end": "b", "steps": "2"]] {
+            let paths = try parameters(values.merging(["from": from, "to": to]) { $1 }).paths()
+            let answer = try await query.paths(source: "default", paths)
+            let ordered = world.stored.indices.sorted { world.stored[$0].timestamp < world.stored[$1].timestamp }
+            let people = world.people
+            let expected = InsightsBruteForceTests.paths(
+                paths, ordered.map { world.stored[$0] }, people: ordered.map { people[$0] })
+            #expect(answer == PathResult.build(answer.query, paths: expected), "paths \(values) in \(zone)")
+            #expect(answer.root.people > 0)
+        }
     }
 
     /// Stores `messages` in batches of 17, so that merges arrive in other writes than the events

@@ -191,10 +191,17 @@ struct InsightsBruteForceTests {
     // MARK: Paths
 
     static func paths(_ query: PathQuery, _ messages: [IngestMessage], cohort: Set<String>?) -> [PathCount] {
-        var byPerson: [String: [(time: Int64, name: String)]] = [:]
-        for (message, person) in zip(messages, people(of: messages)) {
-            guard let person, let name = message.name, !query.exclude.contains(name), cohort?.contains(person) ?? true
-            else { continue }
+        let people = people(of: messages).map { person in person.flatMap { cohort?.contains($0) ?? true ? $0 : nil } }
+        return paths(query, messages, people: people)
+    }
+
+    /// The paths of `messages` (in the order they happened), each of `people` (nil: no one's).
+    static func paths<Person: Hashable>(_ query: PathQuery, _ messages: [IngestMessage], people: [Person?])
+        -> [PathCount]
+    {
+        var byPerson: [Person: [(time: Int64, name: String)]] = [:]
+        for (message, person) in zip(messages, people) {
+            guard let person, let name = message.name, !query.exclude.contains(name) else { continue }
             byPerson[person, default: []].append((message.timestamp, name))
         }
         var counts: [[String]: Int] = [:]
