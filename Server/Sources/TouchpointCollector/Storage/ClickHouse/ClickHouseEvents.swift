@@ -180,8 +180,7 @@ struct ClickHouseEvents: Sendable {
 
     /// Creates the tables if they are missing, adds the columns an older `events` lacks and finds
     /// the ``LegacyColumn``s it stores (``storedLegacyColumns``). An `events` table made before
-    /// ``resentTable`` existed gets it filled from its own copies (``markEarlierCopies()``), and
-    /// one made before ``ClickHousePersonDays`` gets each person's days filled from its events.
+    /// ``resentTable`` existed gets it filled from its own copies (``markEarlierCopies()``).
     mutating func prepare() async throws {
         let tables = Set(
             try await client.rows("SELECT name FROM system.tables WHERE database = currentDatabase()")
@@ -203,7 +202,6 @@ struct ClickHouseEvents: Sendable {
             try await client.execute("ALTER TABLE \(Self.table) ADD COLUMN \(name) \(type)")
         }
         storedLegacyColumns = Set(LegacyColumn.allCases.filter { present[$0.rawValue] == "" })
-        try await ClickHousePersonDays.prepare(client, eventsExisted: tables.contains(Self.table))
     }
 
     /// Makes ``resentTable`` naming as resent every time of every message `events` holds more
@@ -316,14 +314,13 @@ struct ClickHouseEvents: Sendable {
 
     /// Drops the monthly partitions that end on or before `instant` (milliseconds since 1970,
     /// UTC): whole months, every source's, in one metadata operation each; the events' first, then
-    /// the resent ids' (so no read finds a month's copies without their ids), then each person's
-    /// days' (``ClickHousePersonDays``).
+    /// the resent ids' (so no read finds a month's copies without their ids).
     /// - Returns: the months dropped, as `yyyymm`.
     @discardableResult
     func dropMonths(endingBy instant: Int64) async throws -> [Int] {
         let limit = Self.firstMonthKept(endingBy: instant)
         var dropped: Set<Int> = []
-        for table in [Self.table, Self.resentTable, ClickHousePersonDays.table] {
+        for table in [Self.table, Self.resentTable] {
             let rows = try await client.rows(
                 """
                 SELECT DISTINCT partition FROM system.parts
@@ -351,12 +348,7 @@ struct ClickHouseEvents: Sendable {
     /// The condition that skips `source`'s events its retention cut hides (`ts` is the event's
     /// time in ms).
     static func afterCut(of source: String) -> String {
-        "ts >= \(cut(of: source))"
-    }
-
-    /// `source`'s retention cut (ms; 0 when it has none), as a scalar subquery.
-    static func cut(of source: String) -> String {
-        "(SELECT max(before) FROM retention_cuts WHERE source = \(ClickHouseClient.literal(source)))"
+        "ts >= (SELECT max(before) FROM retention_cuts WHERE source = \(ClickHouseClient.literal(source)))"
     }
 
     /// The month (`yyyymm`, UTC) that holds `instant`: the first one kept, since a month is
@@ -368,9 +360,8 @@ struct ClickHouseEvents: Sendable {
     }
 
     /// Deletes every event of `source` by the given ids (a user's deletion), and the alias calls
-    /// that named one of them as their `previousId`, and their rows of each person's days
-    /// (``ClickHousePersonDays``): mutations, which ClickHouse applies in the background; this
-    /// waits until they are done, so the events are gone when it returns.
+    /// that named one of them as their `previousId`: a mutation, which ClickHouse applies in the
+    /// background; this waits until it is done, so the events are gone when it returns.
     func delete(source: String, userIds: [String], anonymousIds: [String]) async throws {
         guard !userIds.isEmpty || !anonymousIds.isEmpty else { return }
         func list(_ ids: [String]) -> String { ids.map(ClickHouseClient.literal).joined(separator: ", ") }
@@ -384,17 +375,10 @@ struct ClickHouseEvents: Sendable {
             ALTER TABLE \(Self.table) DELETE
             WHERE source = \(ClickHouseClient.literal(source)) AND (\(conditions.joined(separator: " OR ")))
             """)
-        if let rows = ClickHousePersonDays.rowsOf(userIds: userIds, anonymousIds: anonymousIds) {
-            try await client.execute(
-                """
-                ALTER TABLE \(ClickHousePersonDays.table) DELETE
-                WHERE source = \(ClickHouseClient.literal(source)) AND (\(rows))
-                """)
-        }
         try await waitForMutations()
     }
 
-    /// Returns when no mutation of the events or of each person's days is left to apply.
+    /// Returns when no mutation of the table is left to apply.
     /// - Throws: ``StorageError`` `unavailable` when some are still pending after the client's
     ///   timeout (the deletion is recorded; ClickHouse goes on applying it).
     func waitForMutations(pollInterval: Duration = .milliseconds(50)) async throws {
@@ -403,8 +387,7 @@ struct ClickHouseEvents: Sendable {
             let rows = try await client.rows(
                 """
                 SELECT count() AS pending FROM system.mutations
-                WHERE database = currentDatabase() AND table IN ('\(Self.table)', '\(ClickHousePersonDays.table)')
-                    AND is_done = 0
+                WHERE database = currentDatabase() AND table = 'events' AND is_done = 0
                 """)
             guard let pending = rows.first?["pending"]?.intValue, pending > 0 else { return }
             guard ContinuousClock.now < deadline else {

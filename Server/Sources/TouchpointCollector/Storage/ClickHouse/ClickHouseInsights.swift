@@ -260,14 +260,11 @@ struct ClickHouseInsights: Sendable {
     /// `paths(source:query:)` counts them, over the events named `names` (the source's names less
     /// the query's exclusions).
     ///
-    /// Read from each person's days (``ClickHousePersonDays``), not from the events: a row per
-    /// person and day of the range, its events already gathered as numbers, so a read costs rows
-    /// of people and days (a month at 50 M events: about a million rows for 16.6 M events). Each
-    /// event becomes one number, its time times `names.count + 1` plus its name's place in
-    /// `names` (0, and left out, for another name); each person's numbers from every row of
-    /// theirs are one array to sort, and their ways are worked out in arrays, with no join but
-    /// the merges'. Events of one person at the same millisecond are ordered by name (a SQL store
-    /// orders them as they arrived).
+    /// Each event is one number, its time times `names.count + 1` plus its name's place in `names`,
+    /// so each person's events are one array of numbers to sort (ClickHouse gathers numbers many
+    /// times faster than tuples with text) and their ways are worked out in arrays, with no join.
+    /// Events of one person at the same millisecond are ordered by name (a SQL store orders them
+    /// as they arrived).
     func paths(_ query: PathQuery, names: [String]) async throws -> [PathCount] {
         guard let start = names.firstIndex(of: query.event) else { return [] }
         let base = names.count + 1
@@ -279,41 +276,31 @@ struct ClickHouseInsights: Sendable {
             case .before: "arrayReverse(arrayFilter(x -> \(time) >= at - \(query.window), arraySlice(evs, 1, a)))"
             }
         let read = query.readRange
-        let seconds = Self.seconds(from: read.from, to: read.to)
-        let mask = (1 << ClickHousePersonDays.timeBits) - 1
-        // The hashes' bits of `names` (a scalar subquery: `transform` takes constants), and each
-        // one's place.
-        let hashes = "(SELECT arrayMap(n -> \(ClickHousePersonDays.nameBits("n")), \(list)))"
-        let places = "[\((1...names.count).map(String.init).joined(separator: ", "))]"
-        let number =
-            "(midnight + toInt64(bitAnd(x, \(mask)))) * \(base) + transform(bitShiftRight(x, \(ClickHousePersonDays.timeBits)), \(hashes), \(places), 0)"
-        let source = ClickHouseClient.literal(source)
-        precondition(merges != nil, "ClickHouseInsights made without the merges read a person")
-        // Each row's numbers are made before the merges' join, and a row's midnight reaches the
-        // lambda as an array: ClickHouse 18.16 loses a column that only a lambda names when a
-        // query reads its subquery.
+        // Each person's first start in the range (`first`), read from the start's events alone;
+        // of the rest, only the events within the window of it are gathered (and sorted) per person.
+        let near =
+            switch query.direction {
+            case .after: "ts >= first AND ts <= first + \(query.window)"
+            case .before: "ts <= first AND ts >= first - \(query.window)"
+            }
+        let starts = """
+            SELECT person, min(ts) AS first FROM (\(events([query.event], from: query.range.from,
+                to: query.range.to, filters: [], columns: "ts, person")))
+            WHERE person != 0 GROUP BY person
+            """
         let sql = """
             SELECT path, count() AS people FROM (
-                SELECT arraySort(groupArrayArray(numbers)) AS evs,
+                SELECT arraySort(groupArray(ts * \(base) + indexOf(\(list), event))) AS evs,
                     arrayFirstIndex(x -> x % \(base) = \(start + 1) AND \(time) >= \(query.range.from)
                         AND \(time) < \(query.range.to), evs) AS a,
                     intDiv(evs[a], \(base)) AS at,
                     arrayMap(x -> x % \(base), \(way)) AS codes,
                     arrayFilter((c, i) -> i = 1 OR c != codes[i - 1], codes, arrayEnumerate(codes)) AS kept
                 FROM (
-                    SELECT if(anonymous AND merged_hash != 0, merged_hash, person_hash) AS person, numbers
-                    FROM (
-                        SELECT person_hash, anonymous, finalizeAggregation(events) AS raw,
-                            arrayFilter(x -> x % \(base) != 0 AND \(time) >= \(read.from) AND \(time) < \(read.to)
-                                AND \(time) >= \(ClickHouseEvents.cut(of: self.source)),
-                                arrayMap((x, midnight) -> \(number), raw, arrayResize(emptyArrayInt64(), length(raw),
-                                    toInt64(toUInt32(toDateTime(day))) * 1000))) AS numbers
-                        FROM \(ClickHousePersonDays.table)
-                        WHERE source = \(source) AND person_hash != 0
-                            AND day >= toDate(toDateTime(\(seconds.first))) AND day <= toDate(toDateTime(\(seconds.lastDay)))
-                    ) ANY LEFT JOIN (
-                        SELECT cityHash64(anonymous_id) AS person_hash, cityHash64(merged) AS merged_hash FROM merges
-                    ) USING person_hash
+                    SELECT ts, event, person
+                    FROM (\(events(names, from: read.from, to: read.to, filters: [], columns: "ts, event, person")))
+                    ALL INNER JOIN (\(starts)) USING person
+                    WHERE \(near)
                 )
                 GROUP BY person HAVING a > 0
             ) GROUP BY arraySlice(kept, 2, \(query.steps)) AS path
@@ -348,7 +335,9 @@ struct ClickHouseInsights: Sendable {
         _ names: [String], from: Int64, to: Int64, filters: [PropertyFilter], where extra: String? = nil,
         columns: String, person: Bool = true, rows: EventRows = .once
     ) -> String {
-        let (firstSecond, lastSecond, lastDaySecond) = Self.seconds(from: from, to: to)
+        let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
+        let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
+        let lastDaySecond = max(0, min(to > 0 ? (to - 1) / 1000 : 0, Int64(UInt32.max)))
         var conditions = [
             names.count == 1
                 ? "event = \(ClickHouseClient.literal(names[0]))"
@@ -390,16 +379,6 @@ struct ClickHouseInsights: Sendable {
                 ) USING person_hash
             )
             """
-    }
-
-    /// The seconds (as `DateTime` holds them) of a read of `from ..< to` (ms): the first, one past
-    /// the last, and that of `to`'s millisecond before, whose day is the read's last.
-    private static func seconds(from: Int64, to: Int64) -> (first: Int64, last: Int64, lastDay: Int64) {
-        (
-            max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max))),
-            max(0, min(to / 1000 + 1, Int64(UInt32.max))),
-            max(0, min(to > 0 ? (to - 1) / 1000 : 0, Int64(UInt32.max)))
-        )
     }
 
     private func rows(_ sql: String) async throws -> [[String: JSONValue]] {
