@@ -159,8 +159,11 @@ public struct FunnelResult: Sendable, Hashable {
         let steps = figures(query, attempts, everyone)
         var groups: [Group] = []
         if query.breakdown != nil {
-            var byValue: [String?: [Int]] = [:]
-            for (index, value) in attempts.values.enumerated() { byValue[value, default: []].append(index) }
+            // Values by their bytes, as the stores give them (``ExactText``).
+            var byValue: [ExactText?: [Int]] = [:]
+            for (index, value) in attempts.values.enumerated() {
+                byValue[value.map(ExactText.init), default: []].append(index)
+            }
             let top = Set(
                 byValue.compactMap { value, members in value.map { ($0, members.count) } }
                     .sorted { ($1.1, $0.0) < ($0.1, $1.0) }.prefix(query.topValues).map(\.0))
@@ -169,10 +172,12 @@ public struct FunnelResult: Sendable, Hashable {
                 if let value, !top.contains(value) {
                     other += members
                 } else {
-                    groups.append(Group(value: value, isOther: false, steps: figures(query, attempts, members)))
+                    groups.append(Group(value: value?.text, isOther: false, steps: figures(query, attempts, members)))
                 }
             }
-            groups.sort { ($1.steps[0].users, $0.value ?? "") < ($0.steps[0].users, $1.value ?? "") }
+            groups.sort {
+                ($1.steps[0].users, ExactText($0.value ?? "")) < ($0.steps[0].users, ExactText($1.value ?? ""))
+            }
             if !other.isEmpty {
                 groups.append(Group(value: nil, isOther: true, steps: figures(query, attempts, other)))
             }

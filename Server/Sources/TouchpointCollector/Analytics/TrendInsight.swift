@@ -168,13 +168,13 @@ public struct TrendInsightResult: Sendable, Hashable {
             lines.append(line)
             byKey[series.label, default: [:]][.all] = line
             for breakdown in result.series {
-                let key = BreakdownKey(value: breakdown.value, isOther: breakdown.isOther)
+                let key = BreakdownKey(value: breakdown.value.map(ExactText.init), isOther: breakdown.isOther)
                 var valueLine = Line(
                     label: series.label, value: breakdown.value, isBreakdown: true, isOther: breakdown.isOther,
                     values: breakdown.points.map(math.value(of:)), aggregate: additive(math, breakdown.points))
                 if let previous {
                     let before = previous[index].series.first {
-                        $0.value == breakdown.value && $0.isOther == breakdown.isOther
+                        $0.value.map(ExactText.init) == key.value && $0.isOther == breakdown.isOther
                     }
                     let points =
                         before?.points ?? previous[index].totals.map { TrendPoint(start: $0.start, count: 0, users: 0) }
@@ -209,7 +209,7 @@ public struct TrendInsightResult: Sendable, Hashable {
                 return formula.evaluate(values)
             }
             var line = Line(
-                label: "formula", value: key.value, isBreakdown: key != .all, isOther: key.isOther,
+                label: "formula", value: key.value?.text, isBreakdown: key != .all, isOther: key.isOther,
                 values: values({ $0.values }, count: count), aggregate: aggregate(\.aggregate))
             if let previousCount {
                 line.previousValues = values({ $0.previousValues }, count: previousCount)
@@ -238,7 +238,7 @@ public struct TrendInsightResult: Sendable, Hashable {
 
     /// A breakdown value, or every event.
     private struct BreakdownKey: Hashable {
-        var value: String?
+        var value: ExactText?
         var isOther: Bool
         var isAll = false
 

@@ -223,25 +223,26 @@ public struct TrendResult: Sendable, Hashable {
         guard query.breakdown != nil else {
             return TrendResult(query: query, totals: totalPoints, series: [])
         }
+        // Values by their bytes, as the stores group them (``ExactText``).
         var byValue: [SeriesKey: [Int64: TrendCount]] = [:]
         for row in rows {
-            byValue[SeriesKey(value: row.value, isOther: row.isOther), default: [:]][row.index] = TrendCount(
-                count: row.count, users: row.users, aggregate: row.aggregate)
+            byValue[SeriesKey(value: row.value.map(ExactText.init), isOther: row.isOther), default: [:]][row.index] =
+                TrendCount(count: row.count, users: row.users, aggregate: row.aggregate)
         }
         var series = byValue.map { key, counts in
-            TrendSeries(value: key.value, isOther: key.isOther, points: indexes.map { point($0, counts[$0]) })
+            TrendSeries(value: key.value?.text, isOther: key.isOther, points: indexes.map { point($0, counts[$0]) })
         }
         // Largest first; "other" last; ties by value.
         series.sort { a, b in
             if a.isOther != b.isOther { return !a.isOther }
             if a.total != b.total { return a.total > b.total }
-            return (a.value ?? "") < (b.value ?? "")
+            return ExactText(a.value ?? "") < ExactText(b.value ?? "")
         }
         return TrendResult(query: query, totals: totalPoints, series: series)
     }
 
     private struct SeriesKey: Hashable {
-        var value: String?
+        var value: ExactText?
         var isOther: Bool
     }
 }

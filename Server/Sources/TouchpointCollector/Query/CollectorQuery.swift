@@ -247,15 +247,16 @@ extension CollectorQuery {
             let rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
             return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
         }
-        var byValue: [String: Int] = [:]
-        for row in perValue { if let value = row.value { byValue[value, default: 0] += row.count } }
+        var byValue: [ExactText: Int] = [:]
+        for row in perValue { if let value = row.value { byValue[ExactText(value), default: 0] += row.count } }
         let top = byValue.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(query.topValues).map(\.key)
         guard byValue.count > top.count else {
             return TrendResult.assemble(query, totals: try await totalsCounted, rows: perValue)
         }
         let kept = Set(top)
-        var rows = perValue.filter { row in row.value.map(kept.contains) ?? true }
-        let other = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
+        var rows = perValue.filter { row in row.value.map { kept.contains(ExactText($0)) } ?? true }
+        let other = try await storage.trendBreakdown(
+            source: source, query: query, property: property, top: top.map(\.text))
         rows += other.filter(\.isOther)
         return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
     }

@@ -758,18 +758,3 @@ extension SQLCollectorStorage {
         return Page(items: paged.items.map(\.2), nextCursor: paged.nextCursor)
     }
 }
-
-/// Text compared and hashed by its UTF-8 bytes, as SQL compares it (Swift's `String` equates
-/// canonically equivalent text with different bytes).
-struct ExactText: Hashable, Sendable {
-    var text: String
-
-    init(_ text: String) { self.text = text }
-
-    static func == (left: Self, right: Self) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
-
-    func hash(into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
-}

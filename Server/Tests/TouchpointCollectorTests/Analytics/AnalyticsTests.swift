@@ -201,6 +201,62 @@ struct AnalyticsTests {
         }
     }
 
+    /// Values that Swift's `String` equates but whose bytes differ (a composed and a decomposed
+    /// "é") are two values, as the databases group them: each is its own series of a trend and
+    /// its own group of a funnel, with its own counts, on every store and every way of counting.
+    @Test(arguments: StorageKind.insightStores)
+    func valuesOfDifferentBytesAreDifferentValues(kind: StorageKind) async throws {
+        let composed = "Caf\u{E9}"
+        let decomposed = "Cafe\u{301}"
+        #expect(composed == decomposed)  // to Swift
+        try await withStorage(kind) { storage async throws in
+            var messages: [IngestMessage] = []
+            for (index, value) in [composed, composed, decomposed].enumerated() {
+                let person = "p\(index)"
+                messages.append(
+                    TestMessages.ingest(
+                        "view", id: "v\(index)", user: person, anonymous: nil, at: 60 + Double(index),
+                        properties: ["city": .string(value)]))
+                messages.append(
+                    TestMessages.ingest("buy", id: "b\(index)", user: person, anonymous: nil, at: 120 + Double(index)))
+            }
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let range = ["from": Self.at(0), "to": Self.at(Self.day)]
+            for limit in [1000, 1] {
+                let trend = try Self.parameters(range.merging(["event": "view", "breakdown": "city"]) { $1 }).trend()
+                let result = try await Self.query(storage).trend(source: "default", trend, groupLimit: limit)
+                #expect(
+                    result.series.map { $0.value.map { Array($0.utf8) } } == [
+                        Array(composed.utf8), Array(decomposed.utf8),
+                    ],
+                    "\(kind), \(limit) groups")
+                #expect(result.series.map { $0.points.map(\.count) } == [[2], [1]], "\(kind), \(limit) groups")
+                // One top value: the other is "other", once.
+                var top = trend
+                top.topValues = 1
+                let topped = try await Self.query(storage).trend(source: "default", top, groupLimit: limit)
+                #expect(topped.series.map(\.isOther) == [false, true], "\(kind), \(limit) groups")
+                #expect(topped.series.map { $0.points.map(\.count) } == [[2], [1]], "\(kind), \(limit) groups")
+            }
+            let funnel = try Self.parameters(range.merging(["steps": "view,buy", "breakdown": "city"]) { $1 }).funnel()
+            let groups = try await Self.query(storage).funnel(source: "default", funnel).groups
+            #expect(groups.map { $0.value.map { Array($0.utf8) } } == [Array(composed.utf8), Array(decomposed.utf8)])
+            #expect(groups.map { $0.steps.map(\.users) } == [[2, 2], [1, 1]])
+            // Two series and their sum, each value's line on its own, with the period before.
+            let values = range.merging([
+                "event": "view", "b.event": "view", "formula": "A + B", "breakdown": "city", "compare": "previous",
+            ]) { $1 }
+            let insight = try AnalyticsParameters(now: TestMessages.base.addingTimeInterval(30 * Self.day)) {
+                values[$0]
+            }.trends()
+            let lines = try await Self.query(storage).trends(source: "default", insight).lines(of: "formula")
+                .filter(\.isBreakdown)
+            #expect(lines.map { $0.value.map { Array($0.utf8) } } == [Array(composed.utf8), Array(decomposed.utf8)])
+            #expect(lines.map(\.values) == [[4], [2]])
+            #expect(lines.map(\.previousValues) == [[0], [0]])
+        }
+    }
+
     /// An event stored without a person key (it came with neither a user nor an anonymous id)
     /// counts among its value's events and not among its people, whichever way the groups are
     /// counted: one pass (with and without a count of "other") or the top values first.
