@@ -85,8 +85,8 @@ struct FunnelRow: Sendable, Hashable {
     /// The breakdown property's value (nil: absent, or no breakdown).
     var value: String?
     /// The event's order of arrival (its `seq`), which orders a person's events at one time.
-    /// ClickHouse keeps none finer than the millisecond it received the event: its rows have 0,
-    /// their ties in no particular order.
+    /// ClickHouse keeps no order of arrival: its rows have 0, and a person's events at one time
+    /// come in no particular order.
     var sequence: Int64 = 0
 
     func isStep(_ index: Int) -> Bool { steps & (1 << index) != 0 }
