@@ -53,22 +53,15 @@ enum DashboardFormat {
 
     /// Percent-encodes a query component (RFC 3986 unreserved characters stay).
     static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        QueryParameters.encoded(text)
     }
 
-    /// The fields of an `application/x-www-form-urlencoded` body.
-    static func formFields(_ body: String) -> [String: String] {
+    /// The fields of an `application/x-www-form-urlencoded` body (decoded as ``QueryParameters``
+    /// decodes a query; a field sent twice keeps its last value, as a form's later field wins).
+    /// - Throws: ``CollectorError`` `invalid_parameter` for a field holding a NUL character.
+    static func formFields(_ body: String) throws(CollectorError) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-            }
-            guard let name = parts.first else { continue }
-            fields[decode(name)] = parts.count > 1 ? decode(parts[1]) : ""
-        }
+        for (name, value) in try QueryParameters(body).pairs { fields[name] = value }
         return fields
     }
 }

@@ -32,7 +32,7 @@ enum DashboardForms {
             }
             let insight = try await saved.createInsight(
                 source: source, name: fields["name"] ?? "", kind: kind,
-                parameters: DashboardFormat.formFields(fields["parameters"] ?? ""))
+                parameters: try DashboardFormat.formFields(fields["parameters"] ?? ""))
             return "/dashboard/insights/\(insight.id)"
         }
         on("/dashboard/insights/:insightId", back: "/dashboard/boards") { source, id, fields in
@@ -43,7 +43,7 @@ enum DashboardForms {
             case "update":
                 _ = try await saved.updateInsight(
                     source: source, id: id, name: nil,
-                    parameters: DashboardFormat.formFields(fields["parameters"] ?? ""))
+                    parameters: try DashboardFormat.formFields(fields["parameters"] ?? ""))
             case "delete":
                 try await saved.deleteInsight(source: source, id: id)
                 return "/dashboard/boards"
@@ -129,10 +129,10 @@ enum DashboardForms {
         guard DashboardRoutes.signedIn(request, sessions) else { return DashboardRoutes.refusal() }
         let pageContext = DashboardPageContext(
             services: services, source: try services.adminSource(request),
-            parameters: DashboardRoutes.parameters(of: request), now: services.clock.now(),
+            parameters: try DashboardRoutes.parameters(of: request), now: services.clock.now(),
             pathParameters: DashboardRoutes.pathParameters(context))
         let body = try await RequestBodyReader.read(request, limit: 64 * 1024)
-        let fields = DashboardFormat.formFields(String(buffer: body))
+        let fields = try DashboardFormat.formFields(String(buffer: body))
         let id = ["insightId", "boardId", "cohortId"].lazy.compactMap { pageContext.pathParameters[$0] }.first
         do {
             let next = try await handler(pageContext.source, id.map { Int64($0) ?? -1 }, fields)

@@ -58,14 +58,14 @@ enum DashboardRoutes {
         }
 
         routes.get("/dashboard/sign-in", access: .open) { request, _ in
-            if signedIn(request, sessions) { return redirect(to: safeNext(request.uri.queryParameters.get("next"))) }
-            return html(SignInPage.render(next: safeNext(request.uri.queryParameters.get("next")), problem: nil))
+            if signedIn(request, sessions) { return redirect(to: safeNext(try request.parameters().get("next"))) }
+            return html(SignInPage.render(next: safeNext(try request.parameters().get("next")), problem: nil))
         }
 
         routes.post("/dashboard/sign-in", access: .open) { request, context in
             if let refused = crossOriginRefusal(request, services) { return refused }
             let body = try await RequestBodyReader.read(request, limit: 8 * 1024)
-            let fields = DashboardFormat.formFields(String(buffer: body))
+            let fields = try DashboardFormat.formFields(String(buffer: body))
             let next = safeNext(fields["next"])
             let right: Bool
             do throws(CollectorError) {
@@ -114,7 +114,7 @@ enum DashboardRoutes {
                 guard signedIn(request, sessions) else { return redirectToSignIn(request) }
                 var pageContext = DashboardPageContext(
                     services: services, source: try services.adminSource(request),
-                    parameters: parameters(of: request), now: services.clock.now(),
+                    parameters: try parameters(of: request), now: services.clock.now(),
                     pathParameters: pathParameters(context))
                 let kind = InsightKind(page: page.path)
                 if kind != nil {
@@ -234,12 +234,8 @@ enum DashboardRoutes {
 
     // MARK: Responses
 
-    static func parameters(of request: Request) -> [String: String] {
-        var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
-            parameters[String(name)] = String(value)
-        }
-        return parameters
+    static func parameters(of request: Request) throws -> [String: String] {
+        try request.parameters().dictionary
     }
 
     static func pathParameters(_ context: CollectorRequestContext) -> [String: String] {

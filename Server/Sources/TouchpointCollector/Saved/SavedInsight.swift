@@ -20,8 +20,14 @@ public struct SavedInsight: Sendable, Hashable {
 
     static func queryString(_ parameters: [String: String]) -> String {
         parameters.sorted { $0.key < $1.key }
-            .map { "\(DashboardFormat.percentEncoded($0.key))=\(DashboardFormat.percentEncoded($0.value))" }
+            .map { "\(QueryParameters.encoded($0.key))=\(QueryParameters.encoded($0.value))" }
             .joined(separator: "&")
+    }
+
+    /// The parameters of a stored ``queryString``.
+    /// - Throws: ``CollectorError`` for text ``queryString`` does not write (a NUL character).
+    static func parameters(ofQuery text: String) throws(CollectorError) -> [String: String] {
+        try QueryParameters(text).dictionary
     }
 
     /// The query API's URL (without the source).

@@ -11,7 +11,7 @@ enum AnalyticsRoutes {
 
         routes.get("/v1/query/users", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let search = request.uri.queryParameters.get("search")
+            let search = try request.parameters().get("search")
             if let search, search.utf8.count > 200 {
                 throw CollectorError(.invalidParameter, "search: longer than 200 bytes", path: "search")
             }
@@ -98,12 +98,12 @@ enum AnalyticsRoutes {
         }
     }
 
-    static func parameters(_ request: Request, _ services: CollectorServices, _ source: String)
+    static func parameters(_ request: Request, _ services: CollectorServices, _ source: String) throws
         -> AnalyticsParameters
     {
-        let parameters = request.uri.queryParameters
+        let parameters = try request.parameters()
         return AnalyticsParameters(
-            now: services.clock.now(), calendar: services.calendar(of: source), names: parameters.map { String($0.key) }
+            now: services.clock.now(), calendar: services.calendar(of: source), names: parameters.names
         ) { name in
             parameters.get(name)
         }

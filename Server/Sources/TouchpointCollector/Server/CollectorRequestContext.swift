@@ -42,9 +42,15 @@ extension CollectorRequestContext {
     /// A route parameter (`:sessionId`), percent-decoded: the router matches the raw path, so a
     /// survey id `Checkout rating` arrives as `Checkout%20rating`. Text that is not valid percent
     /// encoding is taken as it is.
-    /// - Throws: Hummingbird's 400 when the route has no such parameter.
+    /// - Throws: Hummingbird's 400 when the route has no such parameter; ``CollectorError``
+    ///   `invalid_parameter` when it holds a NUL character (`%00`), which no store keeps in text.
     public func pathParameter(_ name: String) throws -> String {
         let raw = try parameters.require(name)
-        return raw.removingPercentEncoding ?? raw
+        let decoded = raw.removingPercentEncoding ?? raw
+        guard !decoded.utf8.contains(0) else {
+            throw CollectorError(
+                .invalidParameter, "\(name): holds a NUL character (%00), which no store keeps in text", path: name)
+        }
+        return decoded
     }
 }

@@ -188,7 +188,7 @@ public final class CollectorServices: Sendable {
             }
             return source
         }
-        if allowQuery, let key = request.uri.queryParameters.get("writeKey") {
+        if allowQuery, let key = try request.parameters().get("writeKey") {
             guard let source = sourceRegistry.source(forWriteKey: key) else { throw IngestService.unauthorized }
             return source
         }
@@ -205,7 +205,7 @@ public final class CollectorServices: Sendable {
     /// The source an admin request is about: `?source=<id>`, `?writeKey=<key>`, or `default`.
     /// - Throws: ``CollectorError`` `not_found` for a source or key the collector does not know.
     public func adminSource(_ request: Request) throws -> String {
-        let parameters = request.uri.queryParameters
+        let parameters = try request.parameters()
         if let id = parameters.get("source") {
             guard sourceRegistry.contains(id: id) else {
                 throw CollectorError(.notFound, "source: no source named \"\(id)\"", path: "source")

@@ -3,6 +3,9 @@ import Hummingbird
 import TouchpointCore
 
 /// A request's JSON object body, with its members read and refused by name.
+///
+/// A string holding a NUL character (`\u0000`) is refused wherever it is, naming its path: no
+/// store keeps one in text (PostgreSQL refuses it), so what holds one could never be saved.
 struct JSONBody {
     let members: [String: JSONValue]
 
@@ -17,7 +20,34 @@ struct JSONBody {
         guard case .object(let members) = json else {
             throw CollectorError(.invalidRequest, "body: expected an object, found \(json.typeName)")
         }
+        if let path = Self.pathToNUL(json, path: "") {
+            throw CollectorError(
+                .invalidRequest, "\(path): holds a NUL character (\\u0000), which no store keeps in text",
+                path: path)
+        }
         self.members = members
+    }
+
+    /// The path of the first string (or member name) in `value` that holds a NUL character.
+    static func pathToNUL(_ value: JSONValue, path: String) -> String? {
+        switch value {
+        case .string(let text):
+            return text.utf8.contains(0) ? (path.isEmpty ? "body" : path) : nil
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = pathToNUL(item, path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                let inner = path.isEmpty ? name : "\(path).\(name)"
+                if name.utf8.contains(0) { return inner }
+                if let found = pathToNUL(member, path: inner) { return found }
+            }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// An optional string member.
@@ -51,7 +81,7 @@ struct JSONBody {
         switch members["parameters"] {
         case nil: return nil
         case .string(let text)?:
-            return DashboardFormat.formFields(text.hasPrefix("?") ? String(text.dropFirst()) : text)
+            return try DashboardFormat.formFields(text.hasPrefix("?") ? String(text.dropFirst()) : text)
         case .object(let values)?:
             return try values.mapValues { value in
                 switch value {

@@ -9,7 +9,7 @@ enum QueryRoutes {
 
         routes.get("/v1/query/sessions", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let parameters = request.uri.queryParameters
+            let parameters = try request.parameters()
             var filter = SessionFilter(range: try timeRange(request), eventName: parameters.get("event"))
             if let id = parameters.get("userId") {
                 filter.user = .userId(id)
@@ -31,7 +31,7 @@ enum QueryRoutes {
 
         routes.get("/v1/query/events", access: .admin) { request, _ in
             let source = try services.adminSource(request)
-            let filter = EventFilter(name: request.uri.queryParameters.get("name"), range: try timeRange(request))
+            let filter = EventFilter(name: try request.parameters().get("name"), range: try timeRange(request))
             let page = try await query.events(source: source, filter: filter, page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
@@ -47,7 +47,7 @@ enum QueryRoutes {
             let source = try services.adminSource(request)
             let page = try await query.surveyTextAnswers(
                 source: source, surveyId: try context.pathParameter("surveyId"), range: try timeRange(request),
-                newestFirst: request.uri.queryParameters.get("order") == "newest", page: try pageRequest(request))
+                newestFirst: try request.parameters().get("order") == "newest", page: try pageRequest(request))
             return Response.json(page.json(\.json))
         }
 
@@ -92,7 +92,7 @@ enum QueryRoutes {
 
     /// `?limit=` (1…1000, default 100) and `?cursor=`.
     static func pageRequest(_ request: Request) throws -> PageRequest {
-        let parameters = request.uri.queryParameters
+        let parameters = try request.parameters()
         var limit = 100
         if let text = parameters.get("limit") {
             guard let value = Int(text), (1...PageRequest.maximumLimit).contains(value) else {
@@ -107,7 +107,7 @@ enum QueryRoutes {
 
     /// `?from=` and `?to=`, ISO-8601 timestamps.
     static func timeRange(_ request: Request) throws -> TimeRange {
-        let parameters = request.uri.queryParameters
+        let parameters = try request.parameters()
         var range = TimeRange()
         for name in ["from", "to"] {
             guard let text = parameters.get(name) else { continue }

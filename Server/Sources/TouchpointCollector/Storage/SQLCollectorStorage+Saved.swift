@@ -48,7 +48,8 @@ extension SQLCollectorStorage {
                 throw StorageError(code: .corruptRow, message: "an insights row does not have the expected columns")
             }
             return SavedInsight(
-                id: id, name: name, kind: kind, parameters: DashboardFormat.formFields(parameters), createdAt: created,
+                id: id, name: name, kind: kind, parameters: try SavedInsight.parameters(ofQuery: parameters),
+                createdAt: created,
                 updatedAt: updated)
         }
     }
