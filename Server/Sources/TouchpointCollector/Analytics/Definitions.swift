@@ -18,11 +18,11 @@ public struct Definitions: Sendable, Hashable {
 
     /// Every event's properties merged by name (counts added, types merged), most frequent first.
     public var properties: [PropertyDefinition] {
-        var merged: [String: PropertyDefinition] = [:]
+        var merged: [ExactText: PropertyDefinition] = [:]
         for event in events {
             for property in event.properties {
                 for (type, count) in property.types {
-                    merged[property.name, default: PropertyDefinition(name: property.name)]
+                    merged[ExactText(property.name), default: PropertyDefinition(name: property.name)]
                         .add(type, count, property.lastSeen)
                 }
             }
@@ -83,9 +83,9 @@ public struct PropertyDefinition: Sendable, Hashable {
         lastSeen = max(lastSeen, seen)
     }
 
-    /// Most frequent first, ties by name.
-    static func sorted(_ definitions: [String: PropertyDefinition]) -> [PropertyDefinition] {
-        definitions.values.sorted { ($1.events, $0.name) < ($0.events, $1.name) }
+    /// Most frequent first, ties by name (bytewise).
+    static func sorted(_ definitions: [ExactText: PropertyDefinition]) -> [PropertyDefinition] {
+        definitions.values.sorted { ($1.events, ExactText($0.name)) < ($0.events, ExactText($1.name)) }
     }
 
     var json: JSONValue {

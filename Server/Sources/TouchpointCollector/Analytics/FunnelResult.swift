@@ -162,7 +162,7 @@ public struct FunnelResult: Sendable, Hashable {
             // Values by their bytes, as the stores give them (``ExactText``).
             var byValue: [ExactText?: [Int]] = [:]
             for (index, value) in attempts.values.enumerated() {
-                byValue[value.map(ExactText.init), default: []].append(index)
+                byValue[value.map({ ExactText($0) }), default: []].append(index)
             }
             let top = Set(
                 byValue.compactMap { value, members in value.map { ($0, members.count) } }

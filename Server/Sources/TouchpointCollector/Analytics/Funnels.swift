@@ -59,16 +59,24 @@ public struct FunnelQuery: Sendable, Hashable {
     /// The cohort's people, once resolved (``CollectorQuery``); nil: everyone.
     var people: Set<Int64>?
 
+    /// The steps' event names, each once (told apart by their bytes, as every store tells them),
+    /// in byte order.
+    var eventNames: [String] {
+        Set(steps.map { ExactText($0.event) }).sorted().map(\.text)
+    }
+
     /// The steps that `event` with these properties is (bit `i` for step `i`), by the filters on
     /// event properties; those on a person's traits (`person.…`) are read from their `identify`
     /// calls and left to the caller.
     func matches(event: String, properties: [String: JSONValue]) -> Int {
+        // Names by their bytes, as every store compares them.
         func passes(_ filter: PropertyFilter) -> Bool {
             filter.scope == .person || filter.matches(properties[filter.property])
         }
         guard filters.allSatisfy(passes) else { return 0 }
         var mask = 0
-        for (index, step) in steps.enumerated() where step.event == event && step.filters.allSatisfy(passes) {
+        for (index, step) in steps.enumerated()
+        where ExactText(step.event) == ExactText(event) && step.filters.allSatisfy(passes) {
             mask |= 1 << index
         }
         return mask

@@ -98,18 +98,21 @@ public struct PathResult: Sendable, Hashable {
     }
 
     private static func node(event: String, paths: [PathCount], depth: Int, top: Int) -> PathNode {
-        var next: [String: [PathCount]] = [:]
+        // Names by their bytes, as the stores keep them apart.
+        var next: [ExactText: [PathCount]] = [:]
         var ended = 0
         for path in paths {
             guard depth < path.events.count else {
                 ended += path.people
                 continue
             }
-            next[path.events[depth], default: []].append(path)
+            next[ExactText(path.events[depth]), default: []].append(path)
         }
         let ranked = next.map { (event: $0.key, paths: $0.value, people: $0.value.reduce(0) { $0 + $1.people }) }
             .sorted { ($1.people, $0.event) < ($0.people, $1.event) }
-        var children = ranked.prefix(top).map { node(event: $0.event, paths: $0.paths, depth: depth + 1, top: top) }
+        var children = ranked.prefix(top).map {
+            node(event: $0.event.text, paths: $0.paths, depth: depth + 1, top: top)
+        }
         let rest = ranked.dropFirst(top).reduce(0) { $0 + $1.people }
         if rest > 0 { children.append(PathNode(event: nil, isOther: true, people: rest, ended: 0, children: [])) }
         return PathNode(

@@ -168,13 +168,13 @@ public struct TrendInsightResult: Sendable, Hashable {
             lines.append(line)
             byKey[series.label, default: [:]][.all] = line
             for breakdown in result.series {
-                let key = BreakdownKey(value: breakdown.value.map(ExactText.init), isOther: breakdown.isOther)
+                let key = BreakdownKey(value: breakdown.value.map({ ExactText($0) }), isOther: breakdown.isOther)
                 var valueLine = Line(
                     label: series.label, value: breakdown.value, isBreakdown: true, isOther: breakdown.isOther,
                     values: breakdown.points.map(math.value(of:)), aggregate: additive(math, breakdown.points))
                 if let previous {
                     let before = previous[index].series.first {
-                        $0.value.map(ExactText.init) == key.value && $0.isOther == breakdown.isOther
+                        $0.value.map({ ExactText($0) }) == key.value && $0.isOther == breakdown.isOther
                     }
                     let points =
                         before?.points ?? previous[index].totals.map { TrendPoint(start: $0.start, count: 0, users: 0) }

@@ -226,7 +226,7 @@ public struct TrendResult: Sendable, Hashable {
         // Values by their bytes, as the stores group them (``ExactText``).
         var byValue: [SeriesKey: [Int64: TrendCount]] = [:]
         for row in rows {
-            byValue[SeriesKey(value: row.value.map(ExactText.init), isOther: row.isOther), default: [:]][row.index] =
+            byValue[SeriesKey(value: row.value.map({ ExactText($0) }), isOther: row.isOther), default: [:]][row.index] =
                 TrendCount(count: row.count, users: row.users, aggregate: row.aggregate)
         }
         var series = byValue.map { key, counts in

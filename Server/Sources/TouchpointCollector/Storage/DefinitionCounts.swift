@@ -32,15 +32,15 @@ struct DefinitionCounts {
 
     /// One row's key.
     struct Key: Hashable, Sendable, Comparable {
-        var source: String
+        @ExactText var source: String
         var kind: Kind
-        var event: String
-        var property: String
+        @ExactText var event: String
+        @ExactText var property: String
         var type: String
 
         static func < (lhs: Key, rhs: Key) -> Bool {
-            (lhs.source, lhs.kind.rawValue, lhs.event, lhs.property, lhs.type)
-                < (rhs.source, rhs.kind.rawValue, rhs.event, rhs.property, rhs.type)
+            (lhs._source, lhs.kind.rawValue, lhs._event, lhs._property, lhs.type)
+                < (rhs._source, rhs.kind.rawValue, rhs._event, rhs._property, rhs.type)
         }
     }
 
@@ -94,8 +94,8 @@ struct DefinitionCounts {
         func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
         static func == (lhs: Shape, rhs: Shape) -> Bool {
-            lhs.hash == rhs.hash && lhs.isTraits == rhs.isTraits && lhs.event == rhs.event
-                && lhs.source == rhs.source && lhs.keys == rhs.keys
+            lhs.hash == rhs.hash && lhs.isTraits == rhs.isTraits && ExactText(lhs.event) == ExactText(rhs.event)
+                && ExactText(lhs.source) == ExactText(rhs.source) && lhs.keys == rhs.keys
         }
 
         /// The rows it adds to.

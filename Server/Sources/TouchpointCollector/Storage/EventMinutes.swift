@@ -28,12 +28,12 @@ import TouchpointCore
 enum EventMinutes {
     /// One row's key.
     struct Key: Hashable, Sendable, Comparable {
-        var source: String
-        var event: String
+        @ExactText var source: String
+        @ExactText var event: String
         var minute: Int64
 
         static func < (lhs: Key, rhs: Key) -> Bool {
-            (lhs.source, lhs.event, lhs.minute) < (rhs.source, rhs.event, rhs.minute)
+            (lhs._source, lhs._event, lhs.minute) < (rhs._source, rhs._event, rhs.minute)
         }
     }
 

@@ -16,8 +16,8 @@ protocol EventRow {
 
 /// What deduplication keys on: (source, messageId).
 struct MessageIdentity: Hashable, Sendable {
-    var source: String
-    var messageId: String
+    @ExactText var source: String
+    @ExactText var messageId: String
 }
 
 extension EventRow {

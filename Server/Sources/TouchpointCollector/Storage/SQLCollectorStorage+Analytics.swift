@@ -519,7 +519,7 @@ extension SQLCollectorStorage {
             return answer
         }
         if let sqlite = backend as? SQLiteBackend, query.measure.property == nil {
-            let kept = Set(top.map(ExactText.init))
+            let kept = Set(top.map({ ExactText($0) }))
             @Sendable func group(_ value: String?) -> (value: String?, isOther: Bool) {
                 guard let value else { return (nil, false) }
                 return kept.contains(ExactText(value)) ? (value, false) : (nil, true)
@@ -600,7 +600,8 @@ extension SQLCollectorStorage {
             try connection.queryEach(sql, binds) { row in
                 guard !tooMany, !row.isNull(0) else { return }
                 let grouped = group(row.text(2))
-                let key = Key(index: row.integer(0), value: grouped.value.map(ExactText.init), isOther: grouped.isOther)
+                let key = Key(
+                    index: row.integer(0), value: grouped.value.map({ ExactText($0) }), isOther: grouped.isOther)
                 // An event without a person counts as an event, not as a person (as `COUNT(*)` and
                 // `COUNT(DISTINCT person)` count it).
                 let person =
@@ -655,7 +656,7 @@ extension SQLCollectorStorage {
 
     /// ``funnelRows(source:query:)`` of the events in `from ..< to`.
     private func funnelRows(source: String, query: FunnelQuery, from: Int64, to: Int64) async throws -> [FunnelRow] {
-        let names = Array(Set(query.steps.map(\.event))).sorted()
+        let names = query.eventNames
         // SQLite, without a cohort or a filter on people: each event's stored key, its merge
         // looked up here (the merges' table read once) rather than in SQLite for every event.
         let sqlite =

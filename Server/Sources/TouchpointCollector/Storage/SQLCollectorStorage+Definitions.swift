@@ -44,8 +44,9 @@ extension SQLCollectorStorage {
             keys.bindTuple(events.isEmpty ? [.text("")] : events.map { .text($0.name) })
         }
         keys.append(") GROUP BY kind, event, property, type HAVING SUM(events) > 0")
-        var properties: [String: [String: PropertyDefinition]] = [:]
-        var traits: [String: PropertyDefinition] = [:]
+        // Names and keys by their bytes, as the database groups them.
+        var properties: [ExactText: [ExactText: PropertyDefinition]] = [:]
+        var traits: [ExactText: PropertyDefinition] = [:]
         for row in try await backend.query(keys) {
             guard let kind = row[0].text, let name = row[1].text, let property = row[2].text,
                 let type = row[3].text.flatMap(PropertyType.init(rawValue:)), let count = row[4].int,
@@ -55,14 +56,16 @@ extension SQLCollectorStorage {
             groups += 1
             let seen = Timestamp.date(milliseconds: lastSeen)
             if kind == DefinitionCounts.Kind.trait.rawValue {
-                traits[property, default: PropertyDefinition(name: property)].add(type, Int(count), seen)
+                traits[ExactText(property), default: PropertyDefinition(name: property)].add(type, Int(count), seen)
             } else {
-                properties[name, default: [:]][property, default: PropertyDefinition(name: property)]
-                    .add(type, Int(count), seen)
+                properties[ExactText(name), default: [:]][
+                    ExactText(property), default: PropertyDefinition(name: property)
+                ]
+                .add(type, Int(count), seen)
             }
         }
         for index in events.indices {
-            events[index].properties = PropertyDefinition.sorted(properties[events[index].name] ?? [:])
+            events[index].properties = PropertyDefinition.sorted(properties[ExactText(events[index].name)] ?? [:])
         }
         // PostgreSQL's writes add rows of their own: fold them when reads find many.
         if rowsRead - groups > DefinitionCounts.foldAbove {
@@ -106,7 +109,7 @@ extension SQLCollectorStorage {
         known.append(" AND kind = 'event' GROUP BY event HAVING SUM(events) > 0 ORDER BY SUM(events) DESC LIMIT 10000")
         let names = try await backend.query(known).compactMap { $0[0].text }
         guard !names.isEmpty else { return [] }
-        var counts: [String: Int64] = [:]
+        var counts: [ExactText: Int64] = [:]
         // `timestamp / 60000` truncates: minute 0 holds the last minute before 1970 as well.
         let to = range.toMilliseconds
         let end = to.map { $0 / 60_000 }
@@ -132,7 +135,7 @@ extension SQLCollectorStorage {
         statement.append(" GROUP BY event")
         for row in try await backend.query(statement) {
             guard let name = row[0].text, let count = row[1].int else { continue }
-            counts[name, default: 0] += count
+            counts[ExactText(name), default: 0] += count
         }
         var edges: [TimeRange] = []
         if from < first * 60_000 {
@@ -148,15 +151,15 @@ extension SQLCollectorStorage {
     }
 
     /// The `limit` names with the most events, most first (ties by name, bytewise).
-    private static func top(_ counts: [String: Int64], limit: Int) -> [(name: String, count: Int)] {
+    private static func top(_ counts: [ExactText: Int64], limit: Int) -> [(name: String, count: Int)] {
         counts.filter { $0.value > 0 }
-            .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            .prefix(max(limit, 0)).map { ($0.key, Int($0.value)) }
+            .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .prefix(max(limit, 0)).map { ($0.key.text, Int($0.value)) }
     }
 
     /// Events of each of `names` in `range`, counted through the name-and-minute index.
     private func eventCountsFromIndex(source: String, names: [String], range: TimeRange) async throws
-        -> [String: Int64]
+        -> [ExactText: Int64]
     {
         var statement = SQLStatement(dialect, "SELECT event, COUNT(*) FROM \(dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))
@@ -164,10 +167,10 @@ extension SQLCollectorStorage {
         statement.bindTuple(names.map { .text($0) })
         appendRange(range, to: &statement)
         statement.append(" GROUP BY event")
-        var counts: [String: Int64] = [:]
+        var counts: [ExactText: Int64] = [:]
         for row in try await backend.query(statement) {
             guard let name = row[0].text, let count = row[1].int else { continue }
-            counts[name, default: 0] += count
+            counts[ExactText(name), default: 0] += count
         }
         return counts
     }

@@ -27,9 +27,9 @@ extension SQLCollectorStorage {
     /// anchor, 1) and sends back one row per way with its people; SQLite sends the events of the
     /// range as integers and the ways are found here (``PathStep``).
     func paths(source: String, query: PathQuery) async throws -> [PathCount] {
-        let excluded = Set(query.exclude)
-        let names = try await eventNames(source: source).filter { !excluded.contains($0) }
-        guard names.contains(query.event) else { return [] }
+        let excluded = Set(query.exclude.map({ ExactText($0) }))
+        let names = try await eventNames(source: source).filter { !excluded.contains(ExactText($0)) }
+        guard names.contains(where: { ExactText($0) == ExactText(query.event) }) else { return [] }
         if let answer = try await fromClickHouse(source, [], query.people, { try await $0.paths(query, names: names) })
         {
             return answer

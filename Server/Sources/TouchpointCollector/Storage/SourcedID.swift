@@ -18,8 +18,11 @@ struct SourcedID: Hashable, Comparable, Sendable {
     func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
 
     static func == (lhs: SourcedID, rhs: SourcedID) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.source == rhs.source && lhs.id == rhs.id
+        lhs.hashCode == rhs.hashCode && ExactText(lhs.source) == ExactText(rhs.source)
+            && ExactText(lhs.id) == ExactText(rhs.id)
     }
 
-    static func < (lhs: SourcedID, rhs: SourcedID) -> Bool { (lhs.source, lhs.id) < (rhs.source, rhs.id) }
+    static func < (lhs: SourcedID, rhs: SourcedID) -> Bool {
+        (ExactText(lhs.source), ExactText(lhs.id)) < (ExactText(rhs.source), ExactText(rhs.id))
+    }
 }

@@ -257,6 +257,55 @@ struct AnalyticsTests {
         }
     }
 
+    /// Event names whose bytes differ are different names on every store, even where Swift calls
+    /// them equal (a composed and a decomposed "é"): each counts its own events and people, with
+    /// and without a filter, in the definitions, the top events, a funnel and paths. The expected
+    /// counts are the events as sent: p0 does the composed name then the decomposed one, p2 the
+    /// composed one; so the composed name has 2 events of 2 people, the decomposed one 1 of 1.
+    @Test(arguments: StorageKind.insightStores)
+    func namesOfDifferentBytesAreDifferentNames(kind: StorageKind) async throws {
+        let composed = "Caf\u{E9} Opened"
+        let decomposed = "Cafe\u{301} Opened"
+        #expect(composed == decomposed)  // to Swift
+        try await withStorage(kind) { storage async throws in
+            let messages = [
+                TestMessages.ingest(
+                    composed, id: "c0", user: "p0", anonymous: nil, at: 60, properties: ["plan": "pro"]),
+                TestMessages.ingest(
+                    decomposed, id: "d0", user: "p0", anonymous: nil, at: 70, properties: ["plan": "pro"]),
+                TestMessages.ingest(
+                    composed, id: "c2", user: "p2", anonymous: nil, at: 80, properties: ["plan": "pro"]),
+            ]
+            #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
+            let range = ["from": Self.at(0), "to": Self.at(Self.day)]
+            for (name, expected) in [(composed, 2), (decomposed, 1)] {
+                for filter in [[:], ["where.1.property": "plan", "where.1.value": "pro"]] {
+                    let values = range.merging(["event": name, "interval": "day"]) { $1 }.merging(filter) { $1 }
+                    let trend = try Self.parameters(values).trend()
+                    let result = try await Self.query(storage).trend(source: "default", trend)
+                    #expect(result.totals.map(\.count) == [expected], "\(kind), \(Array(name.utf8)), \(filter)")
+                    #expect(result.totals.map(\.users) == [expected], "\(kind), \(Array(name.utf8)), \(filter)")
+                }
+            }
+            let definitions = try await Self.query(storage).definitions(source: "default")
+            #expect(
+                Set(definitions.events.map { Array($0.name.utf8) }) == [Array(composed.utf8), Array(decomposed.utf8)])
+            #expect(definitions.events.map(\.events).sorted() == [1, 2])
+            let top = try await Self.query(storage).topEvents(
+                source: "default",
+                range: TimeRange(from: TestMessages.base, to: TestMessages.base.addingTimeInterval(Self.day)))
+            #expect(top.map { Array($0.name.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)])
+            #expect(top.map(\.count) == [2, 1])
+            let funnel = try Self.parameters(range.merging(["steps": "\(composed),\(decomposed)"]) { $1 }).funnel()
+            let steps = try await Self.query(storage).funnel(source: "default", funnel).steps
+            #expect(steps.map(\.users) == [2, 1], "\(kind)")
+            let paths = try Self.parameters(range.merging(["start": composed]) { $1 }).paths()
+            let root = try await Self.query(storage).paths(source: "default", paths).root
+            #expect(root.people == 2, "\(kind)")
+            #expect(root.children.map { $0.event.map { Array($0.utf8) } } == [Array(decomposed.utf8)], "\(kind)")
+        }
+    }
+
     /// An event stored without a person key (it came with neither a user nor an anonymous id)
     /// counts among its value's events and not among its people, whichever way the groups are
     /// counted: one pass (with and without a count of "other") or the top values first.

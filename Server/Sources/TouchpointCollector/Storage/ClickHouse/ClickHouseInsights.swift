@@ -219,7 +219,7 @@ struct ClickHouseInsights: Sendable {
     /// funnel's filters, with the person (its hash, as a number), the steps it is and the
     /// breakdown property's value, in no order (the funnel sorts them).
     func funnelRows(_ query: FunnelQuery) async throws -> [FunnelRow] {
-        let names = Array(Set(query.steps.map(\.event))).sorted()
+        let names = query.eventNames
         var steps: [String] = []
         for (index, step) in query.steps.enumerated() {
             let conditions = ["event = \(ClickHouseClient.literal(step.event))"] + step.filters.map(Self.condition)
@@ -266,7 +266,7 @@ struct ClickHouseInsights: Sendable {
     /// Events of one person at the same millisecond are ordered by name (a SQL store orders them
     /// as they arrived).
     func paths(_ query: PathQuery, names: [String]) async throws -> [PathCount] {
-        guard let start = names.firstIndex(of: query.event) else { return [] }
+        guard let start = names.firstIndex(where: { ExactText($0) == ExactText(query.event) }) else { return [] }
         let base = names.count + 1
         let list = "[\(names.map(ClickHouseClient.literal).joined(separator: ", "))]"
         let time = "intDiv(x, \(base))"

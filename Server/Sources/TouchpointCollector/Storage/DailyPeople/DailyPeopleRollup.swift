@@ -43,8 +43,8 @@ enum DailyPeopleRollup {
 
     /// A source, event and local day: the rows of one day's set.
     struct Key: Hashable, Sendable {
-        var source: String
-        var event: String
+        @ExactText var source: String
+        @ExactText var event: String
         var day: Int64
     }
 

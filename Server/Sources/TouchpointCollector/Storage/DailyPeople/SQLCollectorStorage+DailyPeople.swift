@@ -242,7 +242,7 @@ extension SQLCollectorStorage {
     }
 
     private struct PropertyValue: Hashable {
-        var property: String
+        @ExactText var property: String
         var value: ValueRollup.Value
     }
 

@@ -144,10 +144,10 @@ enum ValueRollup {
 
 /// A source's kept property.
 struct ValueRollupKey: Hashable, Sendable, Comparable {
-    var source: String
-    var property: String
+    @ExactText var source: String
+    @ExactText var property: String
 
-    static func < (lhs: Self, rhs: Self) -> Bool { (lhs.source, lhs.property) < (rhs.source, rhs.property) }
+    static func < (lhs: Self, rhs: Self) -> Bool { (lhs._source, lhs._property) < (rhs._source, rhs._property) }
 }
 
 /// Each source's kept properties and how far each is kept, for the writers and deletion. Set when

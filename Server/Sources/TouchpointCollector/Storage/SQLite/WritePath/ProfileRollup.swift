@@ -34,7 +34,7 @@ struct ProfileRollup: Sendable, Equatable {
     }
 
     private struct Key: Hashable {
-        var source: String
-        var userId: String
+        @ExactText var source: String
+        @ExactText var userId: String
     }
 }
