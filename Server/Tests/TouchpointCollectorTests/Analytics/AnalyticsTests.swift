@@ -309,7 +309,7 @@ struct AnalyticsTests {
     /// An event stored without a person key (it came with neither a user nor an anonymous id)
     /// counts among its value's events and not among its people, whichever way the groups are
     /// counted: one pass (with and without a count of "other") or the top values first.
-    @Test(arguments: [StorageKind.sqlite, .postgres])
+    @Test(arguments: StorageKind.available)
     func anEventWithoutAPersonCountsAsAnEventOnly(kind: StorageKind) async throws {
         try await withStorage(kind) { storage async throws in
             try await Self.seedTrend(storage)
