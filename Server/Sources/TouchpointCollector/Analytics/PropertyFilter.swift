@@ -182,9 +182,13 @@ public struct PropertyFilter: Sendable, Hashable, CustomStringConvertible {
     public func matches(_ found: JSONValue?) -> Bool {
         let text = found.flatMap(Self.text)
         switch op {
-        case .equals: return text == value
-        case .notEquals: return text != value
-        case .contains: return text.map { Self.folded($0).contains(Self.folded(value)) } ?? false
+        // Text by its bytes, as every store compares it (Swift's `==` and `contains` take a composed
+        // and a decomposed "é" as equal).
+        case .equals: return text.map { ExactText($0) == ExactText(value) } ?? false
+        case .notEquals: return text.map { ExactText($0) != ExactText(value) } ?? true
+        case .contains:
+            return text.map { Array(Self.folded($0).utf8).firstRange(of: Array(Self.folded(value).utf8)) != nil }
+                ?? false
         case .greaterThan, .lessThan:
             guard let number, let found, case let amount? = Self.numeric(found) else { return false }
             return op == .greaterThan ? amount > number : amount < number

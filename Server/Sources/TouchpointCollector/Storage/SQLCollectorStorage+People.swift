@@ -17,18 +17,18 @@ extension SQLCollectorStorage {
             dialect, "SELECT user_id, first_seen, last_seen, event_count FROM profiles WHERE source = ")
         statement.bind(.text(source))
         if let search, !search.isEmpty {
-            let pattern = "%" + Self.likeEscaped(search.lowercased()) + "%"
-            statement.append(" AND (LOWER(user_id) LIKE ")
+            let pattern = "%" + Self.likeEscaped(PropertyFilter.folded(search)) + "%"
+            statement.append(" AND (\(dialect.asciiLowercased("user_id")) LIKE ")
             statement.bind(.text(pattern))
             statement.append(" ESCAPE '\\' OR user_id IN (SELECT user_id FROM identities WHERE source = ")
             statement.bind(.text(source))
-            statement.append(" AND LOWER(anonymous_id) LIKE ")
+            statement.append(" AND \(dialect.asciiLowercased("anonymous_id")) LIKE ")
             statement.bind(.text(pattern))
             // Served by the small events_identify index (identify calls only).
             statement.append(
                 " ESCAPE '\\') OR user_id IN (SELECT user_id FROM events WHERE type = 'identify' AND source = ")
             statement.bind(.text(source))
-            statement.append(" AND user_id IS NOT NULL AND LOWER(payload) LIKE ")
+            statement.append(" AND user_id IS NOT NULL AND \(dialect.asciiLowercased("payload")) LIKE ")
             statement.bind(.text(pattern))
             statement.append(" ESCAPE '\\'))")
         }

@@ -33,10 +33,15 @@ enum SQLDialect: String, Sendable {
     }
 
     /// PostgreSQL: a JSON text column as `json` can read it (see ``jsonText(_:_:)``).
+    ///
+    /// Only an escape of NUL is replaced, not the text `\\u0000` (an escaped backslash, then
+    /// `u0000`), which ingest keeps: each escaped backslash is first set aside as U+0001 (which
+    /// valid JSON text never holds raw), so the pairs are read left to right as JSON reads them.
     static func readableJSON(_ column: String) -> String {
         let nul = "chr(92) || 'u0000'"
+        let pair = "chr(92) || chr(92)"
         return
-            "CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(\(column), \(nul), chr(92) || 'ufffd') ELSE \(column) END"
+            "CASE WHEN strpos(\(column), \(nul)) > 0 THEN replace(replace(replace(\(column), \(pair), chr(1)), \(nul), chr(92) || 'ufffd'), chr(1), \(pair)) ELSE \(column) END"
     }
 
     /// The JSON path of `property` of an `events` row's `properties`, as an SQL expression of the
