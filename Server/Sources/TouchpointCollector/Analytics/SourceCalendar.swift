@@ -9,6 +9,10 @@ import TouchpointCore
 /// change. Weeks begin on Monday, months on their first day. An instant's local time is the
 /// instant plus the zone's offset at that instant; the day holding it is that divided by a day.
 struct SourceCalendar: Sendable, Hashable {
+    /// Since 1973-03-03 every zone's offset from UTC is whole minutes (Liberia's was not until
+    /// 1972), so every local day, week and month begins on a whole minute.
+    static let wholeMinuteOffsetsSince: Int64 = 100_000_000_000
+
     /// The zone's IANA name.
     let identifier: String
     private let zone: TimeZone

@@ -8,7 +8,14 @@ extension CollectorQuery {
     public func paths(source: String, _ query: PathQuery) async throws -> PathResult {
         var query = query
         query.people = try await people(source: source, cohort: query.cohort)
-        return PathResult.build(query, paths: try await storage.paths(source: source, query: query))
+        // The names a path reads: the source's, without the excluded ones (by their bytes).
+        let excluded = Set(query.exclude.map { ExactText($0) })
+        let names = try await storage.eventNames(source: source).filter { !excluded.contains(ExactText($0)) }
+        guard names.contains(where: { ExactText($0) == ExactText(query.event) }) else {
+            return PathResult.build(query, paths: [])
+        }
+        return PathResult.build(
+            query, paths: try await storage.insights.paths(source: source, query: query, names: names))
     }
 
     /// The names of the events `source` holds, in order.

@@ -222,8 +222,8 @@ extension CollectorQuery {
         let people = query.peopleFromEvents
         @Sendable func counted() async throws -> TrendTotals {
             people
-                ? try await storage.trendTotals(source: source, query: query)
-                : try await storage.trendCounts(source: source, query: query)
+                ? try await storage.insights.trendTotals(source: source, query: query)
+                : try await storage.insights.trendCounts(source: source, query: query)
         }
         guard let property = query.breakdown else {
             return TrendResult.assemble(query, totals: try await counted(), rows: [])
@@ -232,7 +232,7 @@ extension CollectorQuery {
         if let rows = try await storage.trendFromValueRollup(source: source, query: query) {
             return TrendResult.assemble(query, totals: try await counted(), rows: rows)
         }
-        let pass = try await storage.trendByValue(
+        let pass = try await storage.insights.trendByValue(
             source: source, query: query, property: property, limit: groupLimit, people: people)
         // The pass's totals, or (read at once with what follows) the totals counted on their own.
         @Sendable func totals() async throws -> TrendTotals {
@@ -242,9 +242,10 @@ extension CollectorQuery {
         async let totalsCounted = totals()
         guard let perValue = pass.rows else {
             // Too many values to group in one pass: find the top ones first.
-            let top = try await storage.trendTopValues(
+            let top = try await storage.insights.trendTopValues(
                 source: source, query: query, property: property, limit: query.topValues)
-            let rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
+            let rows = try await storage.insights.trendBreakdown(
+                source: source, query: query, property: property, top: top)
             return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
         }
         var byValue: [ExactText: Int] = [:]
@@ -255,7 +256,7 @@ extension CollectorQuery {
         }
         let kept = Set(top)
         var rows = perValue.filter { row in row.value.map { kept.contains(ExactText($0)) } ?? true }
-        let other = try await storage.trendBreakdown(
+        let other = try await storage.insights.trendBreakdown(
             source: source, query: query, property: property, top: top.map(\.text))
         rows += other.filter(\.isOther)
         return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
@@ -305,7 +306,7 @@ extension CollectorQuery {
         let totals = try await trend(source: source, whole)
         guard let property = query.breakdown else { return totals }
         let top = current.series.filter { !$0.isOther }.compactMap(\.value)
-        let rows = try await storage.trendBreakdown(source: source, query: query, property: property, top: top)
+        let rows = try await storage.insights.trendBreakdown(source: source, query: query, property: property, top: top)
         var result = TrendResult.assemble(query, totals: [:], rows: rows)
         result.totals = totals.totals
         result.partial = totals.partial
@@ -327,11 +328,11 @@ extension CollectorQuery {
             // The range's people once: the union of its daily people, as each interval's are.
             let read = try await storage.dailyPeople(source: source, event: query.event, days: query.range.days)
             // Still being built (an upgrade, a new time zone): the events count everyone.
-            if read.partial { return try await storage.trendAggregate(source: source, query: query) }
+            if read.partial { return try await storage.insights.trendAggregate(source: source, query: query) }
             let people = read.people.restricted(to: query.people).union(query.range.days)
             return TrendCount(count: result.totals.reduce(0) { $0 + $1.count }, users: people.count)
         case .users, .average, .median, .p90:
-            return try await storage.trendAggregate(source: source, query: query)
+            return try await storage.insights.trendAggregate(source: source, query: query)
         }
     }
 
@@ -342,7 +343,7 @@ extension CollectorQuery {
     public func funnel(source: String, _ query: FunnelQuery) async throws -> FunnelResult {
         var query = query
         query.people = try await people(source: source, cohort: query.cohort)
-        return FunnelResult.compute(query, rows: try await storage.funnelRows(source: source, query: query))
+        return FunnelResult.compute(query, rows: try await storage.insights.funnelRows(source: source, query: query))
     }
 
     /// How many people did an event on 1, 2, … n days of each week or month (of a cohort's

@@ -113,22 +113,17 @@ protocol CollectorStorage: Sendable {
         -> [SessionSummary]
     func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent]
 
-    // Analytics (SQLCollectorStorage+Analytics.swift)
-    func trendTopValues(source: String, query: TrendQuery, property: String, limit: Int) async throws -> [String]
-    func trendTotals(source: String, query: TrendQuery) async throws -> TrendTotals
-    func trendAggregate(source: String, query: TrendQuery) async throws -> TrendCount
-    func trendCounts(source: String, query: TrendQuery) async throws -> TrendTotals
-    func trendByValue(source: String, query: TrendQuery, property: String, limit: Int, people: Bool) async throws
-        -> TrendPass
-    func trendBreakdown(source: String, query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow]
+    // Insights
+    /// What answers the insights that read events (trends, funnels, paths): the engine of the
+    /// store that holds them, chosen when the storage opened.
+    var insights: any InsightEngine { get }
     /// A breakdown's rows from the rollup of a kept property's values (nil: the events must answer).
     func trendFromValueRollup(source: String, query: TrendQuery) async throws -> [TrendRow]?
     /// Sets the properties each source's breakdowns keep, by source.
     func prepareValueRollup(properties: [String: [String]], logger: Logger, build: Bool) async throws
-    func funnelRows(source: String, query: FunnelQuery) async throws -> [FunnelRow]
-    // Paths and cohorts (SQLCollectorStorage+Paths.swift, SQLCollectorStorage+Cohorts.swift)
+    // Names and cohorts (SQLCollectorStorage+Query.swift, SQLCollectorStorage+Cohorts.swift)
+    /// The names of the events `source` holds, in byte order.
     func eventNames(source: String) async throws -> [String]
-    func paths(source: String, query: PathQuery) async throws -> [PathCount]
     func peoplePerforming(source: String, event: String, times: Int, from: Int64, to: Int64) async throws
         -> Set<Int64>
     func identifyPayloads(source: String) async throws -> [(person: Int64, payload: String)]

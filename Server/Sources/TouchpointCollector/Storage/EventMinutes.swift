@@ -9,7 +9,7 @@ import TouchpointCore
 /// A row of `event_minutes` is (source, event, minute, events): `minute` is `timestamp / 60000`
 /// (the minute the name-and-minute index groups by), so the rows know no time zone, and every
 /// local day, week and month since 1973 is a run of whole minutes
-/// (``SQLCollectorStorage/wholeMinuteOffsetsSince``). An event is counted exactly when it is
+/// (``SourceCalendar/wholeMinuteOffsetsSince``). An event is counted exactly when it is
 /// stored with a name (a `track`, `page` or `screen` call):
 /// - a write counts the events it stores (a resent message stores nothing and counts nothing; a
 ///   late one lands on its own minute);
@@ -241,5 +241,71 @@ extension BackfillProgress {
             throw StorageError(code: .corruptRow, message: "\(table) has no row")
         }
         self.init(done: done, last: last)
+    }
+}
+
+/// Reads of `event_minutes` (``EventMinutes``): whether they count every stored event yet, and a
+/// range's events per interval. One per storage, shared by its insight engine and its overview.
+final class EventMinutesReader: Sendable {
+    let backend: any SQLBackend
+    /// Whether the rows were found to count every stored event (it never becomes false again).
+    private let counted = Locked(false)
+
+    init(backend: any SQLBackend) { self.backend = backend }
+
+    /// Whether the events stored before the events per minute were kept are all counted (false
+    /// while ``SQLCollectorStorage/backfillEventMinutes(limit:)`` counts them after an upgrade).
+    func complete() async throws -> Bool {
+        if counted.value { return true }
+        let complete = try await BackfillProgress.read("event_minutes_backfill", in: backend).isComplete
+        if complete { counted.withLock { $0 = true } }
+        return complete
+    }
+
+    /// The events of `event` in `minutes` (minutes since 1970, whose intervals begin on whole
+    /// minutes) of each of `sources` (a source and its value sources, ``ValueRollup``) per
+    /// interval of `calendar`, from their rows per minute.
+    ///
+    /// PostgreSQL adds the minutes up per interval itself (each interval's first minute a
+    /// threshold of `width_bucket`), so a row an interval crosses the connection rather than a row
+    /// a minute; SQLite, in the process, hands over its minutes.
+    func counts(
+        sources: [String], event: String, minutes: Range<Int64>, calendar: SourceCalendar,
+        interval: AnalyticsInterval
+    ) async throws -> [(source: String, index: Int64, count: Int64)] {
+        guard !sources.isEmpty else { return [] }
+        let dialect = backend.dialect
+        // One source: its name is not read back with every row.
+        let one = sources.count == 1 ? sources.first : nil
+        var statement = SQLStatement(dialect, one == nil ? "SELECT source, " : "SELECT NULL, ")
+        var indexes: [Int64] = []
+        if dialect == .postgres {
+            let first = calendar.index(of: minutes.lowerBound * 60_000, interval)
+            indexes = Array(first...max(first, calendar.index(of: (minutes.upperBound - 1) * 60_000, interval)))
+            let thresholds = indexes.map { SourceCalendar.floorDivide(calendar.start(of: $0, interval), 60_000) }
+            statement.append("width_bucket(minute, ")
+            statement.bind(.intArray(thresholds))
+            statement.append("::bigint[])")
+        } else {
+            statement.append("minute")
+        }
+        statement.append(" AS bucket, CAST(SUM(events) AS BIGINT) FROM event_minutes WHERE source IN ")
+        statement.bindTuple(sources.sorted().map { .text($0) })
+        statement.append(" AND event = ")
+        statement.bind(.text(event))
+        statement.append(" AND minute >= ")
+        statement.bind(.int(minutes.lowerBound))
+        statement.append(" AND minute < ")
+        statement.bind(.int(minutes.upperBound))
+        statement.append(one == nil ? " GROUP BY source, bucket" : " GROUP BY bucket")
+        return try await backend.query(statement).compactMap { row in
+            guard let source = one ?? row[0].text, let bucket = row[1].int, let count = row[2].int else { return nil }
+            guard dialect == .postgres else {
+                return (source, calendar.index(of: bucket * 60_000, interval), count)
+            }
+            // Bucket k holds the minutes from the k-th threshold up to the next.
+            guard bucket >= 1, bucket <= indexes.count else { return nil }
+            return (source, indexes[Int(bucket) - 1], count)
+        }
     }
 }

@@ -15,9 +15,9 @@ extension SQLCollectorStorage {
         // holds the same expression, so the count reads the index, and rows only where the range
         // starts or ends inside a minute (`appendRange`).
         var statement = SQLStatement(
-            dialect, "SELECT \(Self.minuteExpression), COUNT(*) FROM events WHERE source = ")
+            dialect, "SELECT \(SQLStatement.minuteExpression), COUNT(*) FROM events WHERE source = ")
         statement.bind(.text(source))
-        appendRange(range, to: &statement)
+        statement.appendRange(range)
         statement.append(" GROUP BY 1 ORDER BY 1")
         return statement
     }

@@ -9,7 +9,7 @@ extension SQLCollectorStorage {
         -> Set<Int64>
     {
         var statement = SQLStatement(dialect, "SELECT person FROM (SELECT \(PersonKeys.expression) AS person")
-        appendEventsNamed([event], source: source, from: from, to: to, filters: [], people: nil, to: &statement)
+        statement.appendEventsNamed([event], source: source, from: from, to: to, filters: [], people: nil)
         statement.append(") q GROUP BY person HAVING COUNT(*) >= ")
         statement.bind(.int(Int64(times)))
         return Set(try await backend.query(statement).compactMap { $0.first?.int })

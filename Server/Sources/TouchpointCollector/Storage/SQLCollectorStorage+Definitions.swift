@@ -92,10 +92,7 @@ extension SQLCollectorStorage {
     /// Whether the events per minute count every stored event (``EventMinutes``); once they do,
     /// they always will.
     func eventMinutesComplete() async throws -> Bool {
-        if eventMinutesCounted.value { return true }
-        let complete = try await BackfillProgress.read("event_minutes_backfill", in: backend).isComplete
-        if complete { eventMinutesCounted.withLock { $0 = true } }
-        return complete
+        try await eventMinutes.complete()
     }
 
     /// The `limit` event names with the most events of `source` in `range` (by the events' own
@@ -165,7 +162,7 @@ extension SQLCollectorStorage {
         statement.bind(.text(source))
         statement.append(" AND event IN ")
         statement.bindTuple(names.map { .text($0) })
-        appendRange(range, to: &statement)
+        statement.appendRange(range)
         statement.append(" GROUP BY event")
         var counts: [ExactText: Int64] = [:]
         for row in try await backend.query(statement) {
@@ -183,12 +180,12 @@ extension SQLCollectorStorage {
         statement.bind(.text(source))
         if let from = range.fromMilliseconds {
             statement.append(" AND minute >= ")
-            statement.bind(.int(Self.minute(from)))
+            statement.bind(.int(SQLStatement.minute(from)))
         }
         if let to = range.toMilliseconds {
             // The minute holding `to` counts when `to` is inside it.
             statement.append(" AND minute < ")
-            statement.bind(.int(Self.minute(to + 59_999)))
+            statement.bind(.int(SQLStatement.minute(to + 59_999)))
         }
         statement.append(" GROUP BY minute ORDER BY minute")
         return try await backend.query(statement).compactMap { row in

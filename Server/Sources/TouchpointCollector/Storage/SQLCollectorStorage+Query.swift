@@ -103,21 +103,14 @@ extension SQLCollectorStorage {
             statement.append(" AND event = ")
             statement.bind(.text(name))
         }
-        appendRange(filter.range, to: &statement)
+        statement.appendRange(filter.range)
         try Self.appendKeyset(after: page, to: &statement)
         return statement
     }
 
-    /// An event's time as its indexes keep it: whole minutes since 1970 (the same integer division
-    /// in SQL, in both dialects, and in Swift).
-    static let minuteExpression = "timestamp / 60000"
-
-    /// The minute of a time in milliseconds, as ``minuteExpression`` computes it.
-    static func minute(_ milliseconds: Int64) -> Int64 { milliseconds / 60_000 }
-
     /// The cursor after an event: `<minute>:<seq>`.
     static func keysetCursor(timestamp: Int64, sequence: Int64) -> String {
-        "\(minute(timestamp)):\(sequence)"
+        "\(SQLStatement.minute(timestamp)):\(sequence)"
     }
 
     /// Keyset paging in (minute, seq) order, or its reverse: rows after the cursor, one more than
@@ -134,9 +127,9 @@ extension SQLCollectorStorage {
         if let (minute, sequence) = try integerCursor(page.cursor) {
             // The minute alone first: what the index is searched by (SQLite's keeps seq only as
             // the rowid every entry ends with, which a row value does not search by).
-            statement.append(" AND \(minuteExpression) \(descending ? "<=" : ">=") ")
+            statement.append(" AND \(SQLStatement.minuteExpression) \(descending ? "<=" : ">=") ")
             statement.bind(.int(minute))
-            statement.append(" AND (\(minuteExpression), seq) \(descending ? "<" : ">") (")
+            statement.append(" AND (\(SQLStatement.minuteExpression), seq) \(descending ? "<" : ">") (")
             statement.bind(.int(minute))
             statement.append(", ")
             statement.bind(.int(sequence))
@@ -144,36 +137,9 @@ extension SQLCollectorStorage {
         }
         statement.append(
             descending
-                ? " ORDER BY \(minuteExpression) DESC, seq DESC LIMIT " : " ORDER BY \(minuteExpression), seq LIMIT ")
+                ? " ORDER BY \(SQLStatement.minuteExpression) DESC, seq DESC LIMIT "
+                : " ORDER BY \(SQLStatement.minuteExpression), seq LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
-    }
-
-    /// Restricts a query to events whose time is in `range`: on the minute first (what the
-    /// indexes hold), then exactly, but only in the first and last minute. SQLite's minute index
-    /// does not hold the exact time: written so, a count through it reads the rows of those two
-    /// minutes only.
-    func appendRange(_ range: TimeRange, to statement: inout SQLStatement) {
-        if let from = range.fromMilliseconds {
-            let minute = Self.minute(from)
-            statement.append(" AND \(Self.minuteExpression) >= ")
-            statement.bind(.int(minute))
-            statement.append(" AND (\(Self.minuteExpression) > ")
-            statement.bind(.int(minute))
-            statement.append(" OR timestamp >= ")
-            statement.bind(.int(from))
-            statement.append(")")
-        }
-        if let to = range.toMilliseconds {
-            // The last millisecond before `to` (none before Int64.min: the exact test matches nothing).
-            let minute = Self.minute(to == .min ? to : to - 1)
-            statement.append(" AND \(Self.minuteExpression) <= ")
-            statement.bind(.int(minute))
-            statement.append(" AND (\(Self.minuteExpression) < ")
-            statement.bind(.int(minute))
-            statement.append(" OR timestamp < ")
-            statement.bind(.int(to))
-            statement.append(")")
-        }
     }
 
     // MARK: Surveys and promos
@@ -189,7 +155,7 @@ extension SQLCollectorStorage {
         )
         statement.bind(.text(source))
         statement.append(" AND event IN ('survey_presented', 'survey_response', 'survey_dismissed')")
-        appendRange(range, to: &statement)
+        statement.appendRange(range)
         statement.append(" GROUP BY 1, 2, 3, 4")
         return try await backend.query(statement).compactMap { row in
             guard let event = row[0].text, let surveyId = row[1].text, let count = row[4].int else { return nil }
@@ -210,7 +176,7 @@ extension SQLCollectorStorage {
         statement.append(" AND event = 'survey_response' AND \(dialect.propertyText("id")) = ")
         statement.bind(.text(surveyId))
         statement.append(" AND \(dialect.propertyText("type")) = 'text'")
-        appendRange(range, to: &statement)
+        statement.appendRange(range)
         try Self.appendKeyset(after: page, descending: newestFirst, to: &statement)
         let rows = try await backend.query(statement)
         let answers = rows.compactMap { row -> (Int64, SurveyTextAnswer)? in
@@ -235,11 +201,44 @@ extension SQLCollectorStorage {
             dialect, "SELECT event, \(app), \(current), COUNT(*) FROM \(dialect.eventsByName) WHERE source = ")
         statement.bind(.text(source))
         statement.append(" AND event IN ('promo_impression', 'promo_tap')")
-        appendRange(range, to: &statement)
+        statement.appendRange(range)
         statement.append(" GROUP BY 1, 2, 3")
         return try await backend.query(statement).compactMap { row in
             guard let event = row[0].text, let appID = row[1].text, let count = row[3].int else { return nil }
             return PromoTallyRow(event: event, appID: appID, currentAppID: row[2].text, count: Int(count))
         }
+    }
+}
+
+extension SQLCollectorStorage {
+    /// The names of the events `source` holds, in order: one seek in the name-and-minute index per
+    /// name (each the smallest name after the one before), not a pass over its events.
+    func eventNames(source: String) async throws -> [String] {
+        var statement = SQLStatement(
+            dialect, "WITH RECURSIVE names (name) AS (SELECT MIN(event) FROM \(dialect.eventsByName) WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(
+            " UNION ALL SELECT (SELECT MIN(event) FROM \(dialect.eventsByName) WHERE source = ")
+        statement.bind(.text(source))
+        statement.append(
+            " AND event > names.name) FROM names WHERE names.name IS NOT NULL) SELECT name FROM names WHERE name IS NOT NULL"
+        )
+        return try await backend.query(statement).compactMap { $0.first?.text }
+    }
+
+    /// One page of the export: each event as a line of NDJSON holding the message as it was
+    /// received (its stored payload with the members its columns hold put back, not parsed again), its
+    /// corrected time and when it arrived.
+    func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String> {
+        let statement = try eventsStatement(source: source, filter: EventFilter(range: range), page: page)
+        let rows = try await backend.query(statement)
+        let lines = try rows.map { row -> (Int64, Int64, String) in
+            let event = try StoredEventRow(row)
+            let line =
+                "{\"timestamp\":\"\(Timestamp.format(Timestamp.date(milliseconds: event.timestamp)))\",\"receivedAt\":\"\(Timestamp.format(Timestamp.date(milliseconds: event.receivedAt)))\",\"message\":\(try event.message())}\n"
+            return (event.seq, event.timestamp, line)
+        }
+        let paged = Self.page(lines, limit: page.limit) { Self.keysetCursor(timestamp: $0.1, sequence: $0.0) }
+        return Page(items: paged.items.map(\.2), nextCursor: paged.nextCursor)
     }
 }

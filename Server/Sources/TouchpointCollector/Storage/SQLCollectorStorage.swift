@@ -2,13 +2,15 @@ import Foundation
 import Logging
 import TouchpointCore
 
-/// The storage logic, written once over an ``SQLBackend`` (SQLite or PostgreSQL) and the
-/// database's ``EventWriter``.
+/// The storage logic, written once over an ``SQLBackend`` (SQLite or PostgreSQL), the database's
+/// ``EventWriter`` and the ``InsightEngine`` of the store that holds the events.
 ///
 /// Ingest goes to the writer, which each database brings (``SQLiteEventWriter``,
-/// ``PostgresEventWriter``); every other read and write is SQL that both databases run, built
-/// with ``SQLStatement`` and worded by ``SQLDialect`` where they differ. Opened by
-/// ``sqlite(path:logger:tuning:)`` or ``postgres(url:maximumConnections:logger:)``.
+/// ``PostgresEventWriter``); the insights that read events go to the engine chosen when the
+/// storage opens (``SQLiteInsights``, ``PostgresInsights``, or ``ClickHouseInsightEngine`` with
+/// `--events`); every other read and write is SQL that both databases run, built with
+/// ``SQLStatement`` and worded by ``SQLDialect`` where they differ. Opened by
+/// ``sqlite(path:logger:tuning:)`` or ``postgres(url:maximumConnections:clickHouse:logger:)``.
 final class SQLCollectorStorage: CollectorStorage {
     let backend: any SQLBackend
     /// How ingest stores events in this database.
@@ -19,26 +21,33 @@ final class SQLCollectorStorage: CollectorStorage {
     let backfill: DailyPeopleBackfill
     /// Where events are kept as well, for the insights (`--events clickhouse://…`), when they are.
     let clickHouse: ClickHouseEvents?
-    /// Whether the events per minute were found to count every stored event (``EventMinutes``).
-    let eventMinutesCounted = Locked(false)
+    /// The events per minute (``EventMinutes``), read by the engine and the overview.
+    let eventMinutes: EventMinutesReader
+    /// What answers the insights that read events, chosen once, when the storage opens.
+    let insights: any InsightEngine
     var dialect: SQLDialect { backend.dialect }
     var backendName: String { backend.dialect.rawValue }
 
     private init(
         backend: any SQLBackend, writer: any EventWriter, calendars: SourceCalendars, clickHouse: ClickHouseEvents?,
-        logger: Logger
+        eventMinutes: EventMinutesReader, insights: any InsightEngine, logger: Logger
     ) {
         self.backend = backend
         self.writer = writer
         self.calendars = calendars
         self.clickHouse = clickHouse
+        self.eventMinutes = eventMinutes
+        self.insights = insights
         backfill = DailyPeopleBackfill(backend: backend, calendars: calendars, logger: logger)
     }
 
     /// Brings the schema up to date, opens the event writer and creates ClickHouse's table when
-    /// `clickHouse` is given; closes the backend and the client when any fails.
+    /// `clickHouse` is given; closes the backend and the client when any fails. The insights are
+    /// answered by ClickHouse's engine over the database's (`insights`) when it is given, else by
+    /// the database's.
     static func migrated<Backend: SQLBackend>(
         _ backend: Backend, clickHouse: ClickHouseEvents? = nil, logger: Logger,
+        insights: (Backend, EventMinutesReader) -> any SQLInsightEngine,
         writer: (Backend, SourceCalendars) async throws -> any EventWriter
     ) async throws -> SQLCollectorStorage {
         do {
@@ -46,9 +55,13 @@ final class SQLCollectorStorage: CollectorStorage {
             var clickHouse = clickHouse
             try await clickHouse?.prepare()
             let calendars = SourceCalendars()
+            let eventMinutes = EventMinutesReader(backend: backend)
+            let database = insights(backend, eventMinutes)
+            let engine: any InsightEngine =
+                clickHouse.map { ClickHouseInsightEngine(events: $0, sql: database) } ?? database
             return SQLCollectorStorage(
                 backend: backend, writer: try await writer(backend, calendars), calendars: calendars,
-                clickHouse: clickHouse, logger: logger)
+                clickHouse: clickHouse, eventMinutes: eventMinutes, insights: engine, logger: logger)
         } catch {
             try? await backend.close()
             await clickHouse?.client.close()

@@ -262,7 +262,7 @@ struct EventMinutesTests {
                         let query = TrendQuery(
                             event: "open", interval: interval,
                             range: AnalyticsRange(from: from, to: to, calendar: calendar))
-                        let totals = try await storage.trendCounts(source: "default", query: query)
+                        let totals = try await storage.insights.trendCounts(source: "default", query: query)
                         let counts = totals.compactMapValues { $0.count == 0 ? nil : $0.count }
                         let expected = Self.expected(
                             messages, event: "open", from: from, to: to, interval: interval, calendar: calendar)
@@ -300,7 +300,7 @@ struct EventMinutesTests {
             let all = old + new
             let expected = Self.expected(all, event: "open", from: whole.from, to: whole.to, interval: .hour)
             #expect(
-                try await storage.trendCounts(source: "default", query: query).compactMapValues {
+                try await storage.insights.trendCounts(source: "default", query: query).compactMapValues {
                     $0.count == 0 ? nil : $0.count
                 } == expected)
             let cut = (new[5].timestamp, new[90].timestamp)
@@ -327,7 +327,7 @@ struct EventMinutesTests {
                 try await Self.top(storage, from: cut.0, to: cut.1, limit: 10)
                     == Self.expectedTop(stored, from: cut.0, to: cut.1, limit: 10))
             let left = try await Self.counted(storage).filter { $0.key.event == "open" }.values.reduce(0, +)
-            let answer = try await storage.trendCounts(source: "default", query: query)
+            let answer = try await storage.insights.trendCounts(source: "default", query: query)
             #expect(Int64(answer.values.reduce(0) { $0 + $1.count }) == left)
         }
     }

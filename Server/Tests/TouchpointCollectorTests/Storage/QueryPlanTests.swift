@@ -73,14 +73,19 @@ struct QueryPlanTests {
     @Test func analyticsQueriesUseTheIndexes() async throws {
         try await withStorage(.sqlite) { storage async throws in
             let from = Timestamp.milliseconds(TestMessages.base)
-            let rest = storage.eventsNamed(["buy"], source: "default", from: from, to: from + 30 * 86_400_000)
+            func eventsNamed(_ names: [String], from: Int64, to: Int64) -> SQLStatement {
+                var statement = SQLStatement(storage.dialect)
+                statement.appendEventsNamed(names, source: "default", from: from, to: to, filters: [], people: nil)
+                return statement
+            }
+            let rest = eventsNamed(["buy"], from: from, to: from + 30 * 86_400_000)
             var person = SQLStatement(storage.dialect, "SELECT \(PersonKeys.expression), timestamp")
             person.append(rest.sql)
             let personPlan = try await Self.plan(
                 SQLStatement(storage.dialect, person.sql).withBinds(rest.binds), on: storage)
             #expect(personPlan.contains("COVERING INDEX events_name_minute"), "\(personPlan)")
             #expect(personPlan.contains("SEARCH person_merges USING INTEGER PRIMARY KEY"), "\(personPlan)")
-            let steps = storage.eventsNamed(["a", "b", "c"], source: "default", from: from, to: from + 86_400_000)
+            let steps = eventsNamed(["a", "b", "c"], from: from, to: from + 86_400_000)
             let stepsPlan = try await Self.plan(
                 SQLStatement(storage.dialect, "SELECT event" + steps.sql).withBinds(steps.binds), on: storage)
             #expect(stepsPlan.contains("events_name_minute"), "\(stepsPlan)")

@@ -68,7 +68,7 @@ public final class RetentionService: Sendable {
             try await storage.cutEventStore(source: source, before: cutoff)
             while true {
                 let deleted = try await storage.deleteEvents(
-                    source: source, beforeMinute: SQLCollectorStorage.minute(cutoff), limit: batchSize)
+                    source: source, beforeMinute: SQLStatement.minute(cutoff), limit: batchSize)
                 report.events += deleted
                 if deleted < batchSize { break }
                 await Task.yield()

@@ -7,7 +7,7 @@ extension SQLCollectorStorage {
         var statement = SQLStatement(
             dialect, "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE source = ")
         statement.bind(.text(source))
-        statement.append(" AND \(Self.minuteExpression) < ")
+        statement.append(" AND \(SQLStatement.minuteExpression) < ")
         statement.bind(.int(beforeMinute))
         statement.append(" LIMIT ")
         statement.bind(.int(Int64(limit)))

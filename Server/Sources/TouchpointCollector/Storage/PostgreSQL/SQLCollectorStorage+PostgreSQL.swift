@@ -13,7 +13,7 @@ extension SQLCollectorStorage {
             await clickHouse?.client.close()
             throw error
         }
-        return try await migrated(backend, clickHouse: clickHouse, logger: logger) {
+        return try await migrated(backend, clickHouse: clickHouse, logger: logger, insights: PostgresInsights.init) {
             PostgresEventWriter(backend: $0, calendars: $1)
         }
     }

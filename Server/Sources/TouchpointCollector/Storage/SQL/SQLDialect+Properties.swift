@@ -74,6 +74,14 @@ extension SQLDialect {
         }
     }
 
+    /// The sum of a numeric column over a group (0 over no rows on SQLite, as `TOTAL`).
+    func sum(of column: String) -> String {
+        switch self {
+        case .sqlite: "TOTAL(\(column))"
+        case .postgres: "SUM(\(column))"
+        }
+    }
+
     /// The continuous percentile `fraction` of a numeric column over a group (interpolated
     /// between the two nearest values, as PostgreSQL's `percentile_cont`; SQLite's is the
     /// collector's own function, ``SQLitePercentile``).

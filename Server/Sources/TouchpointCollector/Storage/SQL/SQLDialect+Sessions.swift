@@ -11,7 +11,7 @@ extension SQLDialect {
     func appendLastEvent(atOrAfter from: Int64, to statement: inout SQLStatement) {
         if self == .sqlite {
             statement.append(" AND last_minute >= ")
-            statement.bind(.int(SQLCollectorStorage.minute(from)))
+            statement.bind(.int(SQLStatement.minute(from)))
         }
         statement.append(" AND last_timestamp >= ")
         statement.bind(.int(from))
@@ -23,7 +23,7 @@ extension SQLDialect {
     func appendSession(before last: Int64, sessionId: String, to statement: inout SQLStatement) {
         if self == .sqlite {
             statement.append(" AND last_minute <= ")
-            statement.bind(.int(SQLCollectorStorage.minute(last)))
+            statement.bind(.int(SQLStatement.minute(last)))
         }
         statement.append(" AND (last_timestamp < ")
         statement.bind(.int(last))
@@ -56,7 +56,7 @@ extension SQLDialect {
     func activeSessionCount(source: String, since: Int64) -> SQLStatement {
         var statement: SQLStatement
         if self == .sqlite {
-            let minute = SQLCollectorStorage.minute(since)
+            let minute = SQLStatement.minute(since)
             statement = SQLStatement(self, "SELECT (SELECT COUNT(*) FROM sessions WHERE source = ")
             statement.bind(.text(source))
             statement.append(" AND last_minute > ")
@@ -93,7 +93,7 @@ extension SQLDialect {
         statement.bind(.text(source))
         if self == .sqlite {
             statement.append(" AND last_minute <= ")
-            statement.bind(.int(SQLCollectorStorage.minute(max(before, .min + 1) - 1)))
+            statement.bind(.int(SQLStatement.minute(max(before, .min + 1) - 1)))
         }
         statement.append(" AND last_timestamp < ")
         statement.bind(.int(before))

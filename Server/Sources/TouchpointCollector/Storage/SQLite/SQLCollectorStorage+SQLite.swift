@@ -8,7 +8,7 @@ extension SQLCollectorStorage {
         -> SQLCollectorStorage
     {
         let backend = try await SQLiteBackend.open(path: path, logger: logger, flush: tuning.flush)
-        return try await migrated(backend, logger: logger) { backend, calendars in
+        return try await migrated(backend, logger: logger, insights: SQLiteInsights.init) { backend, calendars in
             try await SQLiteEventWriter.open(backend, path: path, calendars: calendars, tuning: tuning, logger: logger)
         }
     }

@@ -122,7 +122,7 @@ enum SchemaMigrations {
             // Indexes on the exact time took each new event at a scattered place (events arrive with
             // timestamps spread over seconds to days), so every commit rewrote hundreds of index
             // pages. By minute and then arrival, new events go to the end of their minute's range.
-            // The expression must match `SQLCollectorStorage.minuteExpression`.
+            // The expression must match `SQLStatement.minuteExpression`.
             [
                 "CREATE INDEX events_name_minute ON events (source, event, (timestamp / 60000), seq)",
                 "CREATE INDEX events_minute ON events (source, (timestamp / 60000), seq, timestamp)",

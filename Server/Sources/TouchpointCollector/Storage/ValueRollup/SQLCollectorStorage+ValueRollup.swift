@@ -103,7 +103,8 @@ extension SQLCollectorStorage {
         }
         let range = query.range
         let calendar = range.calendar
-        guard range.from >= Self.wholeMinuteOffsetsSince, calendar.start(ofDay: range.days.lowerBound) == range.from,
+        guard range.from >= SourceCalendar.wholeMinuteOffsetsSince,
+            calendar.start(ofDay: range.days.lowerBound) == range.from,
             try await valueRollupComplete(source: source, property: property, zone: calendar.identifier)
         else { return nil }
         let prefix = ValueRollup.prefix(of: source, property: property)
@@ -120,7 +121,7 @@ extension SQLCollectorStorage {
         // Counts per value and interval.
         var counts: [ValueRollup.Value: [Int64: Int]] = [:]
         if first < end {
-            for row in try await eventCounts(
+            for row in try await eventMinutes.counts(
                 sources: Array(values.keys), event: query.event, minutes: first..<end, calendar: calendar,
                 interval: query.interval)
             {
@@ -135,7 +136,7 @@ extension SQLCollectorStorage {
             statement.bind(.text(source))
             statement.append(" AND event = ")
             statement.bind(.text(query.event))
-            statement.append(" AND \(Self.minuteExpression) = ")
+            statement.append(" AND \(SQLStatement.minuteExpression) = ")
             statement.bind(.int(end))
             statement.append(" AND timestamp < ")
             statement.bind(.int(range.to))

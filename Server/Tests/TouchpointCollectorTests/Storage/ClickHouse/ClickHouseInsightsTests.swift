@@ -54,9 +54,10 @@ struct ClickHouseInsightsTests {
             #expect(answer.totals.map(\.count) == [1, 3])
             // anon-1 counts as user-1 on the first day: its merge came from PostgreSQL.
             #expect(
-                try await storage.trendTotals(source: "default", query: trend).mapValues(\.users).values.sorted() == [
-                    1, 3,
-                ])
+                try await storage.insights.trendTotals(source: "default", query: trend).mapValues(\.users).values
+                    .sorted() == [
+                        1, 3,
+                    ])
 
             var breakdown = trend
             breakdown.breakdown = "plan"
@@ -88,7 +89,9 @@ struct ClickHouseInsightsTests {
             {
                 values[$0] ?? defaults[$0]
             }
-            let paths = try await storage.paths(source: "default", query: try parameters.paths())
+            let paths = try await storage.insights.paths(
+                source: "default", query: try parameters.paths(), names: try await storage.eventNames(source: "default")
+            )
             let expected: Set<PathCount> =
                 values["start"] != nil
                 ? [PathCount(events: ["view", "buy"], people: 1), PathCount(events: ["view"], people: 1)]
@@ -141,7 +144,7 @@ struct ClickHouseInsightsTests {
             let insights = ClickHouseInsights(client: clickHouse.client, source: "default", merges: [])
             let trend = try Self.trend(filters: [PropertyFilter(property: "plan", op: .notEquals, value: long)])
             await #expect(throws: ClickHouseClient.URITooLong.self) { _ = try await insights.trendTotals(trend) }
-            let totals = try await storage.trendTotals(source: "default", query: trend)
+            let totals = try await storage.insights.trendTotals(source: "default", query: trend)
             #expect(totals.values.map(\.count).sorted() == [1, 2])
         }
     }
@@ -157,18 +160,19 @@ struct ClickHouseInsightsTests {
             #expect(try await storage.insert(before, source: "default").allSatisfy { $0 })
             let trend = try Self.trend()
             #expect(
-                try await storage.trendTotals(source: "default", query: trend)[trend.range.intervals(.day).lowerBound]?
+                try await storage.insights.trendTotals(source: "default", query: trend)[
+                    trend.range.intervals(.day).lowerBound]?
                     .users == 2)
             let identify = AnalyticsTests.call(.identify, id: "i9", user: "user-9", anonymous: "anon-9", at: 9000)
             #expect(try await storage.insert([identify], source: "default").allSatisfy { $0 })
             let first = trend.range.intervals(.day).lowerBound
-            #expect(try await storage.trendTotals(source: "default", query: trend)[first]?.users == 1)
+            #expect(try await storage.insights.trendTotals(source: "default", query: trend)[first]?.users == 1)
 
             let deletion = StoredDeletion(
                 id: "del_ch", source: "default", body: "{}", suppressing: false,
                 requestedAt: Timestamp.milliseconds(TestMessages.base))
             _ = try await storage.deleteUserData(deletion, userIds: ["user-9"], anonymousIds: ["anon-9"], suppress: [])
-            #expect(try await storage.trendTotals(source: "default", query: trend)[first] == nil)
+            #expect(try await storage.insights.trendTotals(source: "default", query: trend)[first] == nil)
         }
     }
 
@@ -252,14 +256,15 @@ struct ClickHouseInsightsTests {
                     ]
                 #expect(try await storage.insert(messages, source: "default").allSatisfy { $0 })
                 let trend = try Self.trend()
-                let counts = try await storage.trendCounts(source: "default", query: trend)
+                let counts = try await storage.insights.trendCounts(source: "default", query: trend)
                 #expect(counts.values.map(\.count).sorted() == [1, 3])
                 #expect(
-                    try await storage.trendTopValues(source: "default", query: trend, property: "plan", limit: 5) == [
-                        "pro", "free",
-                    ])
+                    try await storage.insights.trendTopValues(
+                        source: "default", query: trend, property: "plan", limit: 5) == [
+                            "pro", "free",
+                        ])
                 await #expect(throws: StorageError.self) {
-                    _ = try await storage.trendTotals(source: "default", query: trend)
+                    _ = try await storage.insights.trendTotals(source: "default", query: trend)
                 }
                 try await storage.close()
             } catch {
