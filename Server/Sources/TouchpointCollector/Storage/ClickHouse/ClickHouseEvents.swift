@@ -52,15 +52,15 @@ struct ClickHouseEvents: Sendable {
     /// `conditions` may name the aliases `columns` defines. The rows at resent times are found by
     /// `PREWHERE`, which reads only the time columns of the range and the others of the few
     /// granules that hold such a row.
-    static func select(_ columns: String, source: String, where conditions: [String]) -> String {
-        let source = ClickHouseClient.literal(source)
-        let instant = "toInt64(time) * 1000 + time_ms"
-        let resent = "(SELECT \(instant) FROM \(resentTable) WHERE source = \(source))"
+    static func select(_ columns: ClickHouseSQL, source: String, where conditions: [ClickHouseSQL]) -> ClickHouseSQL {
+        let instant: ClickHouseSQL = "toInt64(time) * 1000 + time_ms"
+        let resent: ClickHouseSQL = "(SELECT \(instant) FROM \(identifier: resentTable) WHERE source = \(source))"
         let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
         return """
-            SELECT \(columns) FROM \(table) WHERE \(condition) AND \(instant) NOT IN \(resent)
+            SELECT \(columns) FROM \(identifier: table) WHERE \(condition) AND \(instant) NOT IN \(resent)
             UNION ALL
-            SELECT \(columns) FROM \(table) PREWHERE \(instant) IN \(resent) WHERE \(condition) LIMIT 1 BY message_id
+            SELECT \(columns) FROM \(identifier: table) PREWHERE \(instant) IN \(resent) WHERE \(condition) \
+            LIMIT 1 BY message_id
             """
     }
 
@@ -68,9 +68,11 @@ struct ClickHouseEvents: Sendable {
     /// message's copies each (``select(_:source:where:)`` keeps one): for reads that a copy does
     /// not change (people are counted distinct) or that take the copies back off
     /// (``resentCopies(_:source:names:where:)``).
-    static func everyRow(_ columns: String, source: String, where conditions: [String]) -> String {
-        let condition = (["source = \(ClickHouseClient.literal(source))"] + conditions).joined(separator: " AND ")
-        return "SELECT \(columns) FROM \(table) WHERE \(condition)"
+    static func everyRow(_ columns: ClickHouseSQL, source: String, where conditions: [ClickHouseSQL])
+        -> ClickHouseSQL
+    {
+        let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
+        return "SELECT \(columns) FROM \(identifier: table) WHERE \(condition)"
     }
 
     /// `SELECT columns` of the copies of `source`'s resent messages among its events named
@@ -78,24 +80,22 @@ struct ClickHouseEvents: Sendable {
     /// resent message's (source, event, day, id), for each of `names` — so the read touches the
     /// granules that hold them, not every row of the range: a copy has its first copy's event and
     /// time, and every copy's id and time are in `resent_messages`.
-    static func resentCopies(_ columns: String, source: String, names: [String], where conditions: [String])
-        -> String
-    {
-        let source = ClickHouseClient.literal(source)
-        let list = "[\(names.map(ClickHouseClient.literal).joined(separator: ", "))]"
-        let keys = """
-            (SELECT source, name, toDate(time), message_id FROM \(resentTable) ARRAY JOIN \(list) AS name \
-            WHERE source = \(source))
+    static func resentCopies(
+        _ columns: ClickHouseSQL, source: String, names: [String], where conditions: [ClickHouseSQL]
+    ) -> ClickHouseSQL {
+        let keys: ClickHouseSQL = """
+            (SELECT source, name, toDate(time), message_id FROM \(identifier: resentTable) \
+            ARRAY JOIN [\(list: names)] AS name WHERE source = \(source))
             """
         let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
         return """
-            SELECT \(columns), message_id FROM \(table) WHERE \(condition) \
+            SELECT \(columns), message_id FROM \(identifier: table) WHERE \(condition) \
             AND (source, event, toDate(time), message_id) IN \(keys)
             """
     }
 
     /// The table, created when missing (ClickHouse's tables are this type's, not ``SchemaMigrations``').
-    static let createStatement = """
+    static let createStatement: ClickHouseSQL = """
         CREATE TABLE IF NOT EXISTS events (
             source String,
             event String,
@@ -106,7 +106,7 @@ struct ClickHouseEvents: Sendable {
             user_id String,
             anonymous_id String,
             person String ALIAS \(personAlias),
-            \(personColumns.map { "\($0.0) \($0.1)," }.joined(separator: "\n    "))
+            \(personColumns.map { column -> ClickHouseSQL in "\(identifier: column.0) \(column.1)," }.joined(separator: "\n    "))
             session_id String,
             property_keys Array(String),
             property_texts Array(String),
@@ -125,14 +125,14 @@ struct ClickHouseEvents: Sendable {
     /// filled with empty arrays for the rows it holds; the person's columns are computed from the
     /// stored ids on reading the parts written before them, and stored in those written after.
     /// `person` comes back as the alias to a table whose stored `person` was dropped.
-    static let addedColumns =
+    static let addedColumns: [(String, ClickHouseSQL)] =
         [
             ("property_keys", "Array(String)"), ("property_texts", "Array(String)"),
             ("property_numbers", "Array(Float64)"), ("property_numeric", "Array(UInt8)"),
         ] + personColumns + [("person", "String ALIAS \(personAlias)")]
 
     /// `person`: the user id, else the anonymous id, as the message carries them.
-    static let personAlias = "if(user_id != '', user_id, anonymous_id)"
+    static let personAlias: ClickHouseSQL = "if(user_id != '', user_id, anonymous_id)"
 
     /// Columns of the table's first releases that no read uses and that ``createStatement`` no
     /// longer makes: `person` is an alias now, and `properties` (the properties as JSON text)
@@ -155,7 +155,7 @@ struct ClickHouseEvents: Sendable {
     /// and users) share a hash with a probability of about n² / 2⁶⁵ (7 × 10⁻⁹ for 500,000): two
     /// people would then count as one, or an anonymous id would follow the other's merge; an id
     /// hashed to 0 (about n / 2⁶⁴) would count as no one.
-    static let personColumns = [
+    static let personColumns: [(String, ClickHouseSQL)] = [
         (
             "person_hash",
             "UInt64 MATERIALIZED if(user_id != '', cityHash64(user_id), if(anonymous_id != '', cityHash64(anonymous_id), 0))"
@@ -165,15 +165,15 @@ struct ClickHouseEvents: Sendable {
 
     /// Each source's retention cut (``cut(source:before:)``): its events before `before` (ms)
     /// are no longer read. The newest cut of a source is its largest.
-    static let cutsStatement = """
+    static let cutsStatement: ClickHouseSQL = """
         CREATE TABLE IF NOT EXISTS retention_cuts (source String, before Int64)
         ENGINE = ReplacingMergeTree(before) ORDER BY source
         """
 
     /// The ids of resent messages (``resentTable``), in a table of this name.
-    static func resentStatement(_ name: String = resentTable) -> String {
+    static func resentStatement(_ name: String = resentTable) -> ClickHouseSQL {
         """
-        CREATE TABLE IF NOT EXISTS \(name) (source String, message_id String, time DateTime, time_ms UInt16)
+        CREATE TABLE IF NOT EXISTS \(identifier: name) (source String, message_id String, time DateTime, time_ms UInt16)
         ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
         """
     }
@@ -193,13 +193,13 @@ struct ClickHouseEvents: Sendable {
         // MATERIALIZED or ALIAS.
         var present: [String: String] = [:]
         let columns = try await client.rows(
-            "SELECT name, default_kind AS kind FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
+            "SELECT name, default_kind AS kind FROM system.columns WHERE database = currentDatabase() AND table = \(Self.table)"
         )
         for row in columns {
             if let name = row["name"]?.stringValue { present[name] = row["kind"]?.stringValue ?? "" }
         }
         for (name, type) in Self.addedColumns where present[name] == nil {
-            try await client.execute("ALTER TABLE \(Self.table) ADD COLUMN \(name) \(type)")
+            try await client.execute("ALTER TABLE \(identifier: Self.table) ADD COLUMN \(identifier: name) \(type)")
         }
         storedLegacyColumns = Set(LegacyColumn.allCases.filter { present[$0.rawValue] == "" })
     }
@@ -220,19 +220,19 @@ struct ClickHouseEvents: Sendable {
         do {
             try await client.execute(
                 """
-                INSERT INTO \(filling) (source, message_id, time, time_ms)
-                SELECT DISTINCT source, message_id, time, time_ms FROM \(Self.table)
+                INSERT INTO \(identifier: filling) (source, message_id, time, time_ms)
+                SELECT DISTINCT source, message_id, time, time_ms FROM \(identifier: Self.table)
                 WHERE (source, message_id) IN (
-                    SELECT source, message_id FROM \(Self.table) GROUP BY source, message_id HAVING count() > 1
+                    SELECT source, message_id FROM \(identifier: Self.table) GROUP BY source, message_id HAVING count() > 1
                 )
                 """, timeout: .seconds(3600))
-            try await client.execute("RENAME TABLE \(filling) TO \(Self.resentTable)")
+            try await client.execute("RENAME TABLE \(identifier: filling) TO \(identifier: Self.resentTable)")
         } catch {
-            try? await client.execute("DROP TABLE IF EXISTS \(filling)")
+            try? await client.execute("DROP TABLE IF EXISTS \(identifier: filling)")
             let made = try await client.rows(
                 """
                 SELECT count() AS n FROM system.tables
-                WHERE database = currentDatabase() AND name = \(ClickHouseClient.literal(Self.resentTable))
+                WHERE database = currentDatabase() AND name = \(Self.resentTable)
                 """)
             guard made.first?["n"]?.intValue == 1 else { throw error }
         }
@@ -324,11 +324,11 @@ struct ClickHouseEvents: Sendable {
             let rows = try await client.rows(
                 """
                 SELECT DISTINCT partition FROM system.parts
-                WHERE database = currentDatabase() AND table = \(ClickHouseClient.literal(table)) AND active
+                WHERE database = currentDatabase() AND table = \(table) AND active
                 """)
             let months = rows.compactMap { $0["partition"]?.stringValue.flatMap { Int($0) } }.filter { $0 < limit }
             for month in months.sorted() {
-                try await client.execute("ALTER TABLE \(table) DROP PARTITION \(month)")
+                try await client.execute("ALTER TABLE \(identifier: table) DROP PARTITION \(month)")
             }
             dropped.formUnion(months)
         }
@@ -347,8 +347,8 @@ struct ClickHouseEvents: Sendable {
 
     /// The condition that skips `source`'s events its retention cut hides (`ts` is the event's
     /// time in ms).
-    static func afterCut(of source: String) -> String {
-        "ts >= (SELECT max(before) FROM retention_cuts WHERE source = \(ClickHouseClient.literal(source)))"
+    static func afterCut(of source: String) -> ClickHouseSQL {
+        "ts >= (SELECT max(before) FROM retention_cuts WHERE source = \(source))"
     }
 
     /// The month (`yyyymm`, UTC) that holds `instant`: the first one kept, since a month is
@@ -364,16 +364,15 @@ struct ClickHouseEvents: Sendable {
     /// background; this waits until it is done, so the events are gone when it returns.
     func delete(source: String, userIds: [String], anonymousIds: [String]) async throws {
         guard !userIds.isEmpty || !anonymousIds.isEmpty else { return }
-        func list(_ ids: [String]) -> String { ids.map(ClickHouseClient.literal).joined(separator: ", ") }
-        var conditions: [String] = []
-        if !userIds.isEmpty { conditions.append("user_id IN (\(list(userIds)))") }
-        if !anonymousIds.isEmpty { conditions.append("anonymous_id IN (\(list(anonymousIds)))") }
+        var conditions: [ClickHouseSQL] = []
+        if !userIds.isEmpty { conditions.append("user_id IN (\(list: userIds))") }
+        if !anonymousIds.isEmpty { conditions.append("anonymous_id IN (\(list: anonymousIds))") }
         let everyId = Array(Set(userIds + anonymousIds)).sorted()
-        conditions.append("(type = 'alias' AND visitParamExtractString(payload, 'previousId') IN (\(list(everyId))))")
+        conditions.append("(type = 'alias' AND visitParamExtractString(payload, 'previousId') IN (\(list: everyId)))")
         try await client.execute(
             """
-            ALTER TABLE \(Self.table) DELETE
-            WHERE source = \(ClickHouseClient.literal(source)) AND (\(conditions.joined(separator: " OR ")))
+            ALTER TABLE \(identifier: Self.table) DELETE
+            WHERE source = \(source) AND (\(conditions.joined(separator: " OR ")))
             """)
         try await waitForMutations()
     }
