@@ -8,9 +8,10 @@ import TouchpointCore
 /// milliseconds column, since ClickHouse 18.16 has no `DateTime64`; the payload as sent, and its
 /// top-level properties again as arrays the insights read (``PropertyColumns``); the person as the
 /// number the insights count (`person_hash`, with `anonymous` telling whether the message had no
-/// user id: see ``personColumns``), and as the message names it (`person`, an `ALIAS` of the user
-/// id, else the anonymous id, so it costs neither ingest nor disk). Partitioned by month
-/// (`toYYYYMM(time)`), so retention drops whole partitions.
+/// user id: see ``prepare()``), and as the message names it (`person`, an `ALIAS` of the user id,
+/// else the anonymous id, so it costs neither ingest nor disk). Partitioned by month
+/// (`toYYYYMM(time)`), so retention drops whole partitions. Its statements, and those of the
+/// other tables, are ``ClickHouseMigrations``.
 ///
 /// **Deduplication without `FINAL`.** A message reaches ClickHouse twice only when a request is
 /// retried after its insert failed or timed out (the insert may have landed all the same); the
@@ -27,8 +28,8 @@ struct ClickHouseEvents: Sendable {
     let client: ClickHouseClient
     /// Ingest's inserts, gathered across concurrent requests.
     let queue: ClickHouseInsertQueue
-    /// The columns dropped from ``createStatement`` that the table still stores (one made
-    /// before), which ingest goes on filling: found by ``prepare()``.
+    /// The columns of the first releases that the table still stores (one made before), which
+    /// ingest goes on filling: found by ``prepare()``.
     private(set) var storedLegacyColumns: Set<LegacyColumn> = []
 
     init(client: ClickHouseClient) {
@@ -94,114 +95,53 @@ struct ClickHouseEvents: Sendable {
             """
     }
 
-    /// The table, created when missing (ClickHouse's tables are this type's, not ``SchemaMigrations``').
-    static let createStatement: ClickHouseSQL = """
-        CREATE TABLE IF NOT EXISTS events (
-            source String,
-            event String,
-            type String,
-            message_id String,
-            time DateTime,
-            time_ms UInt16,
-            user_id String,
-            anonymous_id String,
-            person String ALIAS \(personAlias),
-            \(personColumns.map { column -> ClickHouseSQL in "\(identifier: column.0) \(column.1)," }.joined(separator: "\n    "))
-            session_id String,
-            property_keys Array(String),
-            property_texts Array(String),
-            property_numbers Array(Float64),
-            property_numeric Array(UInt8),
-            received_at DateTime,
-            payload String,
-            version UInt64
-        ) ENGINE = ReplacingMergeTree(version)
-        PARTITION BY toYYYYMM(time)
-        ORDER BY (source, event, toDate(time), message_id)
-        """
-
-    /// The columns added to the table after its first release, with their types: a table made
-    /// before gets them from ``prepare()`` (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`),
-    /// filled with empty arrays for the rows it holds; the person's columns are computed from the
-    /// stored ids on reading the parts written before them, and stored in those written after.
-    /// `person` comes back as the alias to a table whose stored `person` was dropped.
-    static let addedColumns: [(String, ClickHouseSQL)] =
-        [
-            ("property_keys", "Array(String)"), ("property_texts", "Array(String)"),
-            ("property_numbers", "Array(Float64)"), ("property_numeric", "Array(UInt8)"),
-        ] + personColumns + [("person", "String ALIAS \(personAlias)")]
-
-    /// `person`: the user id, else the anonymous id, as the message carries them.
-    static let personAlias: ClickHouseSQL = "if(user_id != '', user_id, anonymous_id)"
-
-    /// Columns of the table's first releases that no read uses and that ``createStatement`` no
-    /// longer makes: `person` is an alias now, and `properties` (the properties as JSON text)
-    /// repeated the payload's. A table made before keeps them, and ingest fills them there, so
-    /// that collectors of either release can write to it. Once every collector is of this
-    /// release, `ALTER TABLE events DROP COLUMN properties, DROP COLUMN person` frees their
-    /// space; the next start adds `person` back as the alias, and collectors started before the
-    /// `ALTER` must be restarted, or their inserts name columns the table no longer has.
+    /// Columns of the table's first releases that no read uses, which ``ClickHouseMigrations``
+    /// version 1 declares otherwise: `person` is an alias now, and `properties` (the properties as
+    /// JSON text) repeated the payload's. A table made before keeps them, and ingest fills them
+    /// there, so that collectors of either release can write to it. Once every collector is of
+    /// this release, `ALTER TABLE events DROP COLUMN properties, DROP COLUMN person` frees their
+    /// space; the next start adds `person` back as the alias (``prepare()``), and collectors
+    /// started before the `ALTER` must be restarted, or their inserts name columns the table no
+    /// longer has.
     enum LegacyColumn: String, CaseIterable, Sendable {
         case person
         case properties
     }
 
-    /// The person as a number, for the insights to count, join and sort (a string of 36 bytes and
-    /// more per row cost them most of their time): `person_hash`, CityHash64 of the user id, else
-    /// of the anonymous id (0 for a message without ids), and `anonymous`, 1 when the message had
-    /// no user id (its person is then its anonymous id, which a merge may name). Computed by
-    /// ClickHouse as rows are written (`MATERIALIZED`: ingest sends neither). Two of the n distinct
-    /// ids a read hashes (its events' user and anonymous ids, and the source's merged anonymous ids
-    /// and users) share a hash with a probability of about n² / 2⁶⁵ (7 × 10⁻⁹ for 500,000): two
-    /// people would then count as one, or an anonymous id would follow the other's merge; an id
-    /// hashed to 0 (about n / 2⁶⁴) would count as no one.
-    static let personColumns: [(String, ClickHouseSQL)] = [
-        (
-            "person_hash",
-            "UInt64 MATERIALIZED if(user_id != '', cityHash64(user_id), if(anonymous_id != '', cityHash64(anonymous_id), 0))"
-        ),
-        ("anonymous", "UInt8 MATERIALIZED user_id = ''"),
-    ]
-
-    /// Each source's retention cut (``cut(source:before:)``): its events before `before` (ms)
-    /// are no longer read. The newest cut of a source is its largest.
-    static let cutsStatement: ClickHouseSQL = """
-        CREATE TABLE IF NOT EXISTS retention_cuts (source String, before Int64)
-        ENGINE = ReplacingMergeTree(before) ORDER BY source
-        """
-
-    /// The ids of resent messages (``resentTable``), in a table of this name.
-    static func resentStatement(_ name: String = resentTable) -> ClickHouseSQL {
-        """
-        CREATE TABLE IF NOT EXISTS \(identifier: name) (source String, message_id String, time DateTime, time_ms UInt16)
-        ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
-        """
-    }
-
-    /// Creates the tables if they are missing, adds the columns an older `events` lacks and finds
-    /// the ``LegacyColumn``s it stores (``storedLegacyColumns``). An `events` table made before
-    /// ``resentTable`` existed gets it filled from its own copies (``markEarlierCopies()``).
+    /// Brings the tables up to date (``ClickHouseMigrations``) and finds the ``LegacyColumn``s
+    /// `events` stores (``storedLegacyColumns``). Beside an `events` table made before
+    /// ``resentTable`` existed, that table is first made from the copies `events` holds
+    /// (``markEarlierCopies()``), and an `events` whose stored `person` was dropped gets it back
+    /// as the alias version 1 declares.
+    ///
+    /// The person's columns (migration 4) are the person as a number, for the insights to count,
+    /// join and sort (a string of 36 bytes and more per row cost them most of their time):
+    /// `person_hash`, CityHash64 of the user id, else of the anonymous id (0 for a message without
+    /// ids), and `anonymous`, 1 when the message had no user id (its person is then its anonymous
+    /// id, which a merge may name). Computed by ClickHouse as rows are written (`MATERIALIZED`:
+    /// ingest sends neither), and from the stored ids on reading the parts written before them.
+    /// Two of the n distinct ids a read hashes (its events' user and anonymous ids, and the
+    /// source's merged anonymous ids and users) share a hash with a probability of about n² / 2⁶⁵
+    /// (7 × 10⁻⁹ for 500,000): two people would then count as one, or an anonymous id would follow
+    /// the other's merge; an id hashed to 0 (about n / 2⁶⁴) would count as no one.
     mutating func prepare() async throws {
-        let tables = Set(
-            try await client.rows("SELECT name FROM system.tables WHERE database = currentDatabase()")
-                .compactMap { $0["name"]?.stringValue })
-        try await client.execute(Self.createStatement)
-        try await client.execute(Self.cutsStatement)
-        if tables.contains(Self.table) && !tables.contains(Self.resentTable) { try await markEarlierCopies() }
-        try await client.execute(Self.resentStatement())
-        // Each column with how it is filled: '' when stored as written, else DEFAULT,
-        // MATERIALIZED or ALIAS.
-        var present: [String: String] = [:]
-        let columns = try await client.rows(
-            "SELECT name, default_kind AS kind FROM system.columns WHERE database = currentDatabase() AND table = \(Self.table)"
-        )
-        for row in columns {
-            if let name = row["name"]?.stringValue { present[name] = row["kind"]?.stringValue ?? "" }
+        let before = try await ClickHouseMigrations.Schema.read(client)
+        if let columns = before.columns[Self.table] {
+            if before.columns[Self.resentTable] == nil { try await markEarlierCopies() }
+            if columns["person"] == nil {
+                do {
+                    try await client.execute(
+                        "ALTER TABLE events ADD COLUMN person String ALIAS if(user_id != '', user_id, anonymous_id)")
+                } catch {
+                    // Another collector starting at the same time may have added it first.
+                    let now = try await ClickHouseMigrations.Schema.read(client)
+                    guard now.columns[Self.table]?["person"] != nil else { throw error }
+                }
+            }
         }
-        for (name, type) in Self.addedColumns where present[name] == nil {
-            try await client.execute("ALTER TABLE \(identifier: Self.table) ADD COLUMN \(identifier: name) \(type)")
-        }
-        storedLegacyColumns = Set(LegacyColumn.allCases.filter { present[$0.rawValue] == "" })
+        try await ClickHouseMigrations.migrate(client)
+        let after = try await ClickHouseMigrations.Schema.read(client)
+        storedLegacyColumns = Set(LegacyColumn.allCases.filter { after.columns[Self.table]?[$0.rawValue] == "" })
     }
 
     /// Makes ``resentTable`` naming as resent every time of every message `events` holds more
@@ -213,7 +153,12 @@ struct ClickHouseEvents: Sendable {
     /// again; when another collector made it first, its table serves.
     func markEarlierCopies() async throws {
         let filling = "\(Self.resentTable)_filling_\(UInt32.random(in: 0...UInt32.max))"
-        try await client.execute(Self.resentStatement(filling))
+        // Version 3's table (``ClickHouseMigrations``), under another name.
+        try await client.execute(
+            """
+            CREATE TABLE \(identifier: filling) (source String, message_id String, time DateTime, time_ms UInt16)
+            ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
+            """)
         client.logger.notice(
             "naming the copies of messages an older events table holds, once: this reads every message id",
             metadata: ["table": "\(Self.table)", "into": "\(Self.resentTable)"])

@@ -6,9 +6,9 @@ import TouchpointCore
 /// same answers as the SQL stores give (``SQLCollectorStorage``'s statements of the same names).
 ///
 /// **People.** A SQL store counts integers (``PersonKeys``); ClickHouse counts the hashes of the
-/// id strings they stand for (``ClickHouseEvents/personColumns``): an event's person is its user
-/// id, else the user its anonymous id was merged into, else the anonymous id — the same person a
-/// SQL store finds. The merges live in PostgreSQL (the identity rules run in its transactions);
+/// id strings they stand for (`person_hash`, see ``ClickHouseEvents/prepare()``): an event's
+/// person is its user id, else the user its anonymous id was merged into, else the anonymous id —
+/// the same person a SQL store finds. The merges live in PostgreSQL (the identity rules run in its transactions);
 /// each query gets the source's merges as an external table (`merges`, sent with the query, its
 /// ids hashed in ClickHouse), so a merge counts from the moment it is committed, and a deletion,
 /// which removes the merges it names, counts at once too. Counting, joining and sorting numbers
