@@ -36,7 +36,7 @@ enum ClickHouseTestEnvironment {
         let name = "touchpoint_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         let admin = ClickHouseClient(url: server.with(database: "default"), logger: PostgresTestEnvironment.logger)
         do {
-            try await admin.execute("CREATE DATABASE \(name)")
+            try await admin.execute("CREATE DATABASE \(identifier: name)")
         } catch {
             await admin.close()
             throw TestFailure("ClickHouse at \(server) is required for this test and unreachable: \(error)")
@@ -44,11 +44,11 @@ enum ClickHouseTestEnvironment {
         do {
             try await body(server.with(database: name))
         } catch {
-            try? await admin.execute("DROP DATABASE IF EXISTS \(name)")
+            try? await admin.execute("DROP DATABASE IF EXISTS \(identifier: name)")
             await admin.close()
             throw error
         }
-        try? await admin.execute("DROP DATABASE IF EXISTS \(name)")
+        try? await admin.execute("DROP DATABASE IF EXISTS \(identifier: name)")
         await admin.close()
     }
 }

@@ -16,8 +16,8 @@ import TouchpointCore
 /// `timeLimit` of its own (an insight's query) that runs past it fails with `queryTooSlow`
 /// instead: asked again, it would run as long.
 ///
-/// The SQL is text: ClickHouse 18.16 has no bound parameters over HTTP, so values go through
-/// ``literal(_:)``.
+/// The SQL is text: ClickHouse 18.16 has no bound parameters over HTTP, so statements are
+/// ``ClickHouseSQL``, which quotes every value interpolated into them.
 final class ClickHouseClient: Sendable {
     /// The server and database.
     let url: ClickHouseURL
@@ -60,8 +60,8 @@ final class ClickHouseClient: Sendable {
     }
 
     /// Runs a statement that returns no rows (`CREATE`, `ALTER`, `DROP`, `INSERT … SELECT`).
-    func execute(_ sql: String, timeout: Duration? = nil) async throws {
-        _ = try await send(sql: sql, body: Array(sql.utf8), settings: [], gzip: false, timeout: timeout)
+    func execute(_ sql: ClickHouseSQL, timeout: Duration? = nil) async throws {
+        _ = try await send(sql: sql.text, body: Array(sql.text.utf8), settings: [], gzip: false, timeout: timeout)
     }
 
     /// The rows of a `SELECT`, each as an object of column → value. 64-bit integers arrive as
@@ -72,7 +72,7 @@ final class ClickHouseClient: Sendable {
     ///     external data): small lookups the server does not keep, such as the merges of people.
     ///   - timeLimit: how long the read may take instead of ``timeout``; past it the read fails
     ///     with `queryTooSlow` (nil: ``timeout``, and `unavailable`).
-    func rows(_ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil) async throws
+    func rows(_ sql: ClickHouseSQL, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil) async throws
         -> [[String: JSONValue]]
     {
         let body = try await answer(sql, format: "JSONEachRow", external: external, timeLimit: timeLimit)
@@ -85,7 +85,8 @@ final class ClickHouseClient: Sendable {
                 rows.append(row)
             } catch {
                 throw StorageError(
-                    code: .corruptRow, message: "ClickHouse at \(url) answered `\(Self.excerpt(sql))` with \(error)")
+                    code: .corruptRow,
+                    message: "ClickHouse at \(url) answered `\(Self.excerpt(sql.text))` with \(error)")
             }
         }
         return rows
@@ -98,7 +99,7 @@ final class ClickHouseClient: Sendable {
     /// the type it is read as (`toUInt64(…)`, `toString(…)`), since the bytes do not say.
     /// Parameters as ``rows(_:external:timeLimit:)``.
     func forEachRow(
-        _ sql: String, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil,
+        _ sql: ClickHouseSQL, external: [ClickHouseExternalTable] = [], timeLimit: Duration? = nil,
         _ body: (inout RowBinaryReader) throws -> Void
     ) async throws {
         let answer = try await answerBuffer(sql, format: "RowBinary", external: external, timeLimit: timeLimit)
@@ -112,7 +113,7 @@ final class ClickHouseClient: Sendable {
                     throw StorageError(
                         code: .corruptRow,
                         message:
-                            "ClickHouse at \(url) answered `\(Self.excerpt(sql))` with a row that ends early or "
+                            "ClickHouse at \(url) answered `\(Self.excerpt(sql.text))` with a row that ends early or "
                             + "holds other columns than asked, at byte \(start) of \(bytes.count)")
                 }
             }
@@ -187,21 +188,21 @@ final class ClickHouseClient: Sendable {
 
     /// The answer to a `SELECT` in `format`, with `external` tables sent along.
     private func answer(
-        _ sql: String, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
+        _ sql: ClickHouseSQL, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
     ) async throws -> [UInt8] {
         Array(buffer: try await answerBuffer(sql, format: format, external: external, timeLimit: timeLimit))
     }
 
     /// ``answer(_:format:external:timeLimit:)`` as the buffer it arrived in.
     private func answerBuffer(
-        _ sql: String, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
+        _ sql: ClickHouseSQL, format: String, external: [ClickHouseExternalTable], timeLimit: Duration?
     ) async throws -> ByteBuffer {
-        let text = sql + "\nFORMAT \(format)"
+        let text = sql.text + "\nFORMAT \(format)"
         var settings = [("output_format_json_quote_64bit_integers", "0")] + readSettings
         let answer: ByteBuffer
         if external.isEmpty {
             answer = try await send(
-                sql: sql, body: Array(text.utf8), settings: settings, gzip: false, timeLimit: timeLimit)
+                sql: sql.text, body: Array(text.utf8), settings: settings, gzip: false, timeLimit: timeLimit)
         } else {
             // With external data the body is a form of the tables; the query goes in the URL.
             let boundary = "touchpoint-\(UInt64.random(in: 0...UInt64.max))"
@@ -211,7 +212,7 @@ final class ClickHouseClient: Sendable {
                 settings.append(("\(table.name)_format", "JSONEachRow"))
             }
             answer = try await send(
-                sql: sql, body: ClickHouseExternalTable.form(external, boundary: boundary), settings: settings,
+                sql: sql.text, body: ClickHouseExternalTable.form(external, boundary: boundary), settings: settings,
                 gzip: false, contentType: "multipart/form-data; boundary=\(boundary)", timeLimit: timeLimit)
         }
         return answer
@@ -224,9 +225,8 @@ final class ClickHouseClient: Sendable {
     ///   - table: the table, a plain name in the client's database.
     ///   - lines: the rows.
     func insert(into table: String, jsonLines lines: [UInt8]) async throws {
-        precondition(ClickHouseURL.isIdentifier(table), "a table name is letters, digits and _")
         guard !lines.isEmpty else { return }
-        let statement = "INSERT INTO \(table) FORMAT JSONEachRow"
+        let statement: ClickHouseSQL = "INSERT INTO \(identifier: table) FORMAT JSONEachRow"
         let compressed: [UInt8]
         do {
             compressed = try Gzip.compress(lines, level: .fastest)
@@ -234,8 +234,8 @@ final class ClickHouseClient: Sendable {
             throw StorageError(code: .database, message: "cannot compress an insert into \(table): \(error)")
         }
         _ = try await send(
-            sql: statement, body: compressed,
-            settings: [("query", statement)], gzip: true)
+            sql: statement.text, body: compressed,
+            settings: [("query", statement.text)], gzip: true)
     }
 
     /// Inserts `rows` (objects of column → value) in one request; see ``insert(into:jsonLines:)``.
@@ -272,21 +272,6 @@ final class ClickHouseClient: Sendable {
         } catch {
             logger.warning("closing the ClickHouse client failed", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// `value` as a ClickHouse string literal: quoted, with `\` and `'` escaped.
-    static func literal(_ value: String) -> String {
-        var quoted = "'"
-        quoted.reserveCapacity(value.utf8.count + 2)
-        for character in value.unicodeScalars {
-            switch character {
-            case "\\": quoted += "\\\\"
-            case "'": quoted += "\\'"
-            case "\0": quoted += "\\0"
-            default: quoted.unicodeScalars.append(character)
-            }
-        }
-        return quoted + "'"
     }
 
     // MARK: - One request

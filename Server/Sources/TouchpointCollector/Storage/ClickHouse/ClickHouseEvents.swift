@@ -8,9 +8,10 @@ import TouchpointCore
 /// milliseconds column, since ClickHouse 18.16 has no `DateTime64`; the payload as sent, and its
 /// top-level properties again as arrays the insights read (``PropertyColumns``); the person as the
 /// number the insights count (`person_hash`, with `anonymous` telling whether the message had no
-/// user id: see ``personColumns``), and as the message names it (`person`, an `ALIAS` of the user
-/// id, else the anonymous id, so it costs neither ingest nor disk). Partitioned by month
-/// (`toYYYYMM(time)`), so retention drops whole partitions.
+/// user id: see ``prepare()``), and as the message names it (`person`, an `ALIAS` of the user id,
+/// else the anonymous id, so it costs neither ingest nor disk). Partitioned by month
+/// (`toYYYYMM(time)`), so retention drops whole partitions. Its statements, and those of the
+/// other tables, are ``ClickHouseMigrations``.
 ///
 /// **Deduplication without `FINAL`.** A message reaches ClickHouse twice only when a request is
 /// retried after its insert failed or timed out (the insert may have landed all the same); the
@@ -27,8 +28,8 @@ struct ClickHouseEvents: Sendable {
     let client: ClickHouseClient
     /// Ingest's inserts, gathered across concurrent requests.
     let queue: ClickHouseInsertQueue
-    /// The columns dropped from ``createStatement`` that the table still stores (one made
-    /// before), which ingest goes on filling: found by ``prepare()``.
+    /// The columns of the first releases that the table still stores (one made before), which
+    /// ingest goes on filling: found by ``prepare()``.
     private(set) var storedLegacyColumns: Set<LegacyColumn> = []
 
     init(client: ClickHouseClient) {
@@ -52,15 +53,15 @@ struct ClickHouseEvents: Sendable {
     /// `conditions` may name the aliases `columns` defines. The rows at resent times are found by
     /// `PREWHERE`, which reads only the time columns of the range and the others of the few
     /// granules that hold such a row.
-    static func select(_ columns: String, source: String, where conditions: [String]) -> String {
-        let source = ClickHouseClient.literal(source)
-        let instant = "toInt64(time) * 1000 + time_ms"
-        let resent = "(SELECT \(instant) FROM \(resentTable) WHERE source = \(source))"
+    static func select(_ columns: ClickHouseSQL, source: String, where conditions: [ClickHouseSQL]) -> ClickHouseSQL {
+        let instant: ClickHouseSQL = "toInt64(time) * 1000 + time_ms"
+        let resent: ClickHouseSQL = "(SELECT \(instant) FROM \(identifier: resentTable) WHERE source = \(source))"
         let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
         return """
-            SELECT \(columns) FROM \(table) WHERE \(condition) AND \(instant) NOT IN \(resent)
+            SELECT \(columns) FROM \(identifier: table) WHERE \(condition) AND \(instant) NOT IN \(resent)
             UNION ALL
-            SELECT \(columns) FROM \(table) PREWHERE \(instant) IN \(resent) WHERE \(condition) LIMIT 1 BY message_id
+            SELECT \(columns) FROM \(identifier: table) PREWHERE \(instant) IN \(resent) WHERE \(condition) \
+            LIMIT 1 BY message_id
             """
     }
 
@@ -68,9 +69,11 @@ struct ClickHouseEvents: Sendable {
     /// message's copies each (``select(_:source:where:)`` keeps one): for reads that a copy does
     /// not change (people are counted distinct) or that take the copies back off
     /// (``resentCopies(_:source:names:where:)``).
-    static func everyRow(_ columns: String, source: String, where conditions: [String]) -> String {
-        let condition = (["source = \(ClickHouseClient.literal(source))"] + conditions).joined(separator: " AND ")
-        return "SELECT \(columns) FROM \(table) WHERE \(condition)"
+    static func everyRow(_ columns: ClickHouseSQL, source: String, where conditions: [ClickHouseSQL])
+        -> ClickHouseSQL
+    {
+        let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
+        return "SELECT \(columns) FROM \(identifier: table) WHERE \(condition)"
     }
 
     /// `SELECT columns` of the copies of `source`'s resent messages among its events named
@@ -78,130 +81,67 @@ struct ClickHouseEvents: Sendable {
     /// resent message's (source, event, day, id), for each of `names` — so the read touches the
     /// granules that hold them, not every row of the range: a copy has its first copy's event and
     /// time, and every copy's id and time are in `resent_messages`.
-    static func resentCopies(_ columns: String, source: String, names: [String], where conditions: [String])
-        -> String
-    {
-        let source = ClickHouseClient.literal(source)
-        let list = "[\(names.map(ClickHouseClient.literal).joined(separator: ", "))]"
-        let keys = """
-            (SELECT source, name, toDate(time), message_id FROM \(resentTable) ARRAY JOIN \(list) AS name \
-            WHERE source = \(source))
+    static func resentCopies(
+        _ columns: ClickHouseSQL, source: String, names: [String], where conditions: [ClickHouseSQL]
+    ) -> ClickHouseSQL {
+        let keys: ClickHouseSQL = """
+            (SELECT source, name, toDate(time), message_id FROM \(identifier: resentTable) \
+            ARRAY JOIN [\(list: names)] AS name WHERE source = \(source))
             """
         let condition = (["source = \(source)"] + conditions).joined(separator: " AND ")
         return """
-            SELECT \(columns), message_id FROM \(table) WHERE \(condition) \
+            SELECT \(columns), message_id FROM \(identifier: table) WHERE \(condition) \
             AND (source, event, toDate(time), message_id) IN \(keys)
             """
     }
 
-    /// The table, created when missing (ClickHouse's tables are this type's, not ``SchemaMigrations``').
-    static let createStatement = """
-        CREATE TABLE IF NOT EXISTS events (
-            source String,
-            event String,
-            type String,
-            message_id String,
-            time DateTime,
-            time_ms UInt16,
-            user_id String,
-            anonymous_id String,
-            person String ALIAS \(personAlias),
-            \(personColumns.map { "\($0.0) \($0.1)," }.joined(separator: "\n    "))
-            session_id String,
-            property_keys Array(String),
-            property_texts Array(String),
-            property_numbers Array(Float64),
-            property_numeric Array(UInt8),
-            received_at DateTime,
-            payload String,
-            version UInt64
-        ) ENGINE = ReplacingMergeTree(version)
-        PARTITION BY toYYYYMM(time)
-        ORDER BY (source, event, toDate(time), message_id)
-        """
-
-    /// The columns added to the table after its first release, with their types: a table made
-    /// before gets them from ``prepare()`` (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`),
-    /// filled with empty arrays for the rows it holds; the person's columns are computed from the
-    /// stored ids on reading the parts written before them, and stored in those written after.
-    /// `person` comes back as the alias to a table whose stored `person` was dropped.
-    static let addedColumns =
-        [
-            ("property_keys", "Array(String)"), ("property_texts", "Array(String)"),
-            ("property_numbers", "Array(Float64)"), ("property_numeric", "Array(UInt8)"),
-        ] + personColumns + [("person", "String ALIAS \(personAlias)")]
-
-    /// `person`: the user id, else the anonymous id, as the message carries them.
-    static let personAlias = "if(user_id != '', user_id, anonymous_id)"
-
-    /// Columns of the table's first releases that no read uses and that ``createStatement`` no
-    /// longer makes: `person` is an alias now, and `properties` (the properties as JSON text)
-    /// repeated the payload's. A table made before keeps them, and ingest fills them there, so
-    /// that collectors of either release can write to it. Once every collector is of this
-    /// release, `ALTER TABLE events DROP COLUMN properties, DROP COLUMN person` frees their
-    /// space; the next start adds `person` back as the alias, and collectors started before the
-    /// `ALTER` must be restarted, or their inserts name columns the table no longer has.
+    /// Columns of the table's first releases that no read uses, which ``ClickHouseMigrations``
+    /// version 1 declares otherwise: `person` is an alias now, and `properties` (the properties as
+    /// JSON text) repeated the payload's. A table made before keeps them, and ingest fills them
+    /// there, so that collectors of either release can write to it. Once every collector is of
+    /// this release, `ALTER TABLE events DROP COLUMN properties, DROP COLUMN person` frees their
+    /// space; the next start adds `person` back as the alias (``prepare()``), and collectors
+    /// started before the `ALTER` must be restarted, or their inserts name columns the table no
+    /// longer has.
     enum LegacyColumn: String, CaseIterable, Sendable {
         case person
         case properties
     }
 
-    /// The person as a number, for the insights to count, join and sort (a string of 36 bytes and
-    /// more per row cost them most of their time): `person_hash`, CityHash64 of the user id, else
-    /// of the anonymous id (0 for a message without ids), and `anonymous`, 1 when the message had
-    /// no user id (its person is then its anonymous id, which a merge may name). Computed by
-    /// ClickHouse as rows are written (`MATERIALIZED`: ingest sends neither). Two of the n distinct
-    /// ids a read hashes (its events' user and anonymous ids, and the source's merged anonymous ids
-    /// and users) share a hash with a probability of about n² / 2⁶⁵ (7 × 10⁻⁹ for 500,000): two
-    /// people would then count as one, or an anonymous id would follow the other's merge; an id
-    /// hashed to 0 (about n / 2⁶⁴) would count as no one.
-    static let personColumns = [
-        (
-            "person_hash",
-            "UInt64 MATERIALIZED if(user_id != '', cityHash64(user_id), if(anonymous_id != '', cityHash64(anonymous_id), 0))"
-        ),
-        ("anonymous", "UInt8 MATERIALIZED user_id = ''"),
-    ]
-
-    /// Each source's retention cut (``cut(source:before:)``): its events before `before` (ms)
-    /// are no longer read. The newest cut of a source is its largest.
-    static let cutsStatement = """
-        CREATE TABLE IF NOT EXISTS retention_cuts (source String, before Int64)
-        ENGINE = ReplacingMergeTree(before) ORDER BY source
-        """
-
-    /// The ids of resent messages (``resentTable``), in a table of this name.
-    static func resentStatement(_ name: String = resentTable) -> String {
-        """
-        CREATE TABLE IF NOT EXISTS \(name) (source String, message_id String, time DateTime, time_ms UInt16)
-        ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
-        """
-    }
-
-    /// Creates the tables if they are missing, adds the columns an older `events` lacks and finds
-    /// the ``LegacyColumn``s it stores (``storedLegacyColumns``). An `events` table made before
-    /// ``resentTable`` existed gets it filled from its own copies (``markEarlierCopies()``).
+    /// Brings the tables up to date (``ClickHouseMigrations``) and finds the ``LegacyColumn``s
+    /// `events` stores (``storedLegacyColumns``). Beside an `events` table made before
+    /// ``resentTable`` existed, that table is first made from the copies `events` holds
+    /// (``markEarlierCopies()``), and an `events` whose stored `person` was dropped gets it back
+    /// as the alias version 1 declares.
+    ///
+    /// The person's columns (migration 4) are the person as a number, for the insights to count,
+    /// join and sort (a string of 36 bytes and more per row cost them most of their time):
+    /// `person_hash`, CityHash64 of the user id, else of the anonymous id (0 for a message without
+    /// ids), and `anonymous`, 1 when the message had no user id (its person is then its anonymous
+    /// id, which a merge may name). Computed by ClickHouse as rows are written (`MATERIALIZED`:
+    /// ingest sends neither), and from the stored ids on reading the parts written before them.
+    /// Two of the n distinct ids a read hashes (its events' user and anonymous ids, and the
+    /// source's merged anonymous ids and users) share a hash with a probability of about n² / 2⁶⁵
+    /// (7 × 10⁻⁹ for 500,000): two people would then count as one, or an anonymous id would follow
+    /// the other's merge; an id hashed to 0 (about n / 2⁶⁴) would count as no one.
     mutating func prepare() async throws {
-        let tables = Set(
-            try await client.rows("SELECT name FROM system.tables WHERE database = currentDatabase()")
-                .compactMap { $0["name"]?.stringValue })
-        try await client.execute(Self.createStatement)
-        try await client.execute(Self.cutsStatement)
-        if tables.contains(Self.table) && !tables.contains(Self.resentTable) { try await markEarlierCopies() }
-        try await client.execute(Self.resentStatement())
-        // Each column with how it is filled: '' when stored as written, else DEFAULT,
-        // MATERIALIZED or ALIAS.
-        var present: [String: String] = [:]
-        let columns = try await client.rows(
-            "SELECT name, default_kind AS kind FROM system.columns WHERE database = currentDatabase() AND table = '\(Self.table)'"
-        )
-        for row in columns {
-            if let name = row["name"]?.stringValue { present[name] = row["kind"]?.stringValue ?? "" }
+        let before = try await ClickHouseMigrations.Schema.read(client)
+        if let columns = before.columns[Self.table] {
+            if before.columns[Self.resentTable] == nil { try await markEarlierCopies() }
+            if columns["person"] == nil {
+                do {
+                    try await client.execute(
+                        "ALTER TABLE events ADD COLUMN person String ALIAS if(user_id != '', user_id, anonymous_id)")
+                } catch {
+                    // Another collector starting at the same time may have added it first.
+                    let now = try await ClickHouseMigrations.Schema.read(client)
+                    guard now.columns[Self.table]?["person"] != nil else { throw error }
+                }
+            }
         }
-        for (name, type) in Self.addedColumns where present[name] == nil {
-            try await client.execute("ALTER TABLE \(Self.table) ADD COLUMN \(name) \(type)")
-        }
-        storedLegacyColumns = Set(LegacyColumn.allCases.filter { present[$0.rawValue] == "" })
+        try await ClickHouseMigrations.migrate(client)
+        let after = try await ClickHouseMigrations.Schema.read(client)
+        storedLegacyColumns = Set(LegacyColumn.allCases.filter { after.columns[Self.table]?[$0.rawValue] == "" })
     }
 
     /// Makes ``resentTable`` naming as resent every time of every message `events` holds more
@@ -213,26 +153,31 @@ struct ClickHouseEvents: Sendable {
     /// again; when another collector made it first, its table serves.
     func markEarlierCopies() async throws {
         let filling = "\(Self.resentTable)_filling_\(UInt32.random(in: 0...UInt32.max))"
-        try await client.execute(Self.resentStatement(filling))
+        // Version 3's table (``ClickHouseMigrations``), under another name.
+        try await client.execute(
+            """
+            CREATE TABLE \(identifier: filling) (source String, message_id String, time DateTime, time_ms UInt16)
+            ENGINE = MergeTree PARTITION BY toYYYYMM(time) ORDER BY (source, message_id)
+            """)
         client.logger.notice(
             "naming the copies of messages an older events table holds, once: this reads every message id",
             metadata: ["table": "\(Self.table)", "into": "\(Self.resentTable)"])
         do {
             try await client.execute(
                 """
-                INSERT INTO \(filling) (source, message_id, time, time_ms)
-                SELECT DISTINCT source, message_id, time, time_ms FROM \(Self.table)
+                INSERT INTO \(identifier: filling) (source, message_id, time, time_ms)
+                SELECT DISTINCT source, message_id, time, time_ms FROM \(identifier: Self.table)
                 WHERE (source, message_id) IN (
-                    SELECT source, message_id FROM \(Self.table) GROUP BY source, message_id HAVING count() > 1
+                    SELECT source, message_id FROM \(identifier: Self.table) GROUP BY source, message_id HAVING count() > 1
                 )
                 """, timeout: .seconds(3600))
-            try await client.execute("RENAME TABLE \(filling) TO \(Self.resentTable)")
+            try await client.execute("RENAME TABLE \(identifier: filling) TO \(identifier: Self.resentTable)")
         } catch {
-            try? await client.execute("DROP TABLE IF EXISTS \(filling)")
+            try? await client.execute("DROP TABLE IF EXISTS \(identifier: filling)")
             let made = try await client.rows(
                 """
                 SELECT count() AS n FROM system.tables
-                WHERE database = currentDatabase() AND name = \(ClickHouseClient.literal(Self.resentTable))
+                WHERE database = currentDatabase() AND name = \(Self.resentTable)
                 """)
             guard made.first?["n"]?.intValue == 1 else { throw error }
         }
@@ -324,11 +269,11 @@ struct ClickHouseEvents: Sendable {
             let rows = try await client.rows(
                 """
                 SELECT DISTINCT partition FROM system.parts
-                WHERE database = currentDatabase() AND table = \(ClickHouseClient.literal(table)) AND active
+                WHERE database = currentDatabase() AND table = \(table) AND active
                 """)
             let months = rows.compactMap { $0["partition"]?.stringValue.flatMap { Int($0) } }.filter { $0 < limit }
             for month in months.sorted() {
-                try await client.execute("ALTER TABLE \(table) DROP PARTITION \(month)")
+                try await client.execute("ALTER TABLE \(identifier: table) DROP PARTITION \(month)")
             }
             dropped.formUnion(months)
         }
@@ -347,8 +292,8 @@ struct ClickHouseEvents: Sendable {
 
     /// The condition that skips `source`'s events its retention cut hides (`ts` is the event's
     /// time in ms).
-    static func afterCut(of source: String) -> String {
-        "ts >= (SELECT max(before) FROM retention_cuts WHERE source = \(ClickHouseClient.literal(source)))"
+    static func afterCut(of source: String) -> ClickHouseSQL {
+        "ts >= (SELECT max(before) FROM retention_cuts WHERE source = \(source))"
     }
 
     /// The month (`yyyymm`, UTC) that holds `instant`: the first one kept, since a month is
@@ -364,16 +309,15 @@ struct ClickHouseEvents: Sendable {
     /// background; this waits until it is done, so the events are gone when it returns.
     func delete(source: String, userIds: [String], anonymousIds: [String]) async throws {
         guard !userIds.isEmpty || !anonymousIds.isEmpty else { return }
-        func list(_ ids: [String]) -> String { ids.map(ClickHouseClient.literal).joined(separator: ", ") }
-        var conditions: [String] = []
-        if !userIds.isEmpty { conditions.append("user_id IN (\(list(userIds)))") }
-        if !anonymousIds.isEmpty { conditions.append("anonymous_id IN (\(list(anonymousIds)))") }
+        var conditions: [ClickHouseSQL] = []
+        if !userIds.isEmpty { conditions.append("user_id IN (\(list: userIds))") }
+        if !anonymousIds.isEmpty { conditions.append("anonymous_id IN (\(list: anonymousIds))") }
         let everyId = Array(Set(userIds + anonymousIds)).sorted()
-        conditions.append("(type = 'alias' AND visitParamExtractString(payload, 'previousId') IN (\(list(everyId))))")
+        conditions.append("(type = 'alias' AND visitParamExtractString(payload, 'previousId') IN (\(list: everyId)))")
         try await client.execute(
             """
-            ALTER TABLE \(Self.table) DELETE
-            WHERE source = \(ClickHouseClient.literal(source)) AND (\(conditions.joined(separator: " OR ")))
+            ALTER TABLE \(identifier: Self.table) DELETE
+            WHERE source = \(source) AND (\(conditions.joined(separator: " OR ")))
             """)
         try await waitForMutations()
     }

@@ -6,9 +6,9 @@ import TouchpointCore
 /// same answers as the SQL stores give (``SQLCollectorStorage``'s statements of the same names).
 ///
 /// **People.** A SQL store counts integers (``PersonKeys``); ClickHouse counts the hashes of the
-/// id strings they stand for (``ClickHouseEvents/personColumns``): an event's person is its user
-/// id, else the user its anonymous id was merged into, else the anonymous id — the same person a
-/// SQL store finds. The merges live in PostgreSQL (the identity rules run in its transactions);
+/// id strings they stand for (`person_hash`, see ``ClickHouseEvents/prepare()``): an event's
+/// person is its user id, else the user its anonymous id was merged into, else the anonymous id —
+/// the same person a SQL store finds. The merges live in PostgreSQL (the identity rules run in its transactions);
 /// each query gets the source's merges as an external table (`merges`, sent with the query, its
 /// ids hashed in ClickHouse), so a merge counts from the moment it is committed, and a deletion,
 /// which removes the merges it names, counts at once too. Counting, joining and sorting numbers
@@ -86,7 +86,7 @@ struct ClickHouseInsights: Sendable {
 
     /// The `limit` most frequent values of `property` among the trend's events, absent ones left out.
     func trendTopValues(_ query: TrendQuery, property: String, limit: Int) async throws -> [String] {
-        let sql = """
+        let sql: ClickHouseSQL = """
             SELECT val, count() AS n FROM (\(events([query.event], from: query.range.from, to: query.range.to,
                 filters: query.filters, where: Self.has(property), columns: "\(Self.text(property)) AS val",
                 person: false)))
@@ -114,9 +114,9 @@ struct ClickHouseInsights: Sendable {
     /// Counts, distinct people and the math's aggregate per interval and breakdown value: each of
     /// the `top` values on its own, absent values together, every other value as "other".
     func trendBreakdown(_ query: TrendQuery, property: String, top: [String]) async throws -> [TrendRow] {
-        let isTop = top.isEmpty ? "0" : "has([\(top.map(ClickHouseClient.literal).joined(separator: ", "))], val)"
+        let isTop: ClickHouseSQL = top.isEmpty ? "0" : "has([\(list: top)], val)"
         // kind 0: a top value; 1: absent; 2: other.
-        let columns = """
+        let columns: ClickHouseSQL = """
             \(index(query)) AS idx, \(Self.has(property)) AS present, \(Self.text(property)) AS val, \
             multiIf(present AND \(isTop), 0, NOT present, 1, 2) AS kind, if(kind = 0, val, '') AS value
             """
@@ -130,10 +130,11 @@ struct ClickHouseInsights: Sendable {
     }
 
     /// The interval of an event's `ts`, as ``AnalyticsRange/sqlIndex(_:)`` computes it.
-    private func index(_ query: TrendQuery) -> String {
-        query.range.calendar.sqlIndex(
+    private func index(_ query: TrendQuery) -> ClickHouseSQL {
+        let index = query.range.calendar.sqlIndex(
             "ts", query.interval, from: query.range.from, to: query.range.to,
             quotient: { "intDiv(\($0), \($1))" })
+        return "\(raw: index)"
     }
 
     /// A trend's groups by `keys` of the trend's events given `columns`: `n` events, `people`
@@ -146,10 +147,10 @@ struct ClickHouseInsights: Sendable {
     /// copy adds none): the read of a message once (``ClickHouseEvents/select(_:source:where:)``)
     /// would read the range twice.
     private func trendSelect(
-        _ query: TrendQuery, keys: [String], people: Bool, columns: String, suffix: String = ""
-    ) -> String {
+        _ query: TrendQuery, keys: [ClickHouseSQL], people: Bool, columns: ClickHouseSQL, suffix: ClickHouseSQL = ""
+    ) -> ClickHouseSQL {
         let list = keys.joined(separator: ", ")
-        let distinct = people ? "uniqExactIf(person, person != 0)" : "0"
+        let distinct: ClickHouseSQL = people ? "uniqExactIf(person, person != 0)" : "0"
         guard query.measure.property != nil else {
             let range = (from: query.range.from, to: query.range.to)
             return """
@@ -167,16 +168,17 @@ struct ClickHouseInsights: Sendable {
                 """
         }
         var inner = columns
-        var aggregate = "NULL"
-        var innerAggregates = ""
+        var aggregate: ClickHouseSQL = "NULL"
+        var innerAggregates: ClickHouseSQL = ""
         if let property = query.measure.property {
-            inner += ", \(Self.number(property)) AS num"
-            innerAggregates = ", countIf(NOT isNaN(num)) AS numbers"
-            switch query.measure {
-            case .sum: innerAggregates += ", sumIf(num, NOT isNaN(num)) AS s"
-            case .average: innerAggregates += ", avgIf(num, NOT isNaN(num)) AS s"
-            default: innerAggregates += ", arraySort(groupArrayIf(num, NOT isNaN(num))) AS s"
-            }
+            inner = "\(inner), \(Self.number(property)) AS num"
+            let values: ClickHouseSQL =
+                switch query.measure {
+                case .sum: "sumIf(num, NOT isNaN(num))"
+                case .average: "avgIf(num, NOT isNaN(num))"
+                default: "arraySort(groupArrayIf(num, NOT isNaN(num)))"
+                }
+            innerAggregates = ", countIf(NOT isNaN(num)) AS numbers, \(values) AS s"
             switch query.measure {
             case .median: aggregate = Self.percentile(0.5)
             case .p90: aggregate = Self.percentile(0.9)
@@ -196,9 +198,9 @@ struct ClickHouseInsights: Sendable {
 
     /// The `fraction` percentile of the sorted numbers `s` (`numbers` of them, at least one),
     /// interpolated between the two nearest ranks as PostgreSQL's `percentile_cont`.
-    private static func percentile(_ fraction: Double) -> String {
-        let position = "(\(fraction) * (numbers - 1))"
-        let below = "toUInt64(floor(\(position)))"
+    private static func percentile(_ fraction: Double) -> ClickHouseSQL {
+        let position: ClickHouseSQL = "(\(fraction) * (numbers - 1))"
+        let below: ClickHouseSQL = "toUInt64(floor(\(position)))"
         return "s[\(below) + 1] + (\(position) - floor(\(position))) * (s[\(below) + 2] - s[\(below) + 1])"
     }
 
@@ -220,17 +222,20 @@ struct ClickHouseInsights: Sendable {
     /// breakdown property's value, in no order (the funnel sorts them).
     func funnelRows(_ query: FunnelQuery) async throws -> [FunnelRow] {
         let names = query.eventNames
-        var steps: [String] = []
+        var steps: [ClickHouseSQL] = []
         for (index, step) in query.steps.enumerated() {
-            let conditions = ["event = \(ClickHouseClient.literal(step.event))"] + step.filters.map(Self.condition)
+            let conditions = ["event = \(step.event)"] + step.filters.map(Self.condition)
             steps.append("if(\(conditions.joined(separator: " AND ")), \(1 << index), 0)")
         }
         // The breakdown's value only of the first step's events: the funnel reads no other's.
-        let value =
-            query.breakdown.map {
-                "toUInt8(bitAnd(steps, 1) = 1 AND \(Self.has($0))) AS present, toString(if(present, \(Self.text($0)), '')) AS val"
+        let value: ClickHouseSQL =
+            query.breakdown.map { property -> ClickHouseSQL in
+                """
+                toUInt8(bitAnd(steps, 1) = 1 AND \(Self.has(property))) AS present, \
+                toString(if(present, \(Self.text(property)), '')) AS val
+                """
             } ?? "toUInt8(0) AS present, '' AS val"
-        let sql = """
+        let sql: ClickHouseSQL = """
             SELECT toUInt64(person), toInt64(ts), toUInt16(steps), present, val FROM (\(events(names,
                 from: query.range.from, to: query.range.to + query.window, filters: query.filters,
                 columns: "person, ts, (\(steps.joined(separator: " + "))) AS steps, \(value)")))
@@ -268,9 +273,9 @@ struct ClickHouseInsights: Sendable {
     func paths(_ query: PathQuery, names: [String]) async throws -> [PathCount] {
         guard let start = names.firstIndex(where: { ExactText($0) == ExactText(query.event) }) else { return [] }
         let base = names.count + 1
-        let list = "[\(names.map(ClickHouseClient.literal).joined(separator: ", "))]"
-        let time = "intDiv(x, \(base))"
-        let way =
+        let list: ClickHouseSQL = "[\(list: names)]"
+        let time: ClickHouseSQL = "intDiv(x, \(base))"
+        let way: ClickHouseSQL =
             switch query.direction {
             case .after: "arrayFilter(x -> \(time) <= at + \(query.window), arraySlice(evs, a))"
             case .before: "arrayReverse(arrayFilter(x -> \(time) >= at - \(query.window), arraySlice(evs, 1, a)))"
@@ -278,17 +283,17 @@ struct ClickHouseInsights: Sendable {
         let read = query.readRange
         // Each person's first start in the range (`first`), read from the start's events alone;
         // of the rest, only the events within the window of it are gathered (and sorted) per person.
-        let near =
+        let near: ClickHouseSQL =
             switch query.direction {
             case .after: "ts >= first AND ts <= first + \(query.window)"
             case .before: "ts <= first AND ts >= first - \(query.window)"
             }
-        let starts = """
+        let starts: ClickHouseSQL = """
             SELECT person, min(ts) AS first FROM (\(events([query.event], from: query.range.from,
                 to: query.range.to, filters: [], columns: "ts, person")))
             WHERE person != 0 GROUP BY person
             """
-        let sql = """
+        let sql: ClickHouseSQL = """
             SELECT path, count() AS people FROM (
                 SELECT arraySort(groupArray(ts * \(base) + indexOf(\(list), event))) AS evs,
                     arrayFirstIndex(x -> x % \(base) = \(start + 1) AND \(time) >= \(query.range.from)
@@ -332,16 +337,14 @@ struct ClickHouseInsights: Sendable {
     /// `person`, the person (merges resolved: the insights must have been made with the merges;
     /// `UInt64`, 0 for an event without ids) to read, of the `rows` asked for.
     private func events(
-        _ names: [String], from: Int64, to: Int64, filters: [PropertyFilter], where extra: String? = nil,
-        columns: String, person: Bool = true, rows: EventRows = .once
-    ) -> String {
+        _ names: [String], from: Int64, to: Int64, filters: [PropertyFilter], where extra: ClickHouseSQL? = nil,
+        columns: ClickHouseSQL, person: Bool = true, rows: EventRows = .once
+    ) -> ClickHouseSQL {
         let firstSecond = max(0, min(from >= 0 ? from / 1000 : -1, Int64(UInt32.max)))
         let lastSecond = max(0, min(to / 1000 + 1, Int64(UInt32.max)))
         let lastDaySecond = max(0, min(to > 0 ? (to - 1) / 1000 : 0, Int64(UInt32.max)))
-        var conditions = [
-            names.count == 1
-                ? "event = \(ClickHouseClient.literal(names[0]))"
-                : "event IN (\(names.map(ClickHouseClient.literal).joined(separator: ", ")))",
+        var conditions: [ClickHouseSQL] = [
+            names.count == 1 ? "event = \(names[0])" : "event IN (\(list: names))",
             "time >= toDateTime(\(firstSecond))", "time <= toDateTime(\(lastSecond))",
             // The days of the range on the key's `toDate(time)`, by which ClickHouse 18.16 narrows
             // the granules it reads (a condition on `time` alone only picks the months'
@@ -352,8 +355,9 @@ struct ClickHouseInsights: Sendable {
         ]
         conditions += filters.map(Self.condition)
         if let extra { conditions.append(extra) }
-        let storedColumns = """
-            event, toInt64(time) * 1000 + time_ms AS ts,\(person ? " person_hash, anonymous," : "")
+        let personColumns: ClickHouseSQL = person ? " person_hash, anonymous," : ""
+        let storedColumns: ClickHouseSQL = """
+            event, toInt64(time) * 1000 + time_ms AS ts,\(personColumns)
                 property_keys, property_texts, property_numbers, property_numeric
             """
         let stored =
@@ -381,7 +385,7 @@ struct ClickHouseInsights: Sendable {
             """
     }
 
-    private func rows(_ sql: String) async throws -> [[String: JSONValue]] {
+    private func rows(_ sql: ClickHouseSQL) async throws -> [[String: JSONValue]] {
         try await client.rows(sql, external: external, timeLimit: client.queryTimeLimit)
     }
 
@@ -391,35 +395,32 @@ struct ClickHouseInsights: Sendable {
     // MARK: Properties
 
     /// Whether the event has `property` (not null): ``PropertyColumns``.
-    static func has(_ property: String) -> String { "has(property_keys, \(ClickHouseClient.literal(property)))" }
+    static func has(_ property: String) -> ClickHouseSQL { "has(property_keys, \(property))" }
 
     /// `property`'s text (empty when absent: test ``has(_:)``).
-    static func text(_ property: String) -> String {
-        "property_texts[indexOf(property_keys, \(ClickHouseClient.literal(property)))]"
+    static func text(_ property: String) -> ClickHouseSQL {
+        "property_texts[indexOf(property_keys, \(property))]"
     }
 
     /// `property` as a number; `nan` when absent or not a JSON number.
-    static func number(_ property: String) -> String {
-        let index = "indexOf(property_keys, \(ClickHouseClient.literal(property)))"
+    static func number(_ property: String) -> ClickHouseSQL {
+        let index: ClickHouseSQL = "indexOf(property_keys, \(property))"
         return "if(\(index) != 0 AND property_numeric[\(index)] = 1, property_numbers[\(index)], nan)"
     }
 
     /// The condition of an event-scoped `filter`, as ``SQLDialect/appendCondition(_:text:number:to:)``
     /// writes it for the SQL stores.
-    static func condition(_ filter: PropertyFilter) -> String {
+    static func condition(_ filter: PropertyFilter) -> ClickHouseSQL {
         let has = has(filter.property)
         let text = text(filter.property)
         switch filter.op {
-        case .equals: return "(\(has) AND \(text) = \(ClickHouseClient.literal(filter.value)))"
-        case .notEquals: return "NOT (\(has) AND \(text) = \(ClickHouseClient.literal(filter.value)))"
+        case .equals: return "(\(has) AND \(text) = \(filter.value))"
+        case .notEquals: return "NOT (\(has) AND \(text) = \(filter.value))"
         case .contains:
             // `lower` folds ASCII letters only, as the SQL stores do.
-            return
-                "(\(has) AND position(lower(\(text)), \(ClickHouseClient.literal(PropertyFilter.folded(filter.value)))) > 0)"
-        case .greaterThan, .lessThan:
-            let bound = filter.number ?? 0
-            let literal = bound.isNaN ? "nan" : bound.isInfinite ? (bound > 0 ? "inf" : "-inf") : "\(bound)"
-            return "(\(number(filter.property)) \(filter.op == .greaterThan ? ">" : "<") \(literal))"
+            return "(\(has) AND position(lower(\(text)), \(PropertyFilter.folded(filter.value))) > 0)"
+        case .greaterThan: return "(\(number(filter.property)) > \(filter.number ?? 0))"
+        case .lessThan: return "(\(number(filter.property)) < \(filter.number ?? 0))"
         case .isSet: return has
         }
     }

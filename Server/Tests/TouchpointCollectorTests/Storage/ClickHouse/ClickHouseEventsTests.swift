@@ -59,7 +59,9 @@ struct ClickHouseEventsTests {
     /// another sorting key, which no merge folds) are named when a collector first starts, once.
     @Test func anOlderTablesCopiesAreNamedAsResentWhenACollectorStarts() async throws {
         try await ClickHouseTestEnvironment.withDatabase { client in
-            try await client.execute(ClickHouseEvents.createStatement)
+            // `events` as the releases before resent messages made it, with no version recorded.
+            try await ClickHouseMigrations.migrate(client, upTo: 2)
+            try await client.execute("DROP TABLE schema_migrations")
             var events = ClickHouseEvents(client: client)
             let batch = (0..<10).map { TestMessages.ingest("Opened", id: "old-\($0)", at: Double($0)) }
             try await events.insert(batch, source: "app")
@@ -73,10 +75,10 @@ struct ClickHouseEventsTests {
 
             try await events.prepare()
             #expect(try await events.count(source: "app") == 10)
-            let marked = try await client.rows("SELECT count() AS n FROM \(ClickHouseEvents.resentTable)")
+            let marked = try await client.rows("SELECT count() AS n FROM \(identifier: ClickHouseEvents.resentTable)")
             #expect(marked.first?["n"] == .int(8))  // both times of each of the four
             try await events.prepare()
-            let again = try await client.rows("SELECT count() AS n FROM \(ClickHouseEvents.resentTable)")
+            let again = try await client.rows("SELECT count() AS n FROM \(identifier: ClickHouseEvents.resentTable)")
             #expect(again.first?["n"] == .int(8))
             let leftovers = try await client.rows(
                 "SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name LIKE '%filling%'")
@@ -151,7 +153,7 @@ struct ClickHouseEventsTests {
             // Mid-March: January and February end before it; March does not.
             #expect(try await events.dropMonths(endingBy: midMarch) == [202601, 202602])
             #expect(try await events.count(source: "app") == 2)
-            let ids = try await client.rows("SELECT message_id FROM \(ClickHouseEvents.resentTable)")
+            let ids = try await client.rows("SELECT message_id FROM \(identifier: ClickHouseEvents.resentTable)")
             #expect(ids.map { $0["message_id"] } == [.string(messages[5].messageId)])
             #expect(try await events.dropMonths(endingBy: march) == [])
             #expect(try await events.count(source: "app") == 2)

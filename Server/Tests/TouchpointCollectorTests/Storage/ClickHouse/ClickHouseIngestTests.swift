@@ -59,7 +59,8 @@ struct ClickHouseIngestTests {
                 #expect(try await client.count(adminToken: collector.adminToken) == 40)
                 // The second copies were named as resent before they were inserted.
                 let resent = try await clickHouse.rows(
-                    "SELECT uniqExact(message_id) AS n FROM \(ClickHouseEvents.resentTable) WHERE source = 'default'")
+                    "SELECT uniqExact(message_id) AS n FROM \(identifier: ClickHouseEvents.resentTable) WHERE source = 'default'"
+                )
                 #expect(resent.first?["n"] == .int(40))
                 let people = try await clickHouse.rows(
                     "SELECT uniqExact(person) AS people FROM (\(ClickHouseEvents.select("person", source: "default", where: ["event = 'Opened'"])))"

@@ -193,7 +193,9 @@ struct ClickHouseKillTests {
         let stored = try await storedCounts(events)
         // The last round sent every batch again: each message acknowledged before it is a resent one.
         let resent = try await query(
-            events, "SELECT uniqExact(message_id) AS n FROM \(ClickHouseEvents.resentTable) WHERE source = 'default'")
+            events,
+            "SELECT uniqExact(message_id) AS n FROM \(identifier: ClickHouseEvents.resentTable) WHERE source = 'default'"
+        )
         #expect(stored.rows == batchCount * batchSize)
         #expect(stored.ids == batchCount * batchSize)
         #expect(acknowledgedBeforeLast > 0)
@@ -213,7 +215,7 @@ struct ClickHouseKillTests {
     }
 
     /// The rows of one query, its client closed also when it fails.
-    static func query(_ events: ClickHouseURL, _ sql: String) async throws -> [[String: JSONValue]] {
+    static func query(_ events: ClickHouseURL, _ sql: ClickHouseSQL) async throws -> [[String: JSONValue]] {
         let client = ClickHouseClient(url: events, logger: PostgresTestEnvironment.logger)
         do {
             let rows = try await client.rows(sql)
