@@ -19,12 +19,12 @@ public struct ConfigDocument: Sendable, Hashable {
 
 /// Stores and serves the remote-config documents (survey config, promo catalog) per source.
 public final class RemoteConfigService: Sendable {
-    let storage: any CollectorStorage
+    let storage: any ConfigDocuments
     /// The validators documents must pass before they are stored.
     public let validators: ConfigValidatorRegistry
     private let clock: any WallClock
 
-    init(storage: any CollectorStorage, validators: ConfigValidatorRegistry, clock: any WallClock) {
+    init(storage: any ConfigDocuments, validators: ConfigValidatorRegistry, clock: any WallClock) {
         self.storage = storage
         self.validators = validators
         self.clock = clock

@@ -7,7 +7,7 @@ import TouchpointCore
 /// An outcome is returned only after the events are committed to the database, so an
 /// acknowledged event is never lost.
 public final class IngestService: Sendable {
-    let storage: any CollectorStorage
+    let storage: any EventIngest
     let sources: SourceRegistry
     let metrics: CollectorMetrics
     /// The decoder, with the limits it applies.
@@ -17,7 +17,7 @@ public final class IngestService: Sendable {
     let deletions: DeletionService
 
     init(
-        storage: any CollectorStorage, sources: SourceRegistry, metrics: CollectorMetrics, limits: IngestLimits,
+        storage: any EventIngest, sources: SourceRegistry, metrics: CollectorMetrics, limits: IngestLimits,
         clock: any WallClock, live: LiveEventFeed, deletions: DeletionService
     ) {
         self.live = live

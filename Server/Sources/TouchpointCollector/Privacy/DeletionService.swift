@@ -17,14 +17,14 @@ public final class DeletionService: Sendable {
     /// The most ids one request may name.
     public static let maximumIDs = 100
 
-    let storage: any CollectorStorage
+    let storage: any StorageOperations & PeopleStore
     private let clock: any WallClock
     let key: SuppressionKey
     /// The suppressed ids' hashes.
     private let suppressed = Locked(Set<SuppressedID>())
     private let refusedCount = Locked(0)
 
-    init(storage: any CollectorStorage, clock: any WallClock, key: SuppressionKey) {
+    init(storage: any StorageOperations & PeopleStore, clock: any WallClock, key: SuppressionKey) {
         self.storage = storage
         self.clock = clock
         self.key = key

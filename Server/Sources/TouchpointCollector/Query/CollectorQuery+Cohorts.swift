@@ -15,7 +15,7 @@ extension CollectorQuery {
             return PathResult.build(query, paths: [])
         }
         return PathResult.build(
-            query, paths: try await storage.insights.paths(source: source, query: query, names: names))
+            query, paths: try await insights.paths(source: source, query: query, names: names))
     }
 
     /// The names of the events `source` holds, in order.

@@ -8,12 +8,20 @@ import TouchpointCore
 /// let surveys = try await running.services.query.surveyResults(source: "default", range: .all)
 /// ```
 public final class CollectorQuery: Sendable {
-    let storage: any CollectorStorage
+    let storage: any EventQueries & PeopleStore & InsightStore & SavedStore
+    /// What answers the insights that read events: the storage's engine, unless another is given.
+    let insights: any InsightEngine
     /// The time cohorts are worked out at ("in the last 7 days").
     let clock: any WallClock
 
-    init(storage: any CollectorStorage, clock: any WallClock = SystemClock()) {
+    /// - Parameter insights: the engine the insights ask (nil: the storage's,
+    ///   ``InsightStore/insights``).
+    init(
+        storage: any EventQueries & PeopleStore & InsightStore & SavedStore, insights: (any InsightEngine)? = nil,
+        clock: any WallClock = SystemClock()
+    ) {
         self.storage = storage
+        self.insights = insights ?? storage.insights
         self.clock = clock
     }
 
@@ -174,7 +182,7 @@ extension CollectorQuery {
     /// Counts per interval, optionally broken down by a property's top values.
     ///
     /// The breakdown is one pass grouping by value, with the totals counted beside it (see
-    /// ``CollectorStorage/trendByValue(source:query:property:limit:people:)``); only when the
+    /// ``InsightEngine/trendByValue(source:query:property:limit:people:)``); only when the
     /// property has more values than get a series of their own does a second pass count the
     /// people of "other" (distinct people cannot be added up across values).
     public func trend(source: String, _ query: TrendQuery) async throws -> TrendResult {
@@ -222,8 +230,8 @@ extension CollectorQuery {
         let people = query.peopleFromEvents
         @Sendable func counted() async throws -> TrendTotals {
             people
-                ? try await storage.insights.trendTotals(source: source, query: query)
-                : try await storage.insights.trendCounts(source: source, query: query)
+                ? try await insights.trendTotals(source: source, query: query)
+                : try await insights.trendCounts(source: source, query: query)
         }
         guard let property = query.breakdown else {
             return TrendResult.assemble(query, totals: try await counted(), rows: [])
@@ -232,7 +240,7 @@ extension CollectorQuery {
         if let rows = try await storage.trendFromValueRollup(source: source, query: query) {
             return TrendResult.assemble(query, totals: try await counted(), rows: rows)
         }
-        let pass = try await storage.insights.trendByValue(
+        let pass = try await insights.trendByValue(
             source: source, query: query, property: property, limit: groupLimit, people: people)
         // The pass's totals, or (read at once with what follows) the totals counted on their own.
         @Sendable func totals() async throws -> TrendTotals {
@@ -242,9 +250,9 @@ extension CollectorQuery {
         async let totalsCounted = totals()
         guard let perValue = pass.rows else {
             // Too many values to group in one pass: find the top ones first.
-            let top = try await storage.insights.trendTopValues(
+            let top = try await insights.trendTopValues(
                 source: source, query: query, property: property, limit: query.topValues)
-            let rows = try await storage.insights.trendBreakdown(
+            let rows = try await insights.trendBreakdown(
                 source: source, query: query, property: property, top: top)
             return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
         }
@@ -256,7 +264,7 @@ extension CollectorQuery {
         }
         let kept = Set(top)
         var rows = perValue.filter { row in row.value.map { kept.contains(ExactText($0)) } ?? true }
-        let other = try await storage.insights.trendBreakdown(
+        let other = try await insights.trendBreakdown(
             source: source, query: query, property: property, top: top.map(\.text))
         rows += other.filter(\.isOther)
         return TrendResult.assemble(query, totals: try await totalsCounted, rows: rows)
@@ -306,7 +314,7 @@ extension CollectorQuery {
         let totals = try await trend(source: source, whole)
         guard let property = query.breakdown else { return totals }
         let top = current.series.filter { !$0.isOther }.compactMap(\.value)
-        let rows = try await storage.insights.trendBreakdown(source: source, query: query, property: property, top: top)
+        let rows = try await insights.trendBreakdown(source: source, query: query, property: property, top: top)
         var result = TrendResult.assemble(query, totals: [:], rows: rows)
         result.totals = totals.totals
         result.partial = totals.partial
@@ -328,11 +336,11 @@ extension CollectorQuery {
             // The range's people once: the union of its daily people, as each interval's are.
             let read = try await storage.dailyPeople(source: source, event: query.event, days: query.range.days)
             // Still being built (an upgrade, a new time zone): the events count everyone.
-            if read.partial { return try await storage.insights.trendAggregate(source: source, query: query) }
+            if read.partial { return try await insights.trendAggregate(source: source, query: query) }
             let people = read.people.restricted(to: query.people).union(query.range.days)
             return TrendCount(count: result.totals.reduce(0) { $0 + $1.count }, users: people.count)
         case .users, .average, .median, .p90:
-            return try await storage.insights.trendAggregate(source: source, query: query)
+            return try await insights.trendAggregate(source: source, query: query)
         }
     }
 
@@ -343,7 +351,7 @@ extension CollectorQuery {
     public func funnel(source: String, _ query: FunnelQuery) async throws -> FunnelResult {
         var query = query
         query.people = try await people(source: source, cohort: query.cohort)
-        return FunnelResult.compute(query, rows: try await storage.insights.funnelRows(source: source, query: query))
+        return FunnelResult.compute(query, rows: try await insights.funnelRows(source: source, query: query))
     }
 
     /// How many people did an event on 1, 2, … n days of each week or month (of a cohort's

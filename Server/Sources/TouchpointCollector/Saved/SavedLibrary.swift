@@ -8,10 +8,10 @@ import TouchpointCore
 /// a dashboard holds only insights of its source; a cohort that saved insights use cannot be
 /// deleted; deleting an insight takes it off every dashboard.
 public final class SavedLibrary: Sendable {
-    let storage: any CollectorStorage
+    let storage: any SavedStore
     let clock: any WallClock
 
-    init(storage: any CollectorStorage, clock: any WallClock) {
+    init(storage: any SavedStore, clock: any WallClock) {
         self.storage = storage
         self.clock = clock
     }

@@ -53,13 +53,13 @@ public final class ScenarioService: Sendable {
     /// The longest user id, namespace or scenario id accepted, in UTF-8 bytes.
     public static let maximumIdentifierBytes = 200
 
-    let storage: any CollectorStorage
+    let storage: any ConfigDocuments
     private let clock: any WallClock
     private let maximumBodyBytes: Int
     /// What each source may keep.
     public let quota: ScenarioQuota
 
-    init(storage: any CollectorStorage, clock: any WallClock, maximumBodyBytes: Int, quota: ScenarioQuota = .standard) {
+    init(storage: any ConfigDocuments, clock: any WallClock, maximumBodyBytes: Int, quota: ScenarioQuota = .standard) {
         self.storage = storage
         self.clock = clock
         self.maximumBodyBytes = maximumBodyBytes

@@ -69,9 +69,10 @@ public final class CollectorServices: Sendable {
     let calendars: [String: SourceCalendar]
     let limits: IngestLimits
 
+    /// - Parameter insights: the engine the insights ask (nil: the storage's): a test's engine.
     init(
         storage: any CollectorStorage, credentials: CollectorCredentials, additionalSources: [CollectorSource],
-        configuration: CollectorConfiguration
+        configuration: CollectorConfiguration, insights: (any InsightEngine)? = nil
     ) {
         let sources =
             [
@@ -116,7 +117,7 @@ public final class CollectorServices: Sendable {
         scenarios = ScenarioService(
             storage: storage, clock: configuration.clock, maximumBodyBytes: configuration.limits.maximumRequestBytes,
             quota: configuration.scenarioQuota)
-        query = CollectorQuery(storage: storage, clock: configuration.clock)
+        query = CollectorQuery(storage: storage, insights: insights, clock: configuration.clock)
         saved = SavedLibrary(storage: storage, clock: configuration.clock)
         retention = RetentionService(
             storage: storage, sources: sources, defaultDays: configuration.retentionDays, clock: configuration.clock,

@@ -1,29 +1,35 @@
 import Foundation
 import Logging
 
-/// Where the collector keeps events, sessions, remote configs and scenario state.
-///
-/// One implementation (``SQLCollectorStorage``) over two databases: SQLite for one machine,
-/// PostgreSQL for several collectors on one database, each bringing its own ``EventWriter``. One
-/// test suite runs against both.
-protocol CollectorStorage: Sendable {
+/// Where the collector keeps events, sessions, people, remote configs and scenario state: every
+/// role below, which one implementation (``SQLCollectorStorage``) plays over two databases (SQLite
+/// for one machine, PostgreSQL for several collectors on one database), each bringing its own
+/// ``EventWriter`` and ``InsightEngine``. A client holds only the roles it uses; a test fakes a
+/// role, not the whole storage.
+protocol CollectorStorage: EventIngest, ConfigDocuments, EventQueries, PeopleStore, InsightStore, SavedStore,
+    StorageOperations
+{}
+
+/// Storing what ingest accepted: the role of ``IngestService``.
+protocol EventIngest: Sendable {
     /// `sqlite` or `postgres`, for `/health` and logs.
     var backendName: String { get }
-
     /// What the database's event writer measures, for `/metrics` (Prometheus text format 0.0.4;
     /// ``EventWriter/metrics()``).
     func writerMetrics() -> String
-
     /// Stores the messages that are new for `source`.
     /// - Returns: one flag per message, true when it was stored now, false when it was already
     ///   stored (by an earlier request, another collector, or earlier in the same array).
     func insert(_ messages: [IngestMessage], source: String) async throws -> [Bool]
+}
 
+/// The remote configuration's documents and the scenario store's states: the role of
+/// ``RemoteConfigService`` and ``ScenarioService``.
+protocol ConfigDocuments: Sendable {
     /// The stored config document of `kind` for `source`, if any.
     func config(source: String, kind: String) async throws -> StoredConfig?
     /// Replaces the config document of `config.kind` for `config.source`.
     func putConfig(_ config: StoredConfig) async throws
-
     /// The scenario state at `key`, if any.
     func scenario(_ key: ScenarioKey) async throws -> StoredScenario?
     /// Writes the scenario state at `key` when `condition` holds and the source stays within
@@ -31,7 +37,11 @@ protocol CollectorStorage: Sendable {
     func putScenario(
         _ key: ScenarioKey, body: String, condition: ScenarioWriteCondition, quota: ScenarioQuota, at time: Int64
     ) async throws -> ScenarioWriteResult
+}
 
+/// Events and sessions as lists and counts, the definitions and the overview's figures: what the
+/// query API and the dashboard list.
+protocol EventQueries: Sendable {
     /// Sessions of `source`, newest first, narrowed by `filter` (user, time, an event they contain).
     func sessions(source: String, filter: SessionFilter, page: PageRequest) async throws -> Page<SessionSummary>
     /// One session's events in the order the collector received them (for the SDK: log order).
@@ -52,7 +62,89 @@ protocol CollectorStorage: Sendable {
     func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount]
     /// How many sessions had an event at or after `since`.
     func activeSessionCount(source: String, since: Date) async throws -> Int
+    /// The names of the events `source` holds, in byte order.
+    func eventNames(source: String) async throws -> [String]
+    /// The event names (the `limit` most frequent, or only `event`), their properties and the
+    /// traits `source` has stored.
+    func definitions(source: String, event: String?, limit: Int) async throws -> Definitions
+    /// The `limit` event names with the most events in `range`, most first.
+    func topEvents(source: String, range: TimeRange, limit: Int) async throws -> [(name: String, count: Int)]
+    /// Events stored per minute of their arrival in `range`, minutes without any left out, oldest first.
+    func arrivalsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount]
+    /// One page of `GET /v1/query/export`: NDJSON lines, in the events list's order.
+    func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String>
+}
 
+/// People: profiles, their ids and sessions, the daily people and a cohort's members (people as
+/// ``PersonKeys``' numbers).
+protocol PeopleStore: Sendable {
+    /// The people who did `event` on each local day of `days`, merges resolved.
+    func dailyPeople(source: String, event: String, days: ClosedRange<Int64>) async throws -> DailyPeopleRead
+    /// Everyone who did `event` before local day `day`, merges resolved.
+    func people(source: String, event: String, before day: Int64) async throws -> PersonSet
+    /// The anonymous ids the given user ids were seen with.
+    func anonymousIDs(source: String, ofUsers userIds: [String]) async throws -> [String]
+    /// Users with a profile, most recently seen first; with `search`, those whose id, anonymous ids
+    /// or traits hold it (ASCII letters in either case).
+    func profiles(source: String, search: String?, page: PageRequest) async throws -> Page<ProfileRow>
+    /// One user's profile (first and last seen, events), if they have one.
+    func profile(source: String, userId: String) async throws -> ProfileRow?
+    /// The payloads of the users' calls of `type` (`identify`, `group`), in arrival order.
+    func callPayloads(source: String, userIds: [String], type: MessageType) async throws
+        -> [(userId: String, payload: String)]
+    /// The anonymous ids merged into `userId`, in the order they were merged.
+    func mergedAnonymousIDs(source: String, userId: String) async throws -> [String]
+    /// The newest `limit` sessions of a user or any of their anonymous ids.
+    func personSessions(source: String, userId: String, anonymousIds: [String], limit: Int) async throws
+        -> [SessionSummary]
+    /// The newest `limit` events of the sessions, newest first.
+    func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent]
+    /// The people who did `event` at least `times` times in `from ..< to` (ms), as numbers.
+    func peoplePerforming(source: String, event: String, times: Int, from: Int64, to: Int64) async throws
+        -> Set<Int64>
+    /// Every `identify` call of a user of `source` with the user's number, by user, in arrival order.
+    func identifyPayloads(source: String) async throws -> [(person: Int64, payload: String)]
+    /// The `limit` people of `numbers` after `after` (an id) in id order: a cohort's members page.
+    func people(source: String, numbers: Set<Int64>, after: String?, limit: Int) async throws -> [CohortMember]
+}
+
+/// The insights that read events: the engine of the store that holds them (``InsightEngine``),
+/// and the rollup of kept values that answers some breakdowns without it.
+protocol InsightStore: Sendable {
+    /// What answers the insights that read events (trends, funnels, paths): the engine of the
+    /// store that holds them, chosen when the storage opened.
+    var insights: any InsightEngine { get }
+    /// A breakdown's rows from the rollup of a kept property's values (nil: the events must answer).
+    func trendFromValueRollup(source: String, query: TrendQuery) async throws -> [TrendRow]?
+}
+
+/// Saved cohorts, insights and dashboards (``SavedLibrary`` checks what is written; these only
+/// store it): `id` nil lists the source's, by name; saving one whose id is 0 adds it, else
+/// replaces it (nil: no such one); deleting says whether there was one.
+protocol SavedStore: Sendable {
+    /// The source's cohorts by name, or the one with `id`.
+    func cohorts(source: String, id: Int64?) async throws -> [Cohort]
+    /// Adds (id 0) or replaces a cohort; nil when there is no cohort of that id.
+    func saveCohort(source: String, _ cohort: Cohort) async throws -> Cohort?
+    /// Deletes a cohort; false when there was none.
+    func deleteCohort(source: String, id: Int64) async throws -> Bool
+    /// The source's saved insights by name, or the one with `id`.
+    func insights(source: String, id: Int64?) async throws -> [SavedInsight]
+    /// Adds (id 0) or replaces a saved insight; nil when there is none of that id.
+    func saveInsight(source: String, _ insight: SavedInsight) async throws -> SavedInsight?
+    /// Deletes a saved insight and takes it off every dashboard; false when there was none.
+    func deleteInsight(source: String, id: Int64) async throws -> Bool
+    /// The source's dashboards by name, or the one with `id`.
+    func dashboards(source: String, id: Int64?) async throws -> [SavedDashboard]
+    /// Adds (id 0) or replaces a dashboard; nil when there is none of that id.
+    func saveDashboard(source: String, _ dashboard: SavedDashboard) async throws -> SavedDashboard?
+    /// Deletes a dashboard; false when there was none.
+    func deleteDashboard(source: String, id: Int64) async throws -> Bool
+}
+
+/// Keeping the database: retention, a user's deletion and suppressions, backfills of what is
+/// kept at ingest, health and closing.
+protocol StorageOperations: Sendable {
     /// Deletes at most `limit` events of `source` whose minute is before `beforeMinute`.
     /// - Returns: how many it deleted (fewer than `limit`: none of that age is left).
     func deleteEvents(source: String, beforeMinute: Int64, limit: Int) async throws -> Int
@@ -68,17 +160,8 @@ protocol CollectorStorage: Sendable {
     func cutEventStore(source: String, before instant: Int64) async throws
     /// Deletes `source`'s daily people (``DailyPeopleRollup``) before local day `day`.
     func deleteDailyPeople(source: String, before day: Int64) async throws
-
-    // Daily people (DailyPeople/SQLCollectorStorage+DailyPeople.swift)
     /// Sets each source's calendar and builds what a new time zone leaves to build, in the background.
     func prepareDailyPeople(calendars: [String: SourceCalendar], logger: Logger, build: Bool) async throws
-    /// The people who did `event` on each local day of `days`, merges resolved.
-    func dailyPeople(source: String, event: String, days: ClosedRange<Int64>) async throws -> DailyPeopleRead
-    /// Everyone who did `event` before local day `day`, merges resolved.
-    func people(source: String, event: String, before day: Int64) async throws -> PersonSet
-
-    /// The anonymous ids the given user ids were seen with.
-    func anonymousIDs(source: String, ofUsers userIds: [String]) async throws -> [String]
     /// Deletes the ids' events and sessions and the user ids' scenario documents, records the
     /// request and the ids it suppresses, in one transaction.
     func deleteUserData(
@@ -93,7 +176,7 @@ protocol CollectorStorage: Sendable {
     /// - Throws: ``CollectorError`` `invalidConfiguration` when the database's hashes were made
     ///   with another key.
     func checkSuppressionKey(_ key: SuppressionKey) async throws
-
+    /// Replaces the ids kept in plain text before schema 20 by their keyed hashes (``SuppressionKey``).
     func hashPlainDeletions(_ key: SuppressionKey) async throws
     /// Makes the event writer forget who it counted in the daily people (another collector
     /// deleted people).
@@ -102,63 +185,13 @@ protocol CollectorStorage: Sendable {
     func suppressedIDs() async throws -> [SuppressedID]
     /// A source's deletion requests, newest first (or the one with `id`).
     func deletions(source: String, id: String?) async throws -> [StoredDeletion]
-
-    // People (SQLCollectorStorage+People.swift)
-    func profiles(source: String, search: String?, page: PageRequest) async throws -> Page<ProfileRow>
-    func profile(source: String, userId: String) async throws -> ProfileRow?
-    func callPayloads(source: String, userIds: [String], type: MessageType) async throws
-        -> [(userId: String, payload: String)]
-    func mergedAnonymousIDs(source: String, userId: String) async throws -> [String]
-    func personSessions(source: String, userId: String, anonymousIds: [String], limit: Int) async throws
-        -> [SessionSummary]
-    func recentEvents(source: String, sessionIds: [String], limit: Int) async throws -> [StoredEvent]
-
-    // Insights
-    /// What answers the insights that read events (trends, funnels, paths): the engine of the
-    /// store that holds them, chosen when the storage opened.
-    var insights: any InsightEngine { get }
-    /// A breakdown's rows from the rollup of a kept property's values (nil: the events must answer).
-    func trendFromValueRollup(source: String, query: TrendQuery) async throws -> [TrendRow]?
     /// Sets the properties each source's breakdowns keep, by source.
     func prepareValueRollup(properties: [String: [String]], logger: Logger, build: Bool) async throws
-    // Names and cohorts (SQLCollectorStorage+Query.swift, SQLCollectorStorage+Cohorts.swift)
-    /// The names of the events `source` holds, in byte order.
-    func eventNames(source: String) async throws -> [String]
-    func peoplePerforming(source: String, event: String, times: Int, from: Int64, to: Int64) async throws
-        -> Set<Int64>
-    func identifyPayloads(source: String) async throws -> [(person: Int64, payload: String)]
-    func people(source: String, numbers: Set<Int64>, after: String?, limit: Int) async throws -> [CohortMember]
-
-    // Saved cohorts, insights and dashboards (SQLCollectorStorage+Saved.swift): `id` nil lists
-    // the source's, by name; saving one whose id is 0 adds it, else replaces it (nil: no such
-    // one); deleting says whether there was one.
-    func cohorts(source: String, id: Int64?) async throws -> [Cohort]
-    func saveCohort(source: String, _ cohort: Cohort) async throws -> Cohort?
-    func deleteCohort(source: String, id: Int64) async throws -> Bool
-    func insights(source: String, id: Int64?) async throws -> [SavedInsight]
-    func saveInsight(source: String, _ insight: SavedInsight) async throws -> SavedInsight?
-    func deleteInsight(source: String, id: Int64) async throws -> Bool
-    func dashboards(source: String, id: Int64?) async throws -> [SavedDashboard]
-    func saveDashboard(source: String, _ dashboard: SavedDashboard) async throws -> SavedDashboard?
-    func deleteDashboard(source: String, id: Int64) async throws -> Bool
-
-    // Definitions and arrivals (SQLCollectorStorage+Definitions.swift)
-    /// The event names (the `limit` most frequent, or only `event`), their properties and the
-    /// traits `source` has stored.
-    func definitions(source: String, event: String?, limit: Int) async throws -> Definitions
     /// Counts the next `limit` events stored before the definitions were kept (``DefinitionsBackfill``).
     func backfillDefinitions(limit: Int) async throws -> DefinitionsBackfill.Progress
     /// Counts the events stored before the events per minute were kept whose seqs are among the
     /// next `limit` (``EventMinutes``).
     func backfillEventMinutes(limit: Int) async throws -> BackfillProgress
-    /// The `limit` event names with the most events in `range`, most first.
-    func topEvents(source: String, range: TimeRange, limit: Int) async throws -> [(name: String, count: Int)]
-    /// Events stored per minute of their arrival in `range`, minutes without any left out, oldest first.
-    func arrivalsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount]
-
-    /// One page of `GET /v1/query/export`: NDJSON lines, in the events list's order.
-    func exportPage(source: String, range: TimeRange, page: PageRequest) async throws -> Page<String>
-
     /// Checks that the database answers.
     func ping() async throws
     /// Checks that the store the events are also kept in answers (ClickHouse, with `--events`);
@@ -170,7 +203,7 @@ protocol CollectorStorage: Sendable {
     func close() async throws
 }
 
-extension CollectorStorage {
+extension EventQueries {
     /// Sessions of `source`, newest first, optionally of one user or anonymous id.
     func sessions(source: String, user: UserReference?, page: PageRequest) async throws -> Page<SessionSummary> {
         try await sessions(source: source, filter: SessionFilter(user: user), page: page)

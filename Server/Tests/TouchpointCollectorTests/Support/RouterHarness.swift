@@ -15,12 +15,13 @@ enum RouterHarness {
     static let adminToken = "test-admin-token"
 
     /// Runs `body` against a collector router.
+    /// - Parameter insights: an engine the insights ask instead of the storage's.
     static func run(
         _ setup: TestingSetup = .router, storage kind: StorageKind = .sqlite,
-        configure: (inout CollectorConfiguration) -> Void = { _ in },
+        configure: (inout CollectorConfiguration) -> Void = { _ in }, insights: (any InsightEngine)? = nil,
         _ body: @Sendable (any TestClientProtocol, CollectorServices) async throws -> Void
     ) async throws {
-        try await runWithRoutes(setup, storage: kind, configure: configure) { client, services, _ in
+        try await runWithRoutes(setup, storage: kind, configure: configure, insights: insights) { client, services, _ in
             try await body(client, services)
         }
     }
@@ -28,7 +29,7 @@ enum RouterHarness {
     /// Runs `body` against a collector router, with the routes the collector added and their access.
     static func runWithRoutes(
         _ setup: TestingSetup = .router, storage kind: StorageKind = .sqlite,
-        configure: (inout CollectorConfiguration) -> Void = { _ in },
+        configure: (inout CollectorConfiguration) -> Void = { _ in }, insights: (any InsightEngine)? = nil,
         _ body: @Sendable (any TestClientProtocol, CollectorServices, [CollectorRoute]) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory(prefix: "collector-router")
@@ -40,23 +41,24 @@ enum RouterHarness {
         guard kind == .sqlite else {
             // The same router over a fresh PostgreSQL database.
             try await TestDatabase.with(kind) { database in
-                try await run(setup, storage: try await database.storage(), configuration, body)
+                try await run(setup, storage: try await database.storage(), configuration, insights, body)
             }
             return
         }
         let storage = try await SQLCollectorStorage.sqlite(
             path: directory.appending("touchpoint.sqlite").path, logger: configuration.logger)
-        try await run(setup, storage: storage, configuration, body)
+        try await run(setup, storage: storage, configuration, insights, body)
     }
 
     private static func run(
         _ setup: TestingSetup, storage: SQLCollectorStorage, _ configuration: CollectorConfiguration,
+        _ insights: (any InsightEngine)?,
         _ body: @Sendable (any TestClientProtocol, CollectorServices, [CollectorRoute]) async throws -> Void
     ) async throws {
         let services = CollectorServices(
             storage: storage,
             credentials: CollectorCredentials(writeKey: writeKey, adminToken: adminToken),
-            additionalSources: configuration.additionalSources, configuration: configuration)
+            additionalSources: configuration.additionalSources, configuration: configuration, insights: insights)
         let (router, routes) = CollectorRouter.build(services: services, extraRoutes: configuration.routes)
         let application = Application(router: router, logger: configuration.logger)
         do {

@@ -58,7 +58,7 @@ enum DefinitionsBackfill {
 /// Runs the counts' backfills until each is complete, a batch at a time, yielding between batches:
 /// the definitions (``DefinitionsBackfill``), then the events per minute (``EventMinutes``).
 struct CountsBackfillRunner: Service {
-    let storage: any CollectorStorage
+    let storage: any StorageOperations
     let logger: Logger
     /// Events a batch of the definitions counts.
     var batchSize = 2_000

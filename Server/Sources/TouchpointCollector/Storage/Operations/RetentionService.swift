@@ -27,13 +27,13 @@ public final class RetentionService: Sendable {
     /// Whether every source has a retention, so whole months of everyone's events may go at once
     /// (ClickHouse's partitions).
     private let everySourceExpires: Bool
-    let storage: any CollectorStorage
+    let storage: any StorageOperations
     private let clock: any WallClock
     private let logger: Logger
     private let batchSize: Int
 
     init(
-        storage: any CollectorStorage, sources: [CollectorSource], defaultDays: Int?, clock: any WallClock,
+        storage: any StorageOperations, sources: [CollectorSource], defaultDays: Int?, clock: any WallClock,
         logger: Logger, batchSize: Int = 1_000
     ) {
         var days: [String: Int] = [:]
