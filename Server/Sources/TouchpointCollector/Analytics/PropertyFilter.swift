@@ -5,15 +5,19 @@ import TouchpointCore
 /// `person.company is set`.
 ///
 /// A value is compared as the analytics show it (``SQLDialect/analyticsPropertyText(_:)``): text
-/// as it is, booleans as `true` and `false`, numbers as their JSON. `≠` also matches where the
-/// property is absent; `contains` ignores the case of ASCII letters; `>` and `<` hold only for
-/// JSON numbers; `is set` means present and not null. A person's trait is the value of their
-/// newest `identify` call that carried it (merged as the people pages merge them).
+/// as it is, by its bytes (a composed and a decomposed "é" differ), booleans as `true` and
+/// `false`, numbers as their JSON. `≠` also matches where the property is absent; `contains`
+/// ignores the case of ASCII letters only; `>` and `<` hold only for JSON numbers; `is set` means
+/// present and not null. A person's trait is the value of their newest `identify` call that
+/// carried it (merged as the people pages merge them).
 ///
 /// Trends take filters as `where.N.property`, `where.N.op` and `where.N.value` (``Operator``'s raw
-/// values); funnels, paths and cohorts as text, `plan=pro;amount>10` (``parse(_:)``). Both become
-/// the same SQL (`SQLCollectorStorage.appendFilter`), and ``matches(_:)`` is the same condition in
-/// Swift, for traits merged from several calls.
+/// values); funnels, paths and cohorts as text, `plan=pro;amount>10` (``parse(_:)``). This meaning
+/// is the one definition; it is printed three ways: for SQLite and PostgreSQL by
+/// ``SQLStatement/appendFilter(_:source:)`` (the conditions' words in `SQLDialect+Properties.swift`,
+/// values bound), for ClickHouse by ``ClickHouseInsights/condition(_:)`` (values quoted by
+/// ``ClickHouseSQL``), and in Swift by ``matches(_:)`` (a cohort's traits). The brute-force suites
+/// and `HostileValuesTests` hold the three to the same answers.
 public struct PropertyFilter: Sendable, Hashable, CustomStringConvertible {
     /// Whose value is compared.
     public enum Scope: String, Sendable, Hashable {
