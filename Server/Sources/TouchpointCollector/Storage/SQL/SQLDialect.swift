@@ -85,13 +85,6 @@ enum SQLDialect: String, Sendable {
         }
     }
 
-    /// Whether a query runs on one core: SQLite answers it on its connection's thread and has no
-    /// grouping sets, so the storage splits a long scan in halves read at once on two reader
-    /// connections; PostgreSQL can run one on parallel workers of its own and groups in one
-    /// statement (a funnel's scan, which PostgreSQL 15 plans without workers, is read in halves on
-    /// both).
-    var queriesRunOnOneCore: Bool { self == .sqlite }
-
     /// Appended to a read that the rest of its transaction's writes depend on: PostgreSQL locks
     /// the rows it read until the transaction ends, so that writers on other connections take
     /// turns from there; SQLite has one writer, whose transaction excludes every other.
