@@ -213,7 +213,7 @@ struct AnalyticsParameters {
 
     func time(_ name: String) throws(CollectorError) -> Int64? {
         guard let text = value(name) else { return nil }
-        guard let date = Timestamp.parse(text) else {
+        guard let date = Timestamp.parse(QueryParameters.timeText(text)) else {
             throw invalid(name, "not an ISO-8601 timestamp: \"\(text)\"")
         }
         let milliseconds = Timestamp.milliseconds(date)

@@ -24,5 +24,8 @@ struct ExactText: Hashable, Comparable, Sendable {
     func hash(into hasher: inout Hasher) {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        // A byte UTF-8 never holds ends the text, so that two keys that split the same bytes
+        // differently between their fields ("ab", "c" and "a", "bc") hash apart.
+        hasher.combine(0xFF as UInt8)
     }
 }

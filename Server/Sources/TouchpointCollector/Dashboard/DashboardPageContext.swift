@@ -50,7 +50,7 @@ struct DashboardPageContext: Sendable {
     /// source's time zone).
     /// - Throws: ``DashboardInputError`` naming the parameter when it is not a time.
     func time(_ name: String) throws -> Date? {
-        guard let text = parameter(name) else { return nil }
+        guard let text = parameter(name).map(QueryParameters.timeText) else { return nil }
         if let date = Timestamp.parse(text) { return date }
         for suffix in [":00Z", "Z"] where text.count + suffix.count == 20 {
             if let local = Timestamp.parse(text + suffix) {

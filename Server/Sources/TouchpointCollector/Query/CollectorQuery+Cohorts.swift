@@ -70,9 +70,18 @@ extension CollectorQuery {
         -> (size: Int, page: Page<CohortMember>)
     {
         let people = try await members(source: source, of: cohort)
-        let found = try await storage.people(
-            source: source, numbers: people, after: page.cursor, limit: page.limit + 1)
+        var after: String?
+        if let cursor = page.cursor {
+            guard let id = OpaqueID.decode(cursor) else {
+                throw StorageError(code: .invalidCursor, message: "\"\(cursor)\" was not handed out by this list")
+            }
+            after = id
+        }
+        let found = try await storage.people(source: source, numbers: people, after: after, limit: page.limit + 1)
         let kept = Array(found.prefix(page.limit))
-        return (people.count, Page(items: kept, nextCursor: found.count > page.limit ? kept.last?.id : nil))
+        return (
+            people.count,
+            Page(items: kept, nextCursor: found.count > page.limit ? kept.last.map { OpaqueID.encode($0.id) } : nil)
+        )
     }
 }

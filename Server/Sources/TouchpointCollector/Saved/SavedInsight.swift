@@ -24,10 +24,9 @@ public struct SavedInsight: Sendable, Hashable {
             .joined(separator: "&")
     }
 
-    /// The parameters of a stored ``queryString``.
-    /// - Throws: ``CollectorError`` for text ``queryString`` does not write (a NUL character).
-    static func parameters(ofQuery text: String) throws(CollectorError) -> [String: String] {
-        try QueryParameters(text).dictionary
+    /// The parameters of a stored ``queryString`` (``QueryParameters/stored(_:)``).
+    static func parameters(ofQuery text: String) -> [String: String] {
+        QueryParameters.stored(text)
     }
 
     /// The query API's URL (without the source).

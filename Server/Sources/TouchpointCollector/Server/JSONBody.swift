@@ -81,7 +81,8 @@ struct JSONBody {
         switch members["parameters"] {
         case nil: return nil
         case .string(let text)?:
-            return try DashboardFormat.formFields(text.hasPrefix("?") ? String(text.dropFirst()) : text)
+            // As a query: a name sent twice keeps its first value.
+            return try QueryParameters(text.hasPrefix("?") ? String(text.dropFirst()) : text).dictionary
         case .object(let values)?:
             return try values.mapValues { value in
                 switch value {

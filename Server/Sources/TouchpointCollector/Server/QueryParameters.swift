@@ -8,7 +8,11 @@ import Hummingbird
 ///
 /// Every route reads its parameters through this type (``Request/parameters()``), never through
 /// Hummingbird's `uri.queryParameters`, which leaves a `+` as it is. A parameter named twice keeps
-/// its first value. Text that is not valid percent encoding is taken as it is.
+/// its first value. A value whose percent encoding is not valid (an escape that is not two hex
+/// digits, or bytes that are not UTF-8) is taken with its `+` as spaces and its escapes as sent.
+/// Clients that leave a literal `+` unescaped (Swift's `URLQueryItem`, a hand-typed URL) are met
+/// where a `+` is certain: a time's offset (``timeText(_:)``) and the cursors the API hands out,
+/// which never hold one (``OpaqueID``).
 public struct QueryParameters: Sendable {
     /// The parameters in the order they were sent, decoded.
     public let pairs: [(name: String, value: String)]
@@ -41,6 +45,20 @@ public struct QueryParameters: Sendable {
         pairs.first { $0.name == name }?.value
     }
 
+    /// The values of a stored query (a saved insight's), each name with its first value, a NUL
+    /// read as U+FFFD: such a value was stored before NUL was refused, and must not make the list
+    /// it is in unreadable.
+    static func stored(_ query: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for piece in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func readable(_ text: Substring) -> String { decode(text).replacingOccurrences(of: "\0", with: "\u{FFFD}") }
+            let name = readable(parts[0])
+            if result[name] == nil { result[name] = parts.count > 1 ? readable(parts[1]) : "" }
+        }
+        return result
+    }
+
     /// The names of the parameters, each once, in the order they were first sent.
     public var names: [String] {
         var seen = Set<String>()
@@ -60,6 +78,17 @@ public struct QueryParameters: Sendable {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// `text` of a time parameter with its offset's `+` back: a time holds no space, so
+    /// `2026-11-22T09:41:07 02:00` was sent as `…07+02:00` by a client that left the `+` unescaped.
+    static func timeText(_ text: String) -> String {
+        guard text.contains("T"), let space = text.lastIndex(of: " ") else { return text }
+        let offset = text[text.index(after: space)...]
+        guard [2, 4, 5].contains(offset.count), offset.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ":") }) else {
+            return text
+        }
+        return text[..<space] + "+" + offset
     }
 
     /// One name or value of a query: `+` as a space, then percent-decoded (as it is when the

@@ -111,7 +111,7 @@ enum QueryRoutes {
         var range = TimeRange()
         for name in ["from", "to"] {
             guard let text = parameters.get(name) else { continue }
-            guard let date = Timestamp.parse(text) else {
+            guard let date = Timestamp.parse(QueryParameters.timeText(text)) else {
                 throw CollectorError(
                     .invalidParameter, "\(name): not an ISO-8601 timestamp: \"\(text)\"", path: name)
             }

@@ -62,7 +62,7 @@ protocol EventQueries: Sendable {
     func eventsPerMinute(source: String, range: TimeRange) async throws -> [MinuteCount]
     /// How many sessions had an event at or after `since`.
     func activeSessionCount(source: String, since: Date) async throws -> Int
-    /// The names of the events `source` holds, in byte order.
+    /// The names of the events `source` holds, each once, in the database's order of text.
     func eventNames(source: String) async throws -> [String]
     /// The event names (the `limit` most frequent, or only `event`), their properties and the
     /// traits `source` has stored.

@@ -33,10 +33,11 @@ extension SQLCollectorStorage {
             statement.append(" ESCAPE '\\'))")
         }
         if let cursor = page.cursor {
-            guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
+            guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]),
+                let user = OpaqueID.decode(cursor[cursor.index(after: separator)...])
+            else {
                 throw Self.foreignCursor(cursor)
             }
-            let user = String(cursor[cursor.index(after: separator)...])
             statement.append(" AND (last_seen < ")
             statement.bind(.int(last))
             statement.append(" OR (last_seen = ")
@@ -48,7 +49,7 @@ extension SQLCollectorStorage {
         statement.append(" ORDER BY last_seen DESC, user_id DESC LIMIT ")
         statement.bind(.int(Int64(page.limit + 1)))
         let rows = try await backend.query(statement).map(Self.profile)
-        return Self.page(rows, limit: page.limit) { "\($0.lastSeen):\($0.userId)" }
+        return Self.page(rows, limit: page.limit) { "\($0.lastSeen):\(OpaqueID.encode($0.userId))" }
     }
 
     /// One user's profile row, if the user has sent anything.

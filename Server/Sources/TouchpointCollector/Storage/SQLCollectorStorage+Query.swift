@@ -38,11 +38,12 @@ extension SQLCollectorStorage {
         }
         if let cursor = page.cursor {
             // Newest first: continue below the last session of the previous page.
-            guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]) else {
+            guard let separator = cursor.firstIndex(of: ":"), let last = Int64(cursor[..<separator]),
+                let sessionId = OpaqueID.decode(cursor[cursor.index(after: separator)...])
+            else {
                 throw Self.foreignCursor(cursor)
             }
-            dialect.appendSession(
-                before: last, sessionId: String(cursor[cursor.index(after: separator)...]), to: &statement)
+            dialect.appendSession(before: last, sessionId: sessionId, to: &statement)
         }
         // One user's sessions are found by their id and sorted (`+`: not by walking every session of
         // the source newest first through sessions_recent until the user's turn up).
@@ -61,7 +62,7 @@ extension SQLCollectorStorage {
                 lastTimestamp: Timestamp.date(milliseconds: last), eventCount: Int(count))
         }
         return Self.page(sessions, limit: page.limit) { session in
-            "\(Timestamp.milliseconds(session.lastTimestamp)):\(session.sessionId)"
+            "\(Timestamp.milliseconds(session.lastTimestamp)):\(OpaqueID.encode(session.sessionId))"
         }
     }
 

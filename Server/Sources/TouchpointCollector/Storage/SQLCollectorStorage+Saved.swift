@@ -48,7 +48,7 @@ extension SQLCollectorStorage {
                 throw StorageError(code: .corruptRow, message: "an insights row does not have the expected columns")
             }
             return SavedInsight(
-                id: id, name: name, kind: kind, parameters: try SavedInsight.parameters(ofQuery: parameters),
+                id: id, name: name, kind: kind, parameters: SavedInsight.parameters(ofQuery: parameters),
                 createdAt: created,
                 updatedAt: updated)
         }

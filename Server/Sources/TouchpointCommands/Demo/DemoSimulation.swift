@@ -99,7 +99,12 @@ struct DemoSimulation: Sendable {
     private func configURL(_ kind: String) -> URL {
         var components = URLComponents(
             url: collector.appendingPathComponent("v1/config/\(kind)"), resolvingAgainstBaseURL: false)!
-        components.queryItems = [URLQueryItem(name: "writeKey", value: writeKey)]
+        // `URLQueryItem` leaves a `+` as it is, which a query reads as a space: every byte but
+        // letters and digits escaped.
+        components.percentEncodedQueryItems = [
+            URLQueryItem(
+                name: "writeKey", value: writeKey.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        ]
         return components.url!
     }
 

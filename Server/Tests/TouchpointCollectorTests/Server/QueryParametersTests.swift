@@ -147,3 +147,90 @@ struct QueryParametersTests {
         }
     }
 }
+
+/// What clients that leave a `+` unescaped (Swift's `URLQueryItem`, a hand-typed URL) still get
+/// right: a time's offset, and the cursors the API hands out, which hold no `+` (``OpaqueID``).
+struct UnescapedPlusTests {
+    @Test func aTimesOffsetKeepsItsPlus() {
+        #expect(QueryParameters.timeText("2026-11-22T09:41:07 02:00") == "2026-11-22T09:41:07+02:00")
+        #expect(QueryParameters.timeText("2026-11-22T09:41:07.5 0200") == "2026-11-22T09:41:07.5+0200")
+        #expect(QueryParameters.timeText("2026-11-22T09:41:07Z") == "2026-11-22T09:41:07Z")
+        #expect(QueryParameters.timeText("Order Completed") == "Order Completed")
+        #expect(QueryParameters.timeText("2026-11-22T09:41 and 02:00") == "2026-11-22T09:41 and+02:00")
+    }
+
+    @Test func opaqueIDsRoundTripAndReadTheEarlierForm() {
+        for id in ["ada+tag@example.com", "e\u{301}", "日本語", "a:b~c", "", String(repeating: "x", count: 300)] {
+            let encoded = OpaqueID.encode(id)
+            #expect(encoded.allSatisfy { $0 == "~" || $0.isHexDigit }, "\(encoded)")
+            #expect(OpaqueID.decode(encoded).map { Array($0.utf8) } == Array(id.utf8))
+        }
+        #expect(OpaqueID.decode("ada@example.com") == "ada@example.com")  // a cursor of the earlier form
+        #expect(OpaqueID.decode("~zz") == nil)
+        #expect(OpaqueID.decode("~abc") == nil)
+        #expect(OpaqueID.decode("~ff") == nil)  // not UTF-8
+    }
+
+    /// Keys whose fields split the same bytes differently are different keys, and hash apart.
+    @Test func keysThatSplitTheSameBytesDifferentlyHashApart() {
+        let one = DefinitionCounts.Key(source: "s", kind: .property, event: "ab", property: "c", type: "string")
+        let two = DefinitionCounts.Key(source: "s", kind: .property, event: "a", property: "bc", type: "string")
+        #expect(one != two)
+        #expect(one.hashValue != two.hashValue)
+    }
+
+    @Test(arguments: StorageKind.available)
+    func unescapedPlusesInTimesAndCursorsStillWork(kind: StorageKind) async throws {
+        try await RouterHarness.run(storage: kind) { client, _ async throws in
+            try await QueryParametersTests.seed(client)
+            // 02:00 in +02:00 is midnight UTC: the day holds the three opens.
+            let trend = try await AnalyticsRouteTests.get(
+                client,
+                "/v1/query/trends?event=Application+Opened&interval=day&from=2026-01-01T02:00:00+02:00&to=2026-01-02T02:00:00+02:00"
+            )
+            #expect(trend.status == .ok)
+            #expect(try trend.json["totals"]?[0]?["count"] == 3)
+            // Three users whose ids hold a `+`, paged one at a time, each cursor sent back as is
+            // (a `+` in it would come back as a space, and the page after it would skip a user).
+            let identify: [JSONValue] = (1...3).map { index in
+                .object([
+                    "type": "identify", "messageId": .string("i\(index)"),
+                    "userId": .string("ada+\(index)@example.com"),
+                    "traits": ["plan": "pro"],
+                    // One time for all three: the pages' order is then by id alone, which the cursor holds.
+                    "timestamp": .string(Timestamp.format(TestMessages.base.addingTimeInterval(100))),
+                ])
+            }
+            let stored = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: .basic(RouterHarness.writeKey),
+                body: ByteBuffer(json: TestMessages.batch(identify)))
+            #expect(try stored.json["accepted"] == 3)
+            var seen: [String] = []
+            var cursor: String?
+            for _ in 0..<4 {
+                let page = try await AnalyticsRouteTests.get(
+                    client, "/v1/query/users?limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                #expect(page.status == .ok)
+                seen += try page.json["items"]?.arrayValue?.compactMap { $0["userId"]?.stringValue } ?? []
+                cursor = try page.json["nextCursor"]?.stringValue
+                if let cursor { #expect(!cursor.contains("+") && !cursor.contains("%")) }
+                if cursor == nil { break }
+            }
+            #expect(seen.sorted() == ["ada+1@example.com", "ada+2@example.com", "ada+3@example.com"])
+        }
+    }
+
+    /// A saved insight stored before NUL was refused is read with U+FFFD in its place; the list
+    /// it is in stays readable.
+    @Test(arguments: StorageKind.available)
+    func aStoredInsightHoldingNULIsStillListed(kind: StorageKind) async throws {
+        try await withStorage(kind) { storage async throws in
+            let saved = try await storage.saveInsight(
+                source: "default",
+                SavedInsight(
+                    id: 0, name: "Old", kind: .trends, parameters: ["event": "a\u{0}b"], createdAt: 1, updatedAt: 1))
+            #expect(saved?.parameters["event"] == "a\u{FFFD}b")
+            #expect(try await storage.insights(source: "default", id: nil).map(\.name) == ["Old"])
+        }
+    }
+}

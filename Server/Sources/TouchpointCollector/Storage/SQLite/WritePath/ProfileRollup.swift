@@ -30,7 +30,9 @@ struct ProfileRollup: Sendable, Equatable {
                         eventCount: 1))
             }
         }
-        return profiles.sorted { ($0.source, $0.userId) < ($1.source, $1.userId) }
+        return profiles.sorted {
+            (ExactText($0.source), ExactText($0.userId)) < (ExactText($1.source), ExactText($1.userId))
+        }
     }
 
     private struct Key: Hashable {
