@@ -51,11 +51,6 @@ enum DashboardFormat {
         return value.jsonString(sortedKeys: true)
     }
 
-    /// Percent-encodes a query component (RFC 3986 unreserved characters stay).
-    static func percentEncoded(_ text: String) -> String {
-        QueryParameters.encoded(text)
-    }
-
     /// The fields of an `application/x-www-form-urlencoded` body (decoded as ``QueryParameters``
     /// decodes a query; a field sent twice keeps its last value, as a form's later field wins).
     /// - Throws: ``CollectorError`` `invalid_parameter` for a field holding a NUL character.

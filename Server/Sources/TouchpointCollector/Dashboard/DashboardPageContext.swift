@@ -33,7 +33,7 @@ struct DashboardPageContext: Sendable {
         for (name, value) in query { if let value { items.append((name, value)) } }
         guard !items.isEmpty else { return path }
         return path + "?"
-            + items.map { "\(DashboardFormat.percentEncoded($0.0))=\(DashboardFormat.percentEncoded($0.1))" }
+            + items.map { "\(QueryParameters.encoded($0.0))=\(QueryParameters.encoded($0.1))" }
             .joined(separator: "&")
     }
 

@@ -280,7 +280,7 @@ enum DashboardRoutes {
 
     static func redirectToSignIn(_ request: Request) -> Response {
         let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-        return redirect(to: "/dashboard/sign-in?next=" + DashboardFormat.percentEncoded(safeNext(next)))
+        return redirect(to: "/dashboard/sign-in?next=" + QueryParameters.encoded(safeNext(next)))
     }
 
     static func refusal() -> Response {

@@ -21,11 +21,8 @@ public struct QueryParameters: Sendable {
     /// - Throws: ``CollectorError`` `invalid_parameter` naming a parameter whose name or value
     ///   holds a NUL character: no store keeps one in text, so such a value could never be answered.
     public init(_ query: String?) throws(CollectorError) {
-        var pairs: [(name: String, value: String)] = []
-        for piece in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Self.decode(parts[0])
-            let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+        let pairs = Self.decodedPairs(query ?? "")
+        for (name, value) in pairs {
             guard !name.utf8.contains(0) else {
                 throw CollectorError(
                     .invalidParameter, "a query parameter's name holds a NUL character (%00)", path: "query")
@@ -35,9 +32,16 @@ public struct QueryParameters: Sendable {
                     .invalidParameter, "\(name): holds a NUL character (%00), which no store keeps in text",
                     path: name)
             }
-            pairs.append((name, value))
         }
         self.pairs = pairs
+    }
+
+    /// The names and values of `query`, decoded (``decode(_:)``), in the order they were sent.
+    private static func decodedPairs(_ query: String) -> [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { piece in
+            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
     }
 
     /// The first value of `name`, or nil when the query does not name it.
@@ -50,11 +54,9 @@ public struct QueryParameters: Sendable {
     /// it is in unreadable.
     static func stored(_ query: String) -> [String: String] {
         var result: [String: String] = [:]
-        for piece in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func readable(_ text: Substring) -> String { decode(text).replacingOccurrences(of: "\0", with: "\u{FFFD}") }
-            let name = readable(parts[0])
-            if result[name] == nil { result[name] = parts.count > 1 ? readable(parts[1]) : "" }
+        for (name, value) in decodedPairs(query) {
+            let readable = name.replacingOccurrences(of: "\0", with: "\u{FFFD}")
+            if result[readable] == nil { result[readable] = value.replacingOccurrences(of: "\0", with: "\u{FFFD}") }
         }
         return result
     }

@@ -183,7 +183,7 @@ struct DashboardRouteTests {
             let response = try await client.execute(
                 uri: "/dashboard/sign-in", method: .post, headers: DashboardClient.form,
                 body: ByteBuffer(
-                    string: "token=\(RouterHarness.adminToken)&next=\(DashboardFormat.percentEncoded(next))"))
+                    string: "token=\(RouterHarness.adminToken)&next=\(QueryParameters.encoded(next))"))
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/dashboard")
         }

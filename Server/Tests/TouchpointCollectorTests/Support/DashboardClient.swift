@@ -18,7 +18,7 @@ enum DashboardClient {
     {
         let response = try await client.execute(
             uri: "/dashboard/sign-in", method: .post, headers: form,
-            body: ByteBuffer(string: "token=\(DashboardFormat.percentEncoded(token))&next=%2Fdashboard"))
+            body: ByteBuffer(string: "token=\(QueryParameters.encoded(token))&next=%2Fdashboard"))
         guard response.status == .seeOther, let setCookie = response.headers[.setCookie],
             let pair = setCookie.split(separator: ";").first
         else { throw TestFailure("sign-in answered \(response.status) without a session cookie") }

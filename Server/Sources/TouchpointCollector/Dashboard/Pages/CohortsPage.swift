@@ -112,7 +112,7 @@ enum CohortPage {
         let rows = found.page.items.map { member -> HTML in
             let name: HTML =
                 member.isUser
-                ? "<a href=\"\(context.link("/dashboard/people/" + DashboardFormat.percentEncoded(member.id)))\">\(member.id)</a>"
+                ? "<a href=\"\(context.link("/dashboard/people/" + QueryParameters.encoded(member.id)))\">\(member.id)</a>"
                 : "\(member.id) <span class=\"meta\">(anonymous)</span>"
             return
                 "<tr><th scope=\"row\">\(name)</th><td>\(member.lastSeen.map(DashboardFormat.time) ?? "–")</td></tr>"

@@ -45,7 +45,7 @@ enum OverviewPage {
             let current: HTML = source.id == context.source ? " aria-current=\"true\"" : ""
             sourceRows.append(
                 """
-                <tr><th scope="row"><a href="/dashboard?source=\(DashboardFormat.percentEncoded(source.id))"\(current)>\(source.id)</a></th>\
+                <tr><th scope="row"><a href="/dashboard?source=\(QueryParameters.encoded(source.id))"\(current)>\(source.id)</a></th>\
                 <td>\(DashboardFormat.number(sourceCounts.events))</td><td>\(DashboardFormat.number(sourceCounts.sessions))</td></tr>
                 """)
         }

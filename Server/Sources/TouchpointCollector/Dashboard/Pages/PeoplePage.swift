@@ -20,7 +20,7 @@ enum PeoplePage {
         }
         let rows = page.items.map { person -> HTML in
             """
-            <tr><th scope="row"><a href="\(context.link("/dashboard/people/" + DashboardFormat.percentEncoded(person.userId)))">\(person.userId)</a></th>\
+            <tr><th scope="row"><a href="\(context.link("/dashboard/people/" + QueryParameters.encoded(person.userId)))">\(person.userId)</a></th>\
             <td>\(trait(person, ["name", "firstName", "username"]))</td><td>\(trait(person, ["email"]))</td>\
             <td>\(DashboardFormat.time(person.firstSeen))</td><td>\(DashboardFormat.time(person.lastSeen))</td>\
             <td>\(person.eventCount)</td></tr>
@@ -78,7 +78,7 @@ enum PersonPage {
             caption: "Groups", head: ["Group", "Traits"], rows: groupRows, id: "groups", empty: "")
         let sessionRows = found.sessions.map { session -> HTML in
             """
-            <tr><td><a href="\(context.link("/dashboard/sessions/" + DashboardFormat.percentEncoded(session.sessionId)))">\
+            <tr><td><a href="\(context.link("/dashboard/sessions/" + QueryParameters.encoded(session.sessionId)))">\
             <code>\(String(session.sessionId.prefix(8)))</code></a></td><td>\(session.userId ?? "anonymous \(session.anonymousId ?? "")")</td>\
             <td>\(DashboardFormat.time(session.firstTimestamp))</td><td>\(DashboardFormat.time(session.lastTimestamp))</td>\
             <td>\(session.eventCount)</td></tr>
@@ -109,7 +109,7 @@ enum PersonPage {
             </dl>
             \(ids)
             \(traits)
-            \(DashboardLayout.csvLink(context, path: "/dashboard/people/" + DashboardFormat.percentEncoded(userId)))
+            \(DashboardLayout.csvLink(context, path: "/dashboard/people/" + QueryParameters.encoded(userId)))
             \(groups)
             \(sessions)
             \(events)

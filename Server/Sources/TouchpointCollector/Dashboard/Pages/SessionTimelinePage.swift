@@ -31,7 +31,7 @@ enum SessionTimelinePage {
                 </li>
                 """
         }
-        let path = "/dashboard/sessions/" + DashboardFormat.percentEncoded(sessionId)
+        let path = "/dashboard/sessions/" + QueryParameters.encoded(sessionId)
         let next = page.nextCursor.map { context.link(path, [("cursor", $0)]) }
         let body: HTML = """
             <dl class="summary">

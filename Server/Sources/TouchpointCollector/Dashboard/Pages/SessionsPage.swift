@@ -23,7 +23,7 @@ enum SessionsPage {
         let rows = page.items.map { session -> HTML in
             let who = session.userId ?? session.anonymousId.map { "anonymous \($0)" } ?? "–"
             return """
-                <tr><td><a href="\(context.link("/dashboard/sessions/" + DashboardFormat.percentEncoded(session.sessionId)))">\
+                <tr><td><a href="\(context.link("/dashboard/sessions/" + QueryParameters.encoded(session.sessionId)))">\
                 <code>\(String(session.sessionId.prefix(8)))</code></a></td>\
                 <td class="user">\(who)</td><td>\(DashboardFormat.time(session.firstTimestamp))</td>\
                 <td>\(DashboardFormat.time(session.lastTimestamp))</td><td>\(DashboardFormat.number(session.eventCount))</td></tr>

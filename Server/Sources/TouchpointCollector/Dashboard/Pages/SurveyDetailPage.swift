@@ -41,7 +41,7 @@ enum SurveyDetailPage {
                 <time datetime="\(Timestamp.format(answer.timestamp))">\(DashboardFormat.time(answer.timestamp))</time> · \(who)</p></li>
                 """
         }
-        let path = "/dashboard/surveys/" + DashboardFormat.percentEncoded(id)
+        let path = "/dashboard/surveys/" + QueryParameters.encoded(id)
         let next = answers.nextCursor.map { context.link(path, [("cursor", $0)]) }
         let title = rule?["title"]?.stringValue
         let question = rule?["message"]?.stringValue
@@ -69,7 +69,7 @@ enum SurveyDetailPage {
             <h2 id="choices-heading">Choices</h2>
             \(chart)
             \(choiceTable)
-            \(DashboardLayout.csvLink(context, path: "/dashboard/surveys/" + DashboardFormat.percentEncoded(id)))
+            \(DashboardLayout.csvLink(context, path: "/dashboard/surveys/" + QueryParameters.encoded(id)))
             </section>
             <section aria-labelledby="answers-heading">
             <h2 id="answers-heading">Text answers <small>(newest first)</small></h2>

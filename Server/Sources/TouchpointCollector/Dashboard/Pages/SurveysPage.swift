@@ -13,7 +13,7 @@ enum SurveysPage {
         let rows = ids.map { id -> HTML in
             let result = byID[id] ?? SurveyResult(surveyId: id)
             return """
-                <tr data-survey="\(id)"><th scope="row"><a href="\(context.link("/dashboard/surveys/" + DashboardFormat.percentEncoded(id)))">\(id)</a></th>\
+                <tr data-survey="\(id)"><th scope="row"><a href="\(context.link("/dashboard/surveys/" + QueryParameters.encoded(id)))">\(id)</a></th>\
                 <td class="presented">\(result.presented)</td><td class="responded">\(result.responded)</td>\
                 <td class="dismissed">\(result.dismissed)</td><td class="rate">\(DashboardFormat.percent(result.responseRate))</td></tr>
                 """
